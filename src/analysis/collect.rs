@@ -1,0 +1,384 @@
+//! The sink that turns streamed events into the compact per-event data the analysis needs:
+//! interned names and fixed-size records. Nothing here depends on event order, because
+//! Kineto writes CPU and GPU rows, and metadata, in no guaranteed order.
+
+use crate::trace::{Id, Loose, RawEvent, Sink};
+use rustc_hash::FxHashMap;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+/// Interned strings: every distinct name is stored once; records hold a `u32`.
+#[derive(Default)]
+pub struct Interner {
+    ids: FxHashMap<Box<str>, u32>,
+    pub names: Vec<Box<str>>,
+}
+
+impl Interner {
+    pub fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(s.into());
+        self.ids.insert(s.into(), id);
+        id
+    }
+    pub fn get(&self, id: u32) -> &str {
+        &self.names[id as usize]
+    }
+}
+
+/// What kind of GPU row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuKind {
+    Kernel,
+    Memcpy,
+    Memset,
+}
+
+/// A kernel, memcpy or memset row.
+#[derive(Debug, Clone, Copy)]
+pub struct GpuRow {
+    pub start: i64,
+    pub dur: i64,
+    pub correlation: i64,
+    /// The External id the row itself carries (newer Kineto writes it on kernels too).
+    pub external: i64,
+    pub name: u32,
+    pub device: i32,
+    pub kind: GpuKind,
+}
+
+/// A runtime (launch, memcpy, sync) call on the CPU.
+#[derive(Debug, Clone, Copy)]
+pub struct RuntimeCall {
+    pub correlation: i64,
+    pub external: i64,
+    pub start: i64,
+    pub dur: i64,
+    pub thread: u32,
+}
+
+/// A CPU op or annotation (`cpu_op`, `user_annotation`, old `Operator`).
+#[derive(Debug, Clone, Copy)]
+pub struct OpRow {
+    pub start: i64,
+    pub end: i64,
+    pub external: i64,
+    pub name: u32,
+    pub thread: u32,
+}
+
+/// Arguments of a scaled-dot-product-attention op, kept (a few) to explain the backend.
+#[derive(Debug, Clone, Default)]
+pub struct SdpaCall {
+    pub op: String,
+    pub input_dims: Option<String>,
+    pub input_types: Option<String>,
+    pub concrete_inputs: Option<String>,
+}
+
+pub const NONE: i64 = i64::MIN;
+
+/// Event counters that feed the diagnostics table.
+#[derive(Debug, Default, Clone)]
+pub struct Counters {
+    pub no_category: u64,
+    pub missing_ts: u64,
+    pub negative_dur: u64,
+    pub zero_dur_gpu: u64,
+    pub cuda_sync_rows: u64,
+    pub gpu_annotations: u64,
+    pub begin_end: u64,
+    pub malformed: u64,
+    pub first_malformed: Option<(u64, String)>,
+    pub gpu_without_correlation: u64,
+    pub flow: u64,
+    pub instant: u64,
+    pub counters: u64,
+    pub metadata_events: u64,
+    /// Unknown categories with their counts, in first-seen order.
+    pub unknown_cats: Vec<(String, u64)>,
+}
+
+#[derive(Default)]
+pub struct Collector {
+    pub names: Interner,
+    pub gpu: Vec<GpuRow>,
+    pub runtime: Vec<RuntimeCall>,
+    pub ops: Vec<OpRow>,
+    /// Runtime call names by correlation are not needed; synchronising calls are summed here.
+    pub sync_ns: i64,
+    pub sync_calls: u64,
+    pub launch_ns: i64,
+    pub sdpa_calls: Vec<SdpaCall>,
+    pub threads: FxHashMap<(i64, i64), u32>,
+    string_ids: Interner,
+    /// Duration-weighted sums for the SM efficiency / occupancy estimates.
+    pub sm_eff_weighted: f64,
+    pub sm_eff_dur: f64,
+    pub occupancy_weighted: f64,
+    pub occupancy_dur: f64,
+    pub counters: Counters,
+    pub meta: Metadata,
+}
+
+/// Top-level metadata of the trace file.
+#[derive(Debug, Default, Clone)]
+pub struct Metadata {
+    pub devices: Vec<DeviceProps>,
+    pub rank: Option<i64>,
+    pub world_size: Option<i64>,
+    pub backend: Option<String>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize)]
+pub struct DeviceProps {
+    #[serde(default)]
+    pub id: Option<Loose>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default, rename = "numSms")]
+    pub num_sms: Option<Loose>,
+    #[serde(default, rename = "computeMajor")]
+    pub compute_major: Option<Loose>,
+    #[serde(default, rename = "computeMinor")]
+    pub compute_minor: Option<Loose>,
+    #[serde(default, rename = "totalGlobalMem")]
+    pub total_global_mem: Option<Loose>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct DistributedInfo {
+    #[serde(default)]
+    backend: Option<String>,
+    #[serde(default)]
+    rank: Option<Loose>,
+    #[serde(default)]
+    world_size: Option<Loose>,
+}
+
+/// Category of an event, decided case-insensitively (old traces capitalise).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cat {
+    Gpu(GpuKind),
+    Runtime,
+    Op,
+    CudaSync,
+    GpuAnnotation,
+    Ignored,
+    Missing,
+    Unknown,
+}
+
+fn category(cat: &str) -> Cat {
+    const IGNORED: &[&str] = &[
+        "python_function",
+        "cpu_instant_event",
+        "ac2g",
+        "fwdbwd",
+        "trace",
+        "async",
+        "async_gpu",
+        "async_cpu_to_gpu",
+        "python",
+        "memory",
+        "overhead",
+        "cuda_profiler_range",
+        "gpu_memory",
+        "kineto",
+    ];
+    let c = cat.trim();
+    if c.is_empty() {
+        return Cat::Missing;
+    }
+    let is = |s: &str| c.eq_ignore_ascii_case(s);
+    if is("kernel") {
+        Cat::Gpu(GpuKind::Kernel)
+    } else if is("gpu_memcpy") || is("memcpy") {
+        Cat::Gpu(GpuKind::Memcpy)
+    } else if is("gpu_memset") || is("memset") {
+        Cat::Gpu(GpuKind::Memset)
+    } else if is("cuda_runtime") || is("runtime") || is("cuda_driver") || is("hip_runtime") {
+        Cat::Runtime
+    } else if is("cpu_op") || is("operator") || is("user_annotation") {
+        Cat::Op
+    } else if is("cuda_sync") {
+        Cat::CudaSync
+    } else if is("gpu_user_annotation") {
+        Cat::GpuAnnotation
+    } else if IGNORED.iter().any(|s| is(s)) {
+        Cat::Ignored
+    } else {
+        Cat::Unknown
+    }
+}
+
+fn is_sync_call(name: &str) -> bool {
+    name.contains("Synchronize")
+}
+
+fn is_sdpa_op(name: &str) -> bool {
+    name.starts_with("aten::scaled_dot_product_attention")
+        || name.starts_with("aten::_scaled_dot_product_")
+}
+
+impl Collector {
+    /// A stable key for (pid, tid): numeric ids as numbers ("123" and 123 are one thread),
+    /// other strings interned.
+    fn thread_key(&mut self, pid: &Id, tid: &Id) -> u32 {
+        let pk = self.id_key(pid);
+        let tk = self.id_key(tid);
+        let next = self.threads.len() as u32;
+        *self.threads.entry((pk, tk)).or_insert(next)
+    }
+
+    fn id_key(&mut self, id: &Id) -> i64 {
+        match id.as_int() {
+            Some(i) => i,
+            None => match id {
+                Id::Str(s) => {
+                    // Strings live in their own key space below every realistic integer id.
+                    i64::MIN / 2 + self.string_ids.intern(s) as i64
+                }
+                _ => i64::MIN / 2 - 1,
+            },
+        }
+    }
+
+    fn count_unknown(&mut self, cat: &str) {
+        if let Some(e) = self.counters.unknown_cats.iter_mut().find(|(c, _)| c == cat) {
+            e.1 += 1;
+        } else if self.counters.unknown_cats.len() < 64 {
+            self.counters.unknown_cats.push((cat.to_string(), 1));
+        }
+    }
+
+    fn complete_event(&mut self, ev: &RawEvent, cat: Cat) {
+        let Some(start) = ev.ts.and_then(crate::trace::event::micros_to_nanos) else {
+            self.counters.missing_ts += 1;
+            return;
+        };
+        let mut dur = ev.dur.and_then(crate::trace::event::micros_to_nanos).unwrap_or(0);
+        if dur < 0 {
+            self.counters.negative_dur += 1;
+            dur = 0;
+        }
+        let args = ev.args.as_ref();
+        let external = args.and_then(|a| a.external_id()).unwrap_or(NONE);
+        match cat {
+            Cat::Gpu(kind) => {
+                let correlation = args.and_then(|a| a.correlation).and_then(Loose::as_i64).unwrap_or(NONE);
+                if correlation == NONE {
+                    self.counters.gpu_without_correlation += 1;
+                }
+                if dur == 0 {
+                    self.counters.zero_dur_gpu += 1;
+                }
+                let device = args
+                    .and_then(|a| a.device)
+                    .and_then(Loose::as_i64)
+                    .or_else(|| ev.pid.as_int())
+                    .unwrap_or(0);
+                if let Some(a) = args {
+                    if let Some(bps) = a.blocks_per_sm.and_then(Loose::as_f64) {
+                        self.sm_eff_weighted += bps.clamp(0.0, 1.0) * dur as f64;
+                        self.sm_eff_dur += dur as f64;
+                    }
+                    if let Some(occ) = a.occupancy_pct.and_then(Loose::as_f64) {
+                        self.occupancy_weighted += occ.clamp(0.0, 100.0) * dur as f64;
+                        self.occupancy_dur += dur as f64;
+                    }
+                }
+                let name = self.names.intern(&ev.name);
+                self.gpu.push(GpuRow {
+                    start,
+                    dur,
+                    correlation,
+                    external,
+                    name,
+                    device: device.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
+                    kind,
+                });
+            }
+            Cat::Runtime => {
+                if is_sync_call(&ev.name) {
+                    self.sync_ns += dur;
+                    self.sync_calls += 1;
+                }
+                let correlation = args.and_then(|a| a.correlation).and_then(Loose::as_i64).unwrap_or(NONE);
+                if correlation != NONE {
+                    if ev.name.contains("Launch") || ev.name.contains("launch") {
+                        self.launch_ns += dur;
+                    }
+                    let thread = self.thread_key(&ev.pid, &ev.tid);
+                    self.runtime.push(RuntimeCall { correlation, external, start, dur, thread });
+                }
+            }
+            Cat::Op => {
+                let thread = self.thread_key(&ev.pid, &ev.tid);
+                let name = self.names.intern(&ev.name);
+                if is_sdpa_op(&ev.name) && self.sdpa_calls.len() < 16 {
+                    let raw = |v: Option<&RawValue>| v.map(|r| r.get().to_string());
+                    self.sdpa_calls.push(SdpaCall {
+                        op: ev.name.to_string(),
+                        input_dims: raw(args.and_then(|a| a.input_dims.or(a.input_dims_old))),
+                        input_types: raw(args.and_then(|a| a.input_type)),
+                        concrete_inputs: raw(args.and_then(|a| a.concrete_inputs)),
+                    });
+                }
+                self.ops.push(OpRow { start, end: start.saturating_add(dur), external, name, thread });
+            }
+            Cat::CudaSync => self.counters.cuda_sync_rows += 1,
+            Cat::GpuAnnotation => self.counters.gpu_annotations += 1,
+            Cat::Ignored | Cat::Missing | Cat::Unknown => {}
+        }
+    }
+}
+
+impl Sink for Collector {
+    fn event(&mut self, ev: RawEvent<'_>, _offset: u64) {
+        let cat = category(&ev.cat);
+        match cat {
+            Cat::Missing => self.counters.no_category += 1,
+            Cat::Unknown => self.count_unknown(&ev.cat),
+            _ => {}
+        }
+        match ev.ph.as_ref() {
+            "X" => self.complete_event(&ev, cat),
+            "B" | "E" => self.counters.begin_end += 1,
+            "s" | "f" | "t" => self.counters.flow += 1,
+            "i" | "I" | "n" => self.counters.instant += 1,
+            "C" => self.counters.counters += 1,
+            "M" => self.counters.metadata_events += 1,
+            _ => {}
+        }
+    }
+
+    fn metadata(&mut self, key: &str, value: &RawValue) {
+        match key {
+            // Old traces (2021) wrote `computeProperties`.
+            "deviceProperties" | "computeProperties" => {
+                if let Ok(d) = serde_json::from_str::<Vec<DeviceProps>>(value.get()) {
+                    self.meta.devices = d;
+                }
+            }
+            "distributedInfo" => {
+                if let Ok(d) = serde_json::from_str::<DistributedInfo>(value.get()) {
+                    self.meta.rank = d.rank.and_then(Loose::as_i64);
+                    self.meta.world_size = d.world_size.and_then(Loose::as_i64);
+                    self.meta.backend = d.backend;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn malformed(&mut self, offset: u64, why: &str) {
+        self.counters.malformed += 1;
+        if self.counters.first_malformed.is_none() {
+            self.counters.first_malformed = Some((offset, why.to_string()));
+        }
+    }
+}

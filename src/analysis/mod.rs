@@ -1,0 +1,283 @@
+//! The analysis: stream a trace into the collector, then build the Report.
+
+mod build;
+pub mod collect;
+mod hints;
+pub mod intervals;
+pub mod names;
+
+use crate::input;
+use crate::report::*;
+use crate::trace::{self, End, Fatal};
+use collect::Collector;
+use std::fmt;
+use std::io::Read;
+
+/// What the caller can tune.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Rows in the top-kernels and top-ops tables.
+    pub top_n: usize,
+    /// Decoded bytes per parse chunk (tests use tiny chunks).
+    pub chunk_size: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { top_n: 25, chunk_size: trace::CHUNK }
+    }
+}
+
+/// Why a file could not be analysed at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    Empty,
+    NotJson,
+    NotATrace,
+    WrongTopLevel,
+    Truncated,
+    Corrupt,
+    Io,
+    Cancelled,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceError {
+    pub file: String,
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}: {}", self.file, self.message)
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+/// Analyses one trace streamed from `reader` (plain JSON or gzip, sniffed by magic bytes).
+/// `progress` receives the number of input bytes consumed so far, every chunk; returning
+/// `false` cancels. A trace cut short still yields a report, with a diagnostic.
+pub fn analyze_reader<R: Read>(
+    file: &str,
+    reader: R,
+    opts: &Options,
+    progress: &mut dyn FnMut(u64) -> bool,
+) -> Result<TraceReport, TraceError> {
+    let err = |kind, message: String| TraceError { file: file.to_string(), kind, message };
+    let decoded = input::decode(reader).map_err(|e| err(ErrorKind::Io, format!("cannot read: {e}")))?;
+    let encoding = decoded.encoding;
+    let consumed = decoded.consumed.clone();
+    let mut collector = Collector::default();
+    let mut on_chunk = |_decoded_bytes: u64| progress(consumed.get());
+    let outcome = trace::read_trace_chunked(decoded, &mut collector, &mut on_chunk, opts.chunk_size)
+        .map_err(|f| match f {
+            Fatal::Empty => err(ErrorKind::Empty, "empty file: no JSON in it".into()),
+            Fatal::NotJson { at, found } => err(
+                ErrorKind::NotJson,
+                format!("not JSON at byte {at}: found {found} where a trace starts with '{{' or '['"),
+            ),
+            Fatal::WrongTopLevel { kind } => err(
+                ErrorKind::WrongTopLevel,
+                format!("not a trace: the top-level JSON value is {kind}, not an object with traceEvents or an array of events"),
+            ),
+            Fatal::Io(m) => err(
+                if m.contains("cut short") { ErrorKind::Truncated } else { ErrorKind::Corrupt },
+                m,
+            ),
+            Fatal::Cancelled => err(ErrorKind::Cancelled, "cancelled".into()),
+        })?;
+
+    if outcome.end == End::Cancelled {
+        return Err(err(ErrorKind::Cancelled, "cancelled".into()));
+    }
+    if outcome.events == 0 {
+        // Nothing was read: say what is wrong instead of printing an empty report.
+        match &outcome.end {
+            End::Truncated { at } => {
+                return Err(err(ErrorKind::Truncated, format!("truncated: the JSON ends at byte {at} before any trace event")))
+            }
+            End::Invalid { at, message } => {
+                return Err(err(ErrorKind::NotJson, format!("not JSON at byte {at}: {message}")))
+            }
+            End::Io { message, truncated, .. } => {
+                return Err(err(if *truncated { ErrorKind::Truncated } else { ErrorKind::Corrupt }, message.clone()))
+            }
+            End::Complete | End::Cancelled => {
+                if !outcome.found_events {
+                    return Err(err(
+                        ErrorKind::NotATrace,
+                        "not a trace: the JSON object has no traceEvents array".into(),
+                    ));
+                }
+            }
+        }
+    }
+    let _ = encoding;
+    Ok(report(file, &mut collector, &outcome, opts))
+}
+
+/// Analyses a trace held in memory.
+pub fn analyze_slice(file: &str, bytes: &[u8], opts: &Options) -> Result<TraceReport, TraceError> {
+    analyze_reader(file, bytes, opts, &mut |_| true)
+}
+
+fn report(file: &str, c: &mut Collector, outcome: &trace::Outcome, opts: &Options) -> TraceReport {
+    let built = build::build(c, opts);
+    let device = device_info(c);
+    let has_gpu = !c.gpu.is_empty();
+    let mut r = TraceReport {
+        file: file.to_string(),
+        events: outcome.events,
+        json_bytes: outcome.bytes,
+        device,
+        rank: c.meta.rank,
+        world_size: c.meta.world_size,
+        distributed_backend: c.meta.backend.clone(),
+        has_gpu,
+        gpu: built.gpu.clone(),
+        devices: built.devices.clone(),
+        buckets: built.buckets.clone(),
+        attention: built.attention.clone(),
+        top_kernels: built.top_kernels.clone(),
+        top_ops: built.top_ops.clone(),
+        steps: built.steps.clone(),
+        hints: Vec::new(),
+        diagnostics: diagnostics(c, outcome, &built),
+        launch: built.launch.clone(),
+    };
+    r.hints = hints::hints(&r, &built);
+    r
+}
+
+fn device_info(c: &Collector) -> DeviceInfo {
+    // The device the GPU rows ran on most, else the first listed.
+    let mut counts: Vec<(i32, u64)> = Vec::new();
+    for g in &c.gpu {
+        match counts.iter_mut().find(|(d, _)| *d == g.device) {
+            Some(e) => e.1 += 1,
+            None => counts.push((g.device, 1)),
+        }
+    }
+    let main = counts.iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))).map(|x| x.0 as i64);
+    let devs = &c.meta.devices;
+    let d = main
+        .and_then(|m| devs.iter().find(|d| d.id.and_then(|i| i.as_i64()) == Some(m)))
+        .or_else(|| devs.first());
+    let Some(d) = d else {
+        return DeviceInfo { count: devs.len(), ..Default::default() };
+    };
+    let int = |v: Option<trace::Loose>| v.and_then(|x| x.as_i64());
+    DeviceInfo {
+        name: d.name.clone(),
+        sm_count: int(d.num_sms),
+        compute_capability: match (int(d.compute_major), int(d.compute_minor)) {
+            (Some(a), Some(b)) => Some(format!("{a}.{b}")),
+            _ => None,
+        },
+        memory_gb: int(d.total_global_mem).map(|b| (b as f64 / (1u64 << 30) as f64 * 10.0).round() / 10.0),
+        count: devs.len(),
+    }
+}
+
+fn diag(id: &str, count: u64, severity: &str, message: String) -> Diagnostic {
+    Diagnostic { id: id.into(), count, severity: severity.into(), message }
+}
+
+fn diagnostics(c: &Collector, o: &trace::Outcome, b: &build::Built) -> Vec<Diagnostic> {
+    let k = &c.counters;
+    let mut d = Vec::new();
+    match &o.end {
+        End::Complete | End::Cancelled => {}
+        End::Truncated { at } => d.push(diag(
+            "truncated",
+            1,
+            "error",
+            format!("the file is cut short: the JSON ends at byte {at} inside the trace; this report covers the {} events read before that", o.events),
+        )),
+        End::Invalid { at, message } => d.push(diag(
+            "invalid_json",
+            1,
+            "error",
+            format!("invalid JSON at byte {at} ({message}); reading stopped there, this report covers the {} events before it", o.events),
+        )),
+        End::Io { at, message, .. } => d.push(diag(
+            "input_error",
+            1,
+            "error",
+            format!("{message} (after {at} bytes of JSON); this report covers the {} events read before that", o.events),
+        )),
+    }
+    if c.gpu.is_empty() {
+        d.push(diag(
+            "no_gpu_rows",
+            1,
+            "warning",
+            "no GPU kernel, memcpy or memset rows: a CPU-only trace, or an accelerator whose rows tracesight does not know (see unknown categories)".into(),
+        ));
+    }
+    if k.malformed > 0 {
+        let (at, why) = k.first_malformed.clone().unwrap_or_default();
+        d.push(diag("malformed_event", k.malformed, "warning", format!("trace events that are not readable event objects were skipped (first at byte {at}: {why})")));
+    }
+    for (cat, n) in &k.unknown_cats {
+        d.push(diag("unknown_category", *n, "warning", format!("events with unknown category \"{cat}\" were not analysed")));
+    }
+    let mut add = |id: &str, n: u64, sev: &str, msg: &str| {
+        if n > 0 {
+            d.push(diag(id, n, sev, msg.to_string()));
+        }
+    };
+    add("missing_timestamp", k.missing_ts, "warning", "complete events without a readable ts were skipped");
+    add("negative_duration", k.negative_dur, "warning", "events with a negative dur were counted as 0");
+    add("dangling_correlation", b.dangling_correlation, "info", "GPU rows whose correlation id matches no runtime launch call (they keep their kernel name only)");
+    add("unattributed_gpu_rows", b.unattributed.0, "info", "GPU rows with no resolvable launching op (bucketed by kernel name only)");
+    add("gpu_row_without_correlation", k.gpu_without_correlation, "info", "GPU rows without args.correlation");
+    add("zero_duration_gpu_rows", k.zero_dur_gpu, "info", "GPU rows with dur 0");
+    add("cuda_sync_rows", k.cuda_sync_rows, "info", "cuda_sync rows (GPU-side waits) are not GPU work and are not counted in GPU time (HolisticTraceAnalysis counts them as kernels)");
+    add("gpu_user_annotations", k.gpu_annotations, "info", "gpu_user_annotation spans are annotations, not GPU work; not counted in GPU time");
+    add("begin_end_events", k.begin_end, "warning", "B/E (begin/end) events are not analysed; only complete (X) events are");
+    add("no_category", k.no_category, "info", "events without a cat (e.g. old [memory] instant events) were skipped");
+    add("stray_commas", o.stray_commas, "info", "empty elements (stray commas) in traceEvents were skipped");
+    if o.trailing_bytes {
+        d.push(diag("trailing_data", 1, "warning", "data after the end of the top-level JSON value was ignored".into()));
+    }
+    d
+}
+
+/// Combines per-file results into one Report: traces in rank order (then file name), files
+/// that failed listed in `errors`, and a cross-rank table when there are several ranks.
+pub fn combine(results: Vec<Result<TraceReport, TraceError>>) -> Report {
+    let mut traces = Vec::new();
+    let mut errors = Vec::new();
+    for r in results {
+        match r {
+            Ok(t) => traces.push(t),
+            Err(e) => errors.push(FileError { file: e.file, message: e.message }),
+        }
+    }
+    traces.sort_by(|a, b| {
+        (a.rank.is_none(), a.rank.unwrap_or(0), &a.file).cmp(&(b.rank.is_none(), b.rank.unwrap_or(0), &b.file))
+    });
+    let max_busy = traces.iter().map(|t| t.gpu.busy_us).fold(0.0, f64::max);
+    let ranks = if traces.len() > 1 {
+        traces
+            .iter()
+            .map(|t| RankRow {
+                file: t.file.clone(),
+                rank: t.rank,
+                kernel_time_us: t.gpu.kernel_time_us,
+                busy_us: t.gpu.busy_us,
+                span_us: t.gpu.span_us,
+                idle_us: t.gpu.idle_us,
+                comm_us: t.gpu.comm_us,
+                exposed_comm_us: t.gpu.exposed_comm_us,
+                busy_vs_max_pct: if max_busy > 0.0 { t.gpu.busy_us / max_busy * 100.0 } else { 0.0 },
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Report { tool_version: crate::TOOL_VERSION.to_string(), traces, errors, ranks }
+}

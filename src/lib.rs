@@ -1,0 +1,22 @@
+//! tracesight: where does my GPU time go?
+//!
+//! A streaming analyser for PyTorch profiler (Kineto) Chrome-trace files. The pipeline is
+//! `input` (bytes, gzip) -> `trace` (one event at a time) -> `analysis` -> [`Report`], which
+//! the CLI (`src/main.rs`) and the web page (`src/web`, wasm32 only) both render.
+//!
+//! The core has no clocks, threads, printing or file access, and never panics on bad input.
+
+pub mod analysis;
+pub mod input;
+pub mod report;
+pub mod text;
+pub mod trace;
+
+#[cfg(target_arch = "wasm32")]
+pub mod web;
+
+pub use analysis::{analyze_reader, analyze_slice, combine, Options, TraceError, ErrorKind};
+pub use report::{Report, TraceReport};
+
+/// The version written into every report.
+pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,131 @@
+//! The tracesight command line: analyse PyTorch profiler traces and print a text report or
+//! the Report as JSON.
+
+#[cfg(not(target_arch = "wasm32"))]
+mod cli {
+    use clap::Parser;
+    use std::fs::File;
+    use std::path::{Path, PathBuf};
+    use std::process::ExitCode;
+    use std::time::Instant;
+    use tracesight::{analyze_reader, combine, Options, TraceError};
+
+    /// Where does my GPU time go? Analyses PyTorch profiler (Kineto) Chrome traces:
+    /// `.json` or `.json.gz` files, or directories of them (one file per rank).
+    #[derive(Parser)]
+    #[command(name = "tracesight", version)]
+    struct Args {
+        /// Trace files or directories (every *.json / *.json.gz inside).
+        paths: Vec<PathBuf>,
+        /// Print the Report as JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Rows in the top-kernels and top-ops tables.
+        #[arg(long, alias = "top_n", default_value_t = 25)]
+        top: usize,
+        /// A trace file (the original script's flag).
+        #[arg(long = "trace_file", alias = "trace-file")]
+        trace_file: Vec<PathBuf>,
+        /// A directory of traces (the original script's flag).
+        #[arg(long = "trace_dir", alias = "trace-dir")]
+        trace_dir: Vec<PathBuf>,
+        /// Print read speed per file on stderr.
+        #[arg(long, short)]
+        verbose: bool,
+    }
+
+    fn is_trace_name(p: &Path) -> bool {
+        let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        n.ends_with(".json") || n.ends_with(".json.gz")
+    }
+
+    /// Expands directories into their trace files, sorted by name.
+    fn expand(paths: &[PathBuf], errors: &mut Vec<Result<tracesight::TraceReport, TraceError>>) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        for p in paths {
+            if p.is_dir() {
+                match std::fs::read_dir(p) {
+                    Ok(rd) => {
+                        let mut inside: Vec<PathBuf> =
+                            rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file() && is_trace_name(p)).collect();
+                        inside.sort();
+                        if inside.is_empty() {
+                            errors.push(Err(error(p, "no *.json or *.json.gz trace files in this directory")));
+                        }
+                        files.extend(inside);
+                    }
+                    Err(e) => errors.push(Err(error(p, &format!("cannot read directory: {e}")))),
+                }
+            } else {
+                files.push(p.clone());
+            }
+        }
+        files
+    }
+
+    fn display_name(p: &Path) -> String {
+        p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| p.display().to_string())
+    }
+
+    fn error(p: &Path, message: &str) -> TraceError {
+        TraceError { file: p.display().to_string(), kind: tracesight::ErrorKind::Io, message: message.to_string() }
+    }
+
+    pub fn main() -> ExitCode {
+        let args = Args::parse();
+        let mut inputs: Vec<PathBuf> = args.paths.clone();
+        inputs.extend(args.trace_file.iter().cloned());
+        inputs.extend(args.trace_dir.iter().cloned());
+        if inputs.is_empty() {
+            eprintln!("tracesight: no trace given. Usage: tracesight [--json] [--top N] FILE|DIR...");
+            return ExitCode::from(2);
+        }
+        let mut results = Vec::new();
+        let files = expand(&inputs, &mut results);
+        let opts = Options { top_n: args.top, ..Options::default() };
+        for path in files {
+            let name = display_name(&path);
+            let started = Instant::now();
+            let result = match File::open(&path) {
+                Ok(f) => analyze_reader(&name, f, &opts, &mut |_| true),
+                Err(e) => Err(error(&path, &format!("cannot open: {e}"))),
+            };
+            if let Ok(r) = &result {
+                if args.verbose {
+                    let secs = started.elapsed().as_secs_f64();
+                    let mb = r.json_bytes as f64 / 1e6;
+                    eprintln!("[read] {name}: {} events, {mb:.1} MB of JSON in {secs:.2} s ({:.0} MB/s)", r.events, mb / secs.max(1e-9));
+                }
+                for d in r.diagnostics.iter().filter(|d| d.severity == "error") {
+                    eprintln!("tracesight: warning: {name}: {}", d.message);
+                }
+            }
+            if let Err(e) = &result {
+                eprintln!("tracesight: error: {e}");
+            }
+            results.push(result);
+        }
+        let report = combine(results);
+        let failed = !report.errors.is_empty();
+        if args.json {
+            match serde_json::to_string_pretty(&report) {
+                Ok(s) => println!("{s}"),
+                Err(e) => {
+                    eprintln!("tracesight: cannot serialise the report: {e}");
+                    return ExitCode::FAILURE;
+                }
+            }
+        } else {
+            print!("{}", tracesight::text::render(&report));
+        }
+        if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() -> std::process::ExitCode {
+    cli::main()
+}
+
+#[cfg(target_arch = "wasm32")]
+fn main() {}

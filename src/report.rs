@@ -1,0 +1,252 @@
+//! The Report: the one result every front end shows (CLI text, CLI `--json`, the web views,
+//! share links, golden tests). Field names listed in the README's JSON contract are stable:
+//! add fields freely, never rename those. Times are microseconds (f64), shares are percent.
+
+use serde::{Deserialize, Serialize};
+
+/// Everything tracesight says about one or more trace files.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub tool_version: String,
+    /// One entry per trace that could be read, in rank order (then file name).
+    pub traces: Vec<TraceReport>,
+    /// Files that could not be read at all: each with a one-line reason.
+    #[serde(default)]
+    pub errors: Vec<FileError>,
+    /// Side-by-side numbers when more than one rank was analysed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranks: Vec<RankRow>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileError {
+    pub file: String,
+    pub message: String,
+}
+
+/// One row of the cross-rank table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RankRow {
+    pub file: String,
+    pub rank: Option<i64>,
+    pub kernel_time_us: f64,
+    pub busy_us: f64,
+    pub span_us: f64,
+    pub idle_us: f64,
+    pub comm_us: f64,
+    pub exposed_comm_us: f64,
+    /// busy_us of this rank relative to the slowest (largest busy) rank, percent.
+    pub busy_vs_max_pct: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceReport {
+    pub file: String,
+    /// Number of trace events visited (all phases and categories).
+    pub events: u64,
+    /// Bytes of JSON read (after decompression).
+    #[serde(default)]
+    pub json_bytes: u64,
+    pub device: DeviceInfo,
+    pub rank: Option<i64>,
+    pub world_size: Option<i64>,
+    #[serde(default)]
+    pub distributed_backend: Option<String>,
+    /// True when the trace has GPU activity rows (kernel / memcpy / memset).
+    #[serde(default)]
+    pub has_gpu: bool,
+    pub gpu: GpuTime,
+    /// Per device, only when the file has more than one device with GPU rows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<DeviceTime>,
+    pub buckets: Vec<Bucket>,
+    pub attention: Attention,
+    pub top_kernels: Vec<TopRow>,
+    pub top_ops: Vec<TopRow>,
+    pub steps: Vec<Step>,
+    pub hints: Vec<Hint>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Kernel launch statistics behind the launch-bound and efficiency hints.
+    #[serde(default)]
+    pub launch: LaunchStats,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeviceInfo {
+    pub name: Option<String>,
+    pub sm_count: Option<i64>,
+    #[serde(default)]
+    pub compute_capability: Option<String>,
+    #[serde(default)]
+    pub memory_gb: Option<f64>,
+    /// How many devices the trace's metadata lists.
+    #[serde(default)]
+    pub count: usize,
+}
+
+/// Time metrics in the HolisticTraceAnalysis / TensorBoard sense (see README).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GpuTime {
+    /// Sum of GPU row durations (kernels + memcpy + memset), overlaps counted twice.
+    pub kernel_time_us: f64,
+    /// |union of GPU intervals|.
+    pub busy_us: f64,
+    /// Last GPU end - first GPU start.
+    pub span_us: f64,
+    /// span - busy.
+    pub idle_us: f64,
+    /// |union of compute (non-communication) GPU intervals|.
+    pub compute_us: f64,
+    /// |union of communication kernel intervals|.
+    pub comm_us: f64,
+    /// |comm - compute|: communication time not hidden behind computation.
+    pub exposed_comm_us: f64,
+    /// |comm AND compute| / |comm| in percent (0 when there is no communication).
+    pub overlap_pct: f64,
+    /// |union of memcpy + memset intervals|.
+    #[serde(default)]
+    pub memory_us: f64,
+    /// Number of GPU rows.
+    #[serde(default)]
+    pub kernel_count: u64,
+    /// Duration-weighted estimate in percent (TensorBoard's definition), when the trace has
+    /// `blocks per SM`.
+    #[serde(default)]
+    pub est_sm_efficiency_pct: Option<f64>,
+    /// Duration-weighted `est. achieved occupancy %`, when present.
+    #[serde(default)]
+    pub achieved_occupancy_pct: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceTime {
+    pub device: i64,
+    #[serde(flatten)]
+    pub time: GpuTime,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Bucket {
+    pub name: String,
+    pub time_us: f64,
+    pub pct: f64,
+    pub count: u64,
+    /// What puts a GPU row in this bucket (the rule definition, in words).
+    pub rule: String,
+    /// The rules that actually matched in this trace, with their time.
+    #[serde(default)]
+    pub matched: Vec<RuleHit>,
+    /// The largest kernel names in the bucket.
+    pub top_names: Vec<NameTime>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuleHit {
+    pub rule: String,
+    pub time_us: f64,
+    pub count: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NameTime {
+    pub name: String,
+    pub time_us: f64,
+    pub count: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Attention {
+    /// `flash`, `flash-attn`, `memory-efficient`, `cudnn`, `math`, `vendor`, or `none`.
+    pub backend: String,
+    /// GPU time of the winning backend's rows.
+    pub time_us: f64,
+    /// Total GPU time attributed to attention (all backends).
+    #[serde(default)]
+    pub total_us: f64,
+    pub evidence: Vec<Evidence>,
+    /// Why the fused flash kernel may not have been chosen (from the SDPA op's arguments).
+    #[serde(default)]
+    pub not_flash_reasons: Vec<String>,
+    /// The suggested fix when the backend is not flash (None when flash or none).
+    #[serde(default)]
+    pub fix: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    pub backend: String,
+    /// `kernel` or `op`: what kind of name matched.
+    pub kind: String,
+    pub name: String,
+    pub time_us: f64,
+    pub count: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TopRow {
+    pub name: String,
+    pub time_us: f64,
+    pub pct: f64,
+    pub count: u64,
+    pub mean_us: f64,
+    pub max_us: f64,
+    /// Kernels: the op that launched the most of its time. Ops: the most common parent op.
+    pub op: Option<String>,
+    /// The bucket the row's time went to (the largest share when mixed).
+    #[serde(default)]
+    pub bucket: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    pub name: String,
+    pub span_us: f64,
+    pub busy_us: f64,
+    pub idle_us: f64,
+    #[serde(default)]
+    pub kernel_time_us: f64,
+    #[serde(default)]
+    pub comm_us: f64,
+    #[serde(default)]
+    pub exposed_comm_us: f64,
+    /// Duration of the ProfilerStep span on the CPU.
+    #[serde(default)]
+    pub cpu_us: f64,
+    #[serde(default)]
+    pub kernel_count: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hint {
+    pub id: String,
+    /// `info`, `warning` or `critical`.
+    pub severity: String,
+    pub message: String,
+    /// The numbers that triggered the hint, as readable `name = value` strings.
+    pub evidence: Vec<String>,
+    /// What to try.
+    #[serde(default)]
+    pub fix: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    pub id: String,
+    pub count: u64,
+    pub message: String,
+    /// `info`, `warning` or `error`.
+    #[serde(default)]
+    pub severity: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LaunchStats {
+    /// Kernels whose launching runtime call was found.
+    pub launched_kernels: u64,
+    /// Of those, kernels that ran shorter than their launch call took on the CPU.
+    pub shorter_than_launch: u64,
+    /// Total time of runtime launch calls.
+    pub launch_call_us: f64,
+    /// Total time in synchronising runtime calls (cudaDeviceSynchronize, ...).
+    pub sync_call_us: f64,
+}

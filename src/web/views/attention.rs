@@ -1,0 +1,70 @@
+use super::report::{backend_class, backend_label};
+use crate::report::Attention;
+use crate::web::format;
+use leptos::prelude::*;
+
+/// The attention verdict, its evidence, and when it is not flash: why, and the fix.
+#[component]
+pub fn AttentionSection(attention: Attention) -> impl IntoView {
+    let a = attention;
+    let not_flash = !matches!(a.backend.as_str(), "flash" | "flash-attn" | "none" | "");
+    let verdict = match a.backend.as_str() {
+        "none" | "" => "No attention kernels or SDPA ops were found in this trace.".to_string(),
+        "flash" | "flash-attn" => format!("Attention runs fused flash kernels ({} of GPU time).", format::us(a.time_us)),
+        _ => format!(
+            "Attention does not use the flash kernel: {} of GPU time went to the {} backend.",
+            format::us(a.time_us),
+            backend_label(&a.backend)
+        ),
+    };
+    let evidence = a.evidence.iter().map(|e| view! {
+        <tr>
+            <td>{backend_label(&e.backend)}</td>
+            <td>{e.kind.clone()}</td>
+            <td class="name"><span class="kname" title=e.name.clone()>{format::short(&e.name)}</span></td>
+            <td class="num">{format::us(e.time_us)}</td>
+            <td class="num">{format::count(e.count)}</td>
+        </tr>
+    }).collect_view();
+    let has_evidence = !a.evidence.is_empty();
+    view! {
+        <section class="panel" aria-labelledby="attn-h">
+            <h2 id="attn-h">"Attention backend"</h2>
+            <p class="verdict">
+                <span class=format!("badge backend-{}", backend_class(&a.backend)) data-testid="attention-backend"
+                      data-backend=a.backend.clone()>{backend_label(&a.backend)}</span>
+                " " {verdict}
+            </p>
+            {(a.total_us > a.time_us && a.time_us > 0.0).then(|| view! {
+                <p class="muted">{format!("All attention work (every backend, incl. unfused math under SDPA): {}.", format::us(a.total_us))}</p>
+            })}
+            {has_evidence.then(|| view! {
+                <table class="data">
+                    <caption>"Evidence"</caption>
+                    <thead><tr><th scope="col">"Backend"</th><th scope="col">"Matched"</th><th scope="col">"Name"</th>
+                        <th scope="col" class="num">"Time"</th><th scope="col" class="num">"Count"</th></tr></thead>
+                    <tbody>{evidence}</tbody>
+                </table>
+            })}
+            {(not_flash && !a.not_flash_reasons.is_empty()).then(|| view! {
+                <div class="reasons">
+                    <h3>"Why flash may not have been chosen"</h3>
+                    <ul>{a.not_flash_reasons.iter().map(|r| view! { <li>{r.clone()}</li> }).collect_view()}</ul>
+                </div>
+            })}
+            {(not_flash).then(|| {
+                let fix = a.fix.clone().unwrap_or_else(|| {
+                    "from torch.nn.attention import sdpa_kernel, SDPBackend\nwith sdpa_kernel(SDPBackend.FLASH_ATTENTION):\n    out = model(inputs)".into()
+                });
+                view! {
+                    <div class="fix">
+                        <h3>"Try"</h3>
+                        <pre><code>{fix}</code></pre>
+                        <p class="muted">"Forcing "<code>"torch.nn.attention.sdpa_kernel(SDPBackend.FLASH_ATTENTION)"</code>
+                        " raises an error that names the reason when flash cannot run (dtype must be fp16/bf16, head dim ≤ 256, no arbitrary attention mask)."</p>
+                    </div>
+                }
+            })}
+        </section>
+    }
+}

@@ -1,0 +1,125 @@
+use crate::report::{Bucket, GpuTime};
+use crate::web::format;
+use leptos::prelude::*;
+
+const ROW_H: f64 = 30.0;
+const LABEL_W: f64 = 230.0;
+const BAR_W: f64 = 420.0;
+const VALUE_W: f64 = 170.0;
+
+/// Time by bucket: sorted horizontal bars drawn as SVG, and the same numbers as a table.
+/// Clicking a bucket (bar or row) filters the kernel table to it.
+#[component]
+pub fn BucketSection(buckets: Vec<Bucket>, gpu: GpuTime, filter: RwSignal<Option<String>>) -> impl IntoView {
+    let mut buckets: Vec<Bucket> = buckets.into_iter().filter(|b| b.time_us > 0.0 || b.count > 0).collect();
+    buckets.sort_by(|a, b| b.time_us.total_cmp(&a.time_us));
+    let max = buckets.iter().map(|b| b.time_us).fold(0.0, f64::max);
+    let height = ROW_H * buckets.len() as f64 + 4.0;
+    let toggle = move |name: String| filter.update(|f| *f = if f.as_deref() == Some(&name) { None } else { Some(name) });
+
+    let bars = buckets.iter().enumerate().map(|(i, b)| {
+        let y = i as f64 * ROW_H + 2.0;
+        let w = if max > 0.0 { (b.time_us / max * BAR_W).max(1.0) } else { 0.0 };
+        let name = b.name.clone();
+        let name_key = b.name.clone();
+        let active = move || filter.get().as_deref() == Some(name_key.as_str());
+        let on_key = { let name = name.clone(); move |ev: leptos::ev::KeyboardEvent| {
+            if ev.key() == "Enter" || ev.key() == " " { ev.prevent_default(); toggle(name.clone()); }
+        }};
+        view! {
+            <g class=format!("bar {}", bucket_class(&b.name)) class:active=active
+               role="button" tabindex="0" aria-label=format!("{}: {}, {}. Show its kernels", b.name, format::us(b.time_us), format::pct(b.pct))
+               on:click={ let name = name.clone(); move |_| toggle(name.clone()) } on:keydown=on_key>
+                <rect class="hit" x="0" y=y width=LABEL_W + BAR_W + VALUE_W height=ROW_H - 2.0 rx="3"></rect>
+                <text class="label" x=LABEL_W - 10.0 y=y + ROW_H / 2.0 + 1.0>{b.name.clone()}</text>
+                <rect class="fill" x=LABEL_W y=y + 5.0 width=w height=ROW_H - 12.0 rx="2"></rect>
+                <text class="value" x=LABEL_W + w + 8.0 y=y + ROW_H / 2.0 + 1.0>
+                    {format!("{} · {}", format::pct(b.pct), format::us(b.time_us))}
+                </text>
+            </g>
+        }
+    }).collect_view();
+
+    let rows = buckets.into_iter().map(|b| {
+        let name = b.name.clone();
+        let name_key = b.name.clone();
+        let active = move || filter.get().as_deref() == Some(name_key.as_str());
+        let pressed = active.clone();
+        let top = b.top_names.iter().take(5).map(|n| view! {
+            <li><span class="kname" title=n.name.clone()>{format::short(&n.name)}</span>" "<span class="num muted">{format::us(n.time_us)}</span></li>
+        }).collect_view();
+        let matched = b.matched.iter().map(|m| view! {
+            <li>{m.rule.clone()}" "<span class="num muted">{format!("{} · {}×", format::us(m.time_us), format::count(m.count))}</span></li>
+        }).collect_view();
+        view! {
+            <tr class:active=active>
+                <th scope="row">
+                    <button type="button" class="linklike" aria-pressed=move || pressed().to_string()
+                        on:click=move |_| toggle(name.clone())>
+                        <span class=format!("swatch {}", bucket_class(&b.name)) aria-hidden="true"></span>{b.name.clone()}
+                    </button>
+                </th>
+                <td class="num">{format::us(b.time_us)}</td>
+                <td class="num">{format::pct(b.pct)}</td>
+                <td class="num">{format::count(b.count)}</td>
+                <td class="why">
+                    <details>
+                        <summary>{b.rule.clone()}</summary>
+                        {(!b.matched.is_empty()).then(|| view! { <p class="sub">"Rules that matched:"</p><ul>{matched}</ul> })}
+                        {(!b.top_names.is_empty()).then(|| view! { <p class="sub">"Largest kernels:"</p><ul>{top}</ul> })}
+                    </details>
+                </td>
+            </tr>
+        }
+    }).collect_view();
+
+    view! {
+        <section class="panel" aria-labelledby="buckets-h">
+            <h2 id="buckets-h">"GPU time by category"</h2>
+            <p class="muted">
+                {format!("Summed kernel time {} (overlapping streams count twice); wall-clock busy {}. ",
+                    format::us(gpu.kernel_time_us), format::us(gpu.busy_us))}
+                "Click a category to filter the kernel table."
+            </p>
+            <svg class="bars" viewBox=format!("0 0 {} {}", LABEL_W + BAR_W + VALUE_W, height)
+                 role="group" aria-label="GPU time by category">
+                {bars}
+            </svg>
+            <table class="data" data-testid="bucket-table">
+                <thead><tr>
+                    <th scope="col">"Category"</th><th scope="col" class="num">"Time"</th>
+                    <th scope="col" class="num">"Share"</th><th scope="col" class="num">"Rows"</th>
+                    <th scope="col">"Why (rule, matches, largest kernels)"</th>
+                </tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </section>
+    }
+}
+
+/// A stable colour class per bucket name (the name is always printed next to it).
+pub fn bucket_class(name: &str) -> String {
+    let n = name.to_ascii_lowercase();
+    let key = if n.contains("gemm") || n.contains("matmul") {
+        "gemm"
+    } else if n.contains("attention") {
+        "attn"
+    } else if n.contains("softmax") {
+        "softmax"
+    } else if n.contains("elementwise") || n.contains("norm") {
+        "elem"
+    } else if n.contains("collective") || n.contains("comm") {
+        "comm"
+    } else if n.contains("memory") || n.contains("memcpy") {
+        "mem"
+    } else if n.contains("optim") {
+        "optim"
+    } else if n.contains("embed") || n.contains("rope") {
+        "embed"
+    } else if n.contains("dropout") {
+        "dropout"
+    } else {
+        "other"
+    };
+    format!("c-{key}")
+}

@@ -1,0 +1,47 @@
+//! The screens and the report's sections. Each renders from data it is given; the state
+//! lives in `app::App`.
+
+mod attention;
+mod buckets;
+mod error;
+mod hints;
+mod progress;
+mod report;
+mod start;
+mod tables;
+
+pub use error::ErrorScreen;
+pub use progress::ProgressScreen;
+pub use report::ReportScreen;
+pub use start::StartScreen;
+
+use leptos::prelude::*;
+use web_sys::File;
+
+/// The file picker: a real `<input type=file multiple>` styled through its label, so it stays
+/// keyboard reachable.
+#[component]
+pub fn FilePicker(on_files: Callback<Vec<File>>, #[prop(into)] label: String, #[prop(optional)] primary: bool) -> impl IntoView {
+    view! {
+        <span class="picker">
+            <input
+                id="file-input"
+                class="visually-hidden"
+                type="file"
+                multiple
+                accept=".json,.gz,application/json,application/gzip"
+                data-testid="file-input"
+                on:change:target=move |ev| {
+                    let input = ev.target();
+                    if let Some(list) = input.files() {
+                        let files: Vec<File> = (0..list.length()).filter_map(|i| list.get(i)).collect();
+                        // Allow picking the same file again later.
+                        input.set_value("");
+                        on_files.run(files);
+                    }
+                }
+            />
+            <label for="file-input" class="button" class:primary=primary>{label}</label>
+        </span>
+    }
+}

@@ -1,0 +1,236 @@
+use super::attention::AttentionSection;
+use super::buckets::BucketSection;
+use super::hints::{Diagnostics, HintCards};
+use super::tables::{RankTable, StepTable, TopTable, TopKind};
+use super::FilePicker;
+use crate::report::TraceReport;
+use crate::web::app::Loaded;
+use crate::web::{export, format, share};
+use leptos::prelude::*;
+use std::sync::Arc;
+use web_sys::File;
+
+/// The report, top-down like the CLI's printout: notices, ranks, then one trace's sections.
+#[component]
+pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset: Callback<()>) -> impl IntoView {
+    let selected = RwSignal::new(0usize);
+    let bucket_filter = RwSignal::new(None::<String>);
+    let share_state = RwSignal::new(None::<String>);
+    let report = Arc::new(loaded.report.clone());
+    let traces = report.traces.len();
+
+    let export_json = {
+        let loaded = loaded.clone();
+        move |_| {
+            // A share link carries no --json text: serialise the (trimmed) Report the same way.
+            let json = if loaded.json.is_empty() {
+                serde_json::to_string_pretty(&loaded.report).unwrap_or_default() + "\n"
+            } else {
+                loaded.json.clone()
+            };
+            export::download(&export::file_name(&loaded.report), &json)
+        }
+    };
+    let copy_link = {
+        let report = report.clone();
+        move |_| {
+            let msg = match share::link(&report) {
+                Ok(url) => {
+                    export::copy_text(&url);
+                    "Link copied: it holds the summary, not the trace".to_string()
+                }
+                Err(e) => e,
+            };
+            share_state.set(Some(msg));
+        }
+    };
+
+    let trace_view = {
+        let report = report.clone();
+        move || {
+            let t = report.traces.get(selected.get()).cloned();
+            t.map(|t| view! { <TraceView trace=t bucket_filter=bucket_filter /> })
+        }
+    };
+
+    view! {
+        <div class="report">
+            <div class="toolbar">
+                <div class="files-title">
+                    <h1>{title(&report.traces)}</h1>
+                    <span class="muted">{subtitle(&report.traces)}</span>
+                </div>
+                <div class="actions">
+                    <FilePicker on_files=on_files label="Open other files…" />
+                    <button type="button" class="button" data-testid="export-json" on:click=export_json>"Export JSON"</button>
+                    <button type="button" class="button" data-testid="share-link" on:click=copy_link>"Copy share link"</button>
+                    <button type="button" class="button quiet" on:click=move |_| on_reset.run(())>"Close"</button>
+                </div>
+            </div>
+            {move || share_state.get().map(|m| view! { <p class="notice info" role="status">{m}</p> })}
+            {(loaded.json.is_empty()).then(|| view! {
+                <p class="notice info">"Opened from a share link: a summary of the report (the trace itself was never sent)."</p>
+            })}
+            {(!report.errors.is_empty()).then(|| view! {
+                <div class="notice warning" data-testid="file-errors">
+                    <strong>"Some files could not be read:"</strong>
+                    <ul>{report.errors.iter().map(|e| view! { <li><code>{e.message.clone()}</code></li> }).collect_view()}</ul>
+                </div>
+            })}
+            {(!report.ranks.is_empty()).then(|| view! { <RankTable rows=report.ranks.clone() /> })}
+            {(traces > 1).then(|| view! {
+                <nav class="tabs" aria-label="Trace">
+                    {report.traces.iter().enumerate().map(|(i, t)| view! {
+                        <button type="button" class="tab" class:active=move || selected.get() == i
+                            aria-pressed=move || (selected.get() == i).to_string()
+                            on:click=move |_| { selected.set(i); bucket_filter.set(None); }>
+                            {rank_label(t)}
+                        </button>
+                    }).collect_view()}
+                </nav>
+            })}
+            {trace_view}
+        </div>
+    }
+}
+
+fn title(traces: &[TraceReport]) -> String {
+    match traces {
+        [one] => one.file.clone(),
+        many => format!("{} traces", many.len()),
+    }
+}
+
+fn subtitle(traces: &[TraceReport]) -> String {
+    let events: u64 = traces.iter().map(|t| t.events).sum();
+    let bytes: u64 = traces.iter().map(|t| t.json_bytes).sum();
+    format!("{} events · {} of JSON", format::count(events), format::bytes(bytes as f64))
+}
+
+fn rank_label(t: &TraceReport) -> String {
+    match t.rank {
+        Some(r) => format!("rank {r}"),
+        None => t.file.clone(),
+    }
+}
+
+/// One trace's sections.
+#[component]
+fn TraceView(trace: TraceReport, bucket_filter: RwSignal<Option<String>>) -> impl IntoView {
+    let incomplete: Vec<_> = trace.diagnostics.iter().filter(|d| d.severity == "error").cloned().collect();
+    view! {
+        {incomplete.into_iter().map(|d| view! {
+            <div class="notice warning" data-testid="incomplete" role="alert">
+                <strong>"The report covers only part of this file. "</strong>{d.message}
+            </div>
+        }).collect_view()}
+        {(!trace.has_gpu).then(|| view! {
+            <div class="notice info" data-testid="no-gpu">
+                <strong>"No GPU activity in this trace. "</strong>
+                "It has no kernel, memcpy or memset rows (a CPU-only run, or the profiler ran without "
+                <code>"ProfilerActivity.CUDA"</code>"), so there is no GPU time to break down."
+            </div>
+        })}
+        <Summary trace=trace.clone() />
+        <BucketSection buckets=trace.buckets.clone() gpu=trace.gpu.clone() filter=bucket_filter />
+        <AttentionSection attention=trace.attention.clone() />
+        <TopTable kind=TopKind::Kernels rows=trace.top_kernels.clone() filter=bucket_filter />
+        <TopTable kind=TopKind::Ops rows=trace.top_ops.clone() filter=bucket_filter />
+        <StepTable steps=trace.steps.clone() />
+        <HintCards hints=trace.hints.clone() />
+        <Diagnostics diagnostics=trace.diagnostics.clone() />
+    }
+}
+
+/// Overview cards: the numbers a performance engineer reads first.
+#[component]
+fn Summary(trace: TraceReport) -> impl IntoView {
+    let g = &trace.gpu;
+    let share = |v: f64| if g.span_us > 0.0 { format::pct(100.0 * v / g.span_us) + " of span" } else { String::new() };
+    let device = trace.device.name.clone().unwrap_or_else(|| if trace.has_gpu { "GPU".into() } else { "no GPU rows".into() });
+    let mut device_detail = Vec::new();
+    if trace.device.count > 1 {
+        device_detail.push(format!("{} devices", trace.device.count));
+    }
+    if let Some(sm) = trace.device.sm_count {
+        device_detail.push(format!("{sm} SMs"));
+    }
+    if let Some(cc) = &trace.device.compute_capability {
+        device_detail.push(format!("sm {cc}"));
+    }
+    if let Some(r) = trace.rank {
+        device_detail.push(match trace.world_size {
+            Some(w) => format!("rank {r} of {w}"),
+            None => format!("rank {r}"),
+        });
+    }
+    let top_hint = trace.hints.iter().max_by_key(|h| severity_rank(&h.severity)).cloned();
+    let backend = trace.attention.backend.clone();
+    let cards: Vec<(&str, String, String)> = vec![
+        ("GPU span", format::us(g.span_us), "first kernel start to last kernel end".into()),
+        ("GPU busy", format::us(g.busy_us), share(g.busy_us)),
+        ("GPU idle", format::us(g.idle_us), share(g.idle_us)),
+        ("Kernel time", format::us(g.kernel_time_us), format!("{} GPU rows", format::count(g.kernel_count))),
+        ("Steps", trace.steps.len().to_string(), if trace.steps.is_empty() { "no ProfilerStep spans".into() } else { "ProfilerStep spans".into() }),
+    ];
+    view! {
+        <section class="summary" data-testid="summary" aria-label="Summary">
+            <div class="card device">
+                <span class="card-label">"Device"</span>
+                <span class="card-value small">{device}</span>
+                <span class="card-detail">{device_detail.join(" · ")}</span>
+            </div>
+            {cards.into_iter().map(|(label, value, detail)| view! {
+                <div class="card">
+                    <span class="card-label">{label}</span>
+                    <span class="card-value num">{value}</span>
+                    <span class="card-detail">{detail}</span>
+                </div>
+            }).collect_view()}
+            <div class="card">
+                <span class="card-label">"Attention"</span>
+                <span class="card-value"><span class=format!("badge backend-{}", backend_class(&backend))>{backend_label(&backend)}</span></span>
+                <span class="card-detail">{format::us(trace.attention.total_us.max(trace.attention.time_us))}" of GPU time"</span>
+            </div>
+            {top_hint.map(|h| view! {
+                <div class=format!("card wide hint-{}", h.severity)>
+                    <span class="card-label">"Most important hint"</span>
+                    <span class="card-value small">{h.message}</span>
+                    <span class="card-detail">{h.evidence.join(" · ")}</span>
+                </div>
+            })}
+        </section>
+    }
+}
+
+pub fn severity_rank(s: &str) -> u8 {
+    match s {
+        "critical" | "error" => 3,
+        "warning" => 2,
+        "info" => 1,
+        _ => 0,
+    }
+}
+
+/// CSS class for the backend badge: the colour repeats what the text says.
+pub fn backend_class(backend: &str) -> &'static str {
+    match backend {
+        "flash" | "flash-attn" => "good",
+        "memory-efficient" | "cudnn" | "vendor" => "ok",
+        "math" => "bad",
+        _ => "none",
+    }
+}
+
+pub fn backend_label(backend: &str) -> String {
+    match backend {
+        "flash" => "flash (PyTorch FA2)".into(),
+        "flash-attn" => "flash-attn package".into(),
+        "memory-efficient" => "memory-efficient".into(),
+        "cudnn" => "cuDNN".into(),
+        "math" => "math (unfused)".into(),
+        "vendor" => "vendor kernel".into(),
+        "none" | "" => "no attention".into(),
+        other => other.into(),
+    }
+}

@@ -1,0 +1,225 @@
+use super::buckets::bucket_class;
+use crate::report::{RankRow, Step, TopRow};
+use crate::web::{export, format};
+use leptos::prelude::*;
+
+#[derive(Clone, Copy, PartialEq)]
+pub enum TopKind {
+    Kernels,
+    Ops,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Col {
+    Name,
+    Time,
+    Count,
+    Mean,
+    Max,
+}
+
+/// Top kernels / top ops: sortable by any numeric column, searchable over the full name,
+/// filtered by the bucket chosen in the chart.
+#[component]
+pub fn TopTable(kind: TopKind, rows: Vec<TopRow>, filter: RwSignal<Option<String>>) -> impl IntoView {
+    let sort = RwSignal::new((Col::Time, true));
+    let query = RwSignal::new(String::new());
+    let total = rows.len();
+    let rows = StoredValue::new(rows);
+    let (title, testid, name_label, op_label) = match kind {
+        TopKind::Kernels => ("Top kernels", "top-kernels", "Kernel", "Launched by"),
+        TopKind::Ops => ("Top ops", "top-ops", "Op", "Parent op"),
+    };
+    let visible = move || {
+        let q = query.get().to_lowercase();
+        let f = filter.get();
+        let (col, desc) = sort.get();
+        let mut v: Vec<(usize, TopRow)> = rows.with_value(|r| {
+            r.iter()
+                .enumerate()
+                .filter(|(_, r)| f.as_ref().is_none_or(|b| &r.bucket == b))
+                .filter(|(_, r)| q.is_empty() || r.name.to_lowercase().contains(&q) || r.op.as_ref().is_some_and(|o| o.to_lowercase().contains(&q)))
+                .map(|(i, r)| (i, r.clone()))
+                .collect()
+        });
+        v.sort_by(|(_, a), (_, b)| {
+            let o = match col {
+                Col::Name => a.name.cmp(&b.name),
+                Col::Time => a.time_us.total_cmp(&b.time_us),
+                Col::Count => a.count.cmp(&b.count),
+                Col::Mean => a.mean_us.total_cmp(&b.mean_us),
+                Col::Max => a.max_us.total_cmp(&b.max_us),
+            };
+            if desc { o.reverse() } else { o }
+        });
+        v
+    };
+    let header = move |col: Col, label: &'static str, numeric: bool| {
+        let aria = move || match sort.get() {
+            (c, true) if c == col => "descending",
+            (c, false) if c == col => "ascending",
+            _ => "none",
+        };
+        view! {
+            <th scope="col" class:num=numeric aria-sort=aria>
+                <button type="button" class="sort" on:click=move |_| sort.update(|(c, d)| {
+                    if *c == col { *d = !*d } else { *c = col; *d = col != Col::Name }
+                })>
+                    {label}
+                    <span class="arrow" aria-hidden="true">{move || match aria() { "descending" => "▼", "ascending" => "▲", _ => "" }}</span>
+                </button>
+            </th>
+        }
+    };
+    let shown = move || visible().len();
+    view! {
+        <section class="panel" aria-labelledby=format!("{testid}-h")>
+            <h2 id=format!("{testid}-h")>{title}</h2>
+            <div class="table-tools">
+                <input type="search" class="search" placeholder=format!("Search {} names…", name_label.to_lowercase())
+                    aria-label=format!("Search {}", title.to_lowercase())
+                    prop:value=move || query.get()
+                    on:input:target=move |ev| query.set(ev.target().value()) />
+                {move || filter.get().map(|b| view! {
+                    <span class="chip">
+                        <span class=format!("swatch {}", bucket_class(&b)) aria-hidden="true"></span>
+                        {format!("category: {b}")}
+                        <button type="button" class="chip-x" aria-label="Clear the category filter" on:click=move |_| filter.set(None)>"×"</button>
+                    </span>
+                })}
+                <span class="muted count">{move || format!("{} of {}", shown(), total)}</span>
+            </div>
+            <div class="scroll">
+            <table class="data top" data-testid=testid>
+                <thead><tr>
+                    <th scope="col" class="num">"#"</th>
+                    {header(Col::Name, name_label, false)}
+                    {header(Col::Time, "Time", true)}
+                    <th scope="col" class="num">"Share"</th>
+                    {header(Col::Count, "Count", true)}
+                    {header(Col::Mean, "Mean", true)}
+                    {header(Col::Max, "Max", true)}
+                    <th scope="col">"Category"</th>
+                    <th scope="col">{op_label}</th>
+                </tr></thead>
+                <tbody>
+                    <For each=visible key=|(i, _)| *i let:item>
+                        {top_row(item.0, item.1, kind)}
+                    </For>
+                </tbody>
+            </table>
+            </div>
+            {move || (shown() == 0).then(|| view! { <p class="empty">{if total == 0 { "No rows in this trace." } else { "No rows match." }}</p> })}
+        </section>
+    }
+}
+
+fn top_row(rank: usize, r: TopRow, kind: TopKind) -> impl IntoView {
+    let short = if kind == TopKind::Kernels { format::short(&r.name) } else { r.name.clone() };
+    let long = short != r.name;
+    let full = r.name.clone();
+    view! {
+        <tr>
+            <td class="num muted">{rank + 1}</td>
+            <td class="name">
+                {if long {
+                    view! {
+                        <details>
+                            <summary title=r.name.clone()><span class="kname">{short}</span></summary>
+                            <code class="full">{r.name.clone()}</code>
+                            <button type="button" class="button tiny" on:click=move |_| export::copy_text(&full)>"Copy name"</button>
+                        </details>
+                    }.into_any()
+                } else {
+                    view! { <span class="kname" title=r.name.clone()>{short}</span> }.into_any()
+                }}
+            </td>
+            <td class="num">{format::us(r.time_us)}</td>
+            <td class="num">{format::pct(r.pct)}</td>
+            <td class="num">{format::count(r.count)}</td>
+            <td class="num">{format::us(r.mean_us)}</td>
+            <td class="num">{format::us(r.max_us)}</td>
+            <td><span class=format!("swatch {}", bucket_class(&r.bucket)) aria-hidden="true"></span>{r.bucket.clone()}</td>
+            <td class="op">{r.op.clone().unwrap_or_default()}</td>
+        </tr>
+    }
+}
+
+/// Per ProfilerStep#N: the time metrics inside each step window.
+#[component]
+pub fn StepTable(steps: Vec<Step>) -> impl IntoView {
+    let empty = steps.is_empty();
+    let rows = steps.into_iter().map(|s| {
+        let idle = if s.span_us > 0.0 { format::pct(100.0 * s.idle_us / s.span_us) } else { String::new() };
+        view! {
+            <tr>
+                <th scope="row">{s.name}</th>
+                <td class="num">{format::us(s.cpu_us)}</td>
+                <td class="num">{format::us(s.span_us)}</td>
+                <td class="num">{format::us(s.busy_us)}</td>
+                <td class="num">{format::us(s.idle_us)}</td>
+                <td class="num">{idle}</td>
+                <td class="num">{format::us(s.kernel_time_us)}</td>
+                <td class="num">{format::us(s.comm_us)}</td>
+                <td class="num">{format::us(s.exposed_comm_us)}</td>
+                <td class="num">{format::count(s.kernel_count)}</td>
+            </tr>
+        }
+    }).collect_view();
+    view! {
+        <section class="panel" aria-labelledby="steps-h">
+            <h2 id="steps-h">"Steps"</h2>
+            {if empty {
+                view! { <p class="empty">"No ProfilerStep#N spans in this trace (profile with "<code>"prof.step()"</code>" to get per-step numbers)."</p> }.into_any()
+            } else {
+                view! {
+                    <div class="scroll">
+                    <table class="data" data-testid="steps">
+                        <thead><tr>
+                            <th scope="col">"Step"</th><th scope="col" class="num">"CPU span"</th><th scope="col" class="num">"GPU span"</th>
+                            <th scope="col" class="num">"Busy"</th><th scope="col" class="num">"Idle"</th><th scope="col" class="num">"Idle %"</th>
+                            <th scope="col" class="num">"Kernel time"</th><th scope="col" class="num">"Comm"</th>
+                            <th scope="col" class="num">"Exposed comm"</th><th scope="col" class="num">"Kernels"</th>
+                        </tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                    </div>
+                }.into_any()
+            }}
+        </section>
+    }
+}
+
+/// Side by side when several ranks were opened: the slow rank stands out.
+#[component]
+pub fn RankTable(rows: Vec<RankRow>) -> impl IntoView {
+    let rows = rows.into_iter().map(|r| view! {
+        <tr>
+            <th scope="row">{r.rank.map_or("–".to_string(), |x| x.to_string())}</th>
+            <td class="name">{r.file}</td>
+            <td class="num">{format::us(r.kernel_time_us)}</td>
+            <td class="num">{format::us(r.busy_us)}</td>
+            <td class="num">{format::us(r.span_us)}</td>
+            <td class="num">{format::us(r.idle_us)}</td>
+            <td class="num">{format::us(r.comm_us)}</td>
+            <td class="num">{format::us(r.exposed_comm_us)}</td>
+            <td class="num">{format::pct(r.busy_vs_max_pct)}</td>
+        </tr>
+    }).collect_view();
+    view! {
+        <section class="panel" aria-labelledby="ranks-h">
+            <h2 id="ranks-h">"Ranks"</h2>
+            <div class="scroll">
+            <table class="data" data-testid="ranks">
+                <thead><tr>
+                    <th scope="col">"Rank"</th><th scope="col">"File"</th><th scope="col" class="num">"Kernel time"</th>
+                    <th scope="col" class="num">"Busy"</th><th scope="col" class="num">"Span"</th><th scope="col" class="num">"Idle"</th>
+                    <th scope="col" class="num">"Comm"</th><th scope="col" class="num">"Exposed comm"</th>
+                    <th scope="col" class="num">"Busy vs slowest"</th>
+                </tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+            </div>
+        </section>
+    }
+}

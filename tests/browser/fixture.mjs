@@ -1,0 +1,83 @@
+// A small, deterministic Kineto-style trace made at test time, so the browser tests run
+// without ../shared/traces: GEMM, flash attention and elementwise kernels launched by ops
+// inside ProfilerStep#N, linked by correlation / External id as PyTorch writes them.
+import fs from 'node:fs';
+import zlib from 'node:zlib';
+
+const KERNELS = [
+  ['aten::linear', 'aten::mm', 'sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas', 60],
+  ['aten::scaled_dot_product_attention', 'aten::_scaled_dot_product_flash_attention',
+    'void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, cutlass::bfloat16_t, Flash_kernel_traits<64, 128, 128, 4, cutlass::bfloat16_t> >, false, false, false, false, true, true, false, false>(pytorch_flash::Flash_fwd_params)', 40],
+  ['aten::gelu', 'aten::gelu', 'void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() const::{lambda(c10::BFloat16)#1}, at::detail::Array<char*, 2> >(int, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() const::{lambda(c10::BFloat16)#1}, at::detail::Array<char*, 2>)', 12],
+  ['aten::layer_norm', 'aten::native_layer_norm', 'void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int, float, c10::BFloat16 const*, c10::BFloat16 const*, c10::BFloat16 const*, float*, float*, c10::BFloat16*)', 9],
+];
+
+/** Writes events for `steps` ProfilerSteps; returns the JSON text. `layersPerStep` scales size. */
+export function makeTrace({ steps = 3, layersPerStep = 4 } = {}) {
+  const pid = 4242, tid = 4242, gpuPid = 0, stream = 7;
+  const ev = [];
+  let ts = 1_700_000_000_000_000; // microseconds since the epoch, like Kineto
+  let corr = 1, ext = 1;
+  for (let s = 0; s < steps; s++) {
+    const stepStart = ts;
+    const stepEvents = [];
+    let gpuTs = ts + 50;
+    for (let l = 0; l < layersPerStep; l++) {
+      for (const [op, inner, kernel, dur] of KERNELS) {
+        const e = ext++, c = corr++;
+        const opStart = ts + 2;
+        stepEvents.push({ ph: 'X', cat: 'cpu_op', name: op, pid, tid, ts: opStart, dur: 20, args: { 'External id': e, 'Sequence number': e } });
+        stepEvents.push({ ph: 'X', cat: 'cpu_op', name: inner === op ? `${op}_impl` : inner, pid, tid, ts: opStart + 2, dur: 15, args: { 'External id': e + 100000 } });
+        stepEvents.push({ ph: 'X', cat: 'cuda_runtime', name: 'cudaLaunchKernel', pid, tid, ts: opStart + 5, dur: 6, args: { 'External id': e + 100000, correlation: c, cbid: 211 } });
+        gpuTs = Math.max(gpuTs, opStart + 12) + 3;
+        stepEvents.push({ ph: 'X', cat: 'kernel', name: kernel, pid: gpuPid, tid: stream, ts: gpuTs, dur, args: {
+          'External id': e + 100000, correlation: c, device: 0, stream, grid: [132, 1, 1], block: [128, 1, 1],
+          'registers per thread': 128, 'shared memory': 0, 'blocks per SM': 1.0, 'warps per SM': 4.0, 'est. achieved occupancy %': 6 } });
+        stepEvents.push({ ph: 's', id: c, pid, tid, ts: opStart + 5, cat: 'ac2g', name: 'ac2g' });
+        stepEvents.push({ ph: 'f', id: c, pid: gpuPid, tid: stream, ts: gpuTs, cat: 'ac2g', name: 'ac2g', bp: 'e' });
+        gpuTs += dur;
+        ts = opStart + 25;
+      }
+    }
+    ts = Math.max(ts, gpuTs) + 30; // the host waits for the GPU at the end of a step
+    ev.push({ ph: 'X', cat: 'user_annotation', name: `ProfilerStep#${s}`, pid, tid, ts: stepStart, dur: ts - stepStart, args: { 'External id': ext++ } });
+    ev.push(...stepEvents);
+  }
+  ev.push({ name: 'process_name', ph: 'M', ts: 0, pid, tid: 0, args: { name: 'python' } });
+  ev.push({ name: 'process_name', ph: 'M', ts: 0, pid: gpuPid, tid: 0, args: { name: 'GPU 0' } });
+  const trace = {
+    schemaVersion: 1,
+    deviceProperties: [{ id: 0, name: 'NVIDIA H100 80GB HBM3', totalGlobalMem: 85031714816, computeMajor: 9, computeMinor: 0,
+      maxThreadsPerBlock: 1024, maxThreadsPerMultiprocessor: 2048, regsPerBlock: 65536, warpSize: 32, sharedMemPerBlock: 49152, numSms: 132 }],
+    distributedInfo: { backend: 'nccl', rank: 0, world_size: 1 },
+    traceEvents: ev,
+    traceName: 'fixture.pt.trace.json',
+  };
+  return JSON.stringify(trace);
+}
+
+export function writeFixtures(dir) {
+  const json = makeTrace();
+  const plain = `${dir}/fixture.pt.trace.json`;
+  const gz = `${dir}/fixture-gz.pt.trace.json.gz`;
+  fs.writeFileSync(plain, json);
+  fs.writeFileSync(gz, zlib.gzipSync(json));
+  return { plain, gz };
+}
+
+/** A large file (about `mb` MB) for progress / cancel, written in pieces to keep memory low. */
+export function writeBigTrace(path, mb) {
+  const one = makeTrace({ steps: 1, layersPerStep: 200 });
+  const events = one.slice(one.indexOf('"traceEvents":[') + 15, one.indexOf('],"traceName"'));
+  const fd = fs.openSync(path, 'w');
+  fs.writeSync(fd, '{"schemaVersion":1,"traceEvents":[');
+  let written = 0, first = true;
+  while (written < mb * 1e6) {
+    const chunk = (first ? '' : ',') + events;
+    fs.writeSync(fd, chunk);
+    written += chunk.length;
+    first = false;
+  }
+  fs.writeSync(fd, ']}');
+  fs.closeSync(fd);
+}

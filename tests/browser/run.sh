@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Browser end-to-end tests: builds the site (scripts/build-web.sh) and the CLI, installs
+# playwright-core (no bundled browser: uses /usr/bin/chromium), serves dist/ on a free
+# loopback port from inside the test, and runs the tests with node --test.
+# SKIP_BUILD=1 reuses dist/ and target/release/tracesight.
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$(cd ../.. && pwd)
+if [ "${SKIP_BUILD:-}" != 1 ]; then
+  "$ROOT/scripts/build-web.sh"
+  [ -n "${TRACESIGHT_BIN:-}" ] || (cd "$ROOT" && cargo build --release --bin tracesight)
+fi
+command -v chromium >/dev/null || { echo "chromium is missing: apt-get install chromium" >&2; exit 1; }
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+[ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund
+exec node --test --test-concurrency=1 --test-timeout=300000 e2e.test.mjs
