@@ -341,7 +341,8 @@ impl Sink for Collector {
     fn event(&mut self, ev: RawEvent<'_>, _offset: u64) {
         let cat = category(&ev.cat);
         match cat {
-            Cat::Missing => self.counters.no_category += 1,
+            // Metadata rows (process and thread names) never carry a category.
+            Cat::Missing if ev.ph != "M" => self.counters.no_category += 1,
             Cat::Unknown => self.count_unknown(&ev.cat),
             _ => {}
         }

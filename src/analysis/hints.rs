@@ -196,5 +196,12 @@ pub fn hints(r: &TraceReport, b: &Built) -> Vec<Hint> {
             "look at the largest non-GEMM buckets above; fuse or remove them",
         ));
     }
+    // Most severe first; the rule order above breaks ties.
+    let rank = |s: &str| match s {
+        "critical" => 0,
+        "warning" => 1,
+        _ => 2,
+    };
+    out.sort_by_key(|h| rank(&h.severity));
     out
 }

@@ -285,9 +285,9 @@ pub const KERNEL_RULES: &[(Bucket, &str, &[&str])] = &[
     (Bucket::Rope, "kernel: rotary embedding", &["rotary*", "rope"]),
     (Bucket::Embedding, "kernel: embedding", &["embedding*", "*embedding", "embeddingbag*"]),
     (Bucket::Dropout, "kernel: dropout", &["dropout*", "*dropout"]),
-    (Bucket::Optimizer, "kernel: optimizer", &["multi tensor apply*", "adam*", "*adam", "adamw*", "lamb*", "sgd*", "fused adam*"]),
+    (Bucket::Optimizer, "kernel: optimizer", &["multi tensor apply*", "adam*", "*adam", "adamw*", "lamb", "sgd*", "fused adam*"]),
     (Bucket::Memory, "kernel: copy / transpose / cat / fill", &["*copy*", "memcpy*", "memset*", "transpose*", "permute*", "cat array*", "catarray*", "fill*", "*fill", "contiguous*", "index put*", "scatter gather*"]),
-    (Bucket::Elementwise, "kernel: elementwise / norm / activation / reduce", &["*elementwise*", "layer norm*", "layernorm*", "rms norm*", "rmsnorm*", "group norm*", "groupnorm*", "batch norm*", "batchnorm*", "bn fw*", "bn bw*", "*norm", "norm*", "gelu*", "*gelu", "silu*", "*silu", "relu*", "*relu", "swiglu*", "geglu*", "activation*", "sigmoid*", "tanh*", "reduce kernel*", "reduce*", "triton poi*", "triton per*", "triton red*", "pointwise*", "vectorized*", "unrolled*", "add kernel*", "mul kernel*", "pow*", "exp*", "sqrt*", "rsqrt*", "where*", "clamp*", "max pool*", "avg pool*", "maxpool*", "avgpool*", "pool*", "upsample*", "index select*", "indexselect*", "gather*", "scatter*", "sort*", "radix*", "cumsum*", "scan*", "arange*", "random*", "philox*", "distribution*", "bernoulli*"]),
+    (Bucket::Elementwise, "kernel: elementwise / norm / activation / reduce", &["*elementwise*", "layer norm*", "layernorm*", "rms norm*", "rmsnorm*", "group norm*", "groupnorm*", "batch norm*", "batchnorm*", "bn fw*", "bn bw*", "*norm", "norm*", "gelu*", "*gelu", "silu*", "*silu", "relu*", "*relu", "swiglu*", "geglu*", "activation*", "sigmoid*", "tanh*", "reduce kernel*", "reduce*", "triton poi*", "triton per*", "triton red*", "pointwise*", "vectorized*", "unrolled*", "add kernel*", "mul kernel*", "pow*", "exp", "expf", "sqrt*", "rsqrt*", "where*", "clamp*", "max pool*", "avg pool*", "maxpool*", "avgpool*", "pool*", "upsample*", "index select*", "indexselect*", "gather*", "scatter*", "sort*", "radix*", "cumsum*", "scan*", "arange*", "random*", "philox*", "distribution*", "bernoulli*"]),
 ];
 
 /// Leaf-op fallback rules for kernels whose name matched nothing.
@@ -382,6 +382,8 @@ mod tests {
         assert_eq!(kb("void rotary_embedding_kernel<c10::BFloat16, true>"), Some(Bucket::Rope));
         assert_eq!(kb("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>"), Some(Bucket::Elementwise));
         assert_eq!(kb("mystery_kernel_xyz"), None);
+        // `lambda` in a functor's signature is not the LAMB optimizer.
+        assert_eq!(kb("void at::native::vectorized_elementwise_kernel<4, at::native::threshold_kernel_impl<float>(at::TensorIteratorBase&, float, float)::{lambda(float, float)#1}, at::detail::Array<char*, 3> >"), Some(Bucket::Elementwise));
     }
 
     #[test]

@@ -277,7 +277,7 @@ mod tests {
         .unwrap();
         assert_eq!(a.correlation.and_then(Loose::as_i64), Some(12));
         assert_eq!(a.external_id(), Some(3));
-        assert_eq!(a.stream, Some(Loose::Null));
+        assert_eq!(a.stream, None);
         assert_eq!(a.blocks_per_sm.and_then(Loose::as_f64), Some(0.5));
     }
 }

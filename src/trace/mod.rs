@@ -148,6 +148,10 @@ fn parse_one<'a, T: Deserialize<'a>>(window: &'a [u8], eof: bool) -> Parsed<T> {
         }
         Some(Err(e)) if e.is_eof() => Parsed::NeedMore,
         Some(Err(e)) if e.is_data() => Parsed::DataError(e.to_string()),
+        // A number cut after its '.', 'e' or '-' is reported as "invalid number", not as EOF:
+        // an error at the very end of the window needs more bytes (or, at the end of input,
+        // means the file was cut short).
+        Some(Err(e)) if error_offset(window, &e) + 2 >= window.len() => Parsed::NeedMore,
         Some(Err(e)) => Parsed::Syntax(e),
     }
 }
