@@ -13,8 +13,8 @@
 //! With `--ranks N` (N > 1) OUT is a directory that receives `rank{r}.pt.trace.json[.gz]`.
 //!
 //! Sizes are decimal (`64M` = 64 000 000 bytes, `2G`, `300K`); `MiB`/`GiB` are binary. The
-//! size is the uncompressed JSON size; the trace always ends on a whole step, so it
-//! overshoots the target by less than one step. `--steps N` fixes the step count; with both
+//! size is the uncompressed JSON size; the trace always holds whole steps, so it lands
+//! within half a step of the target. `--steps N` fixes the step count; with both
 //! `--size` and `--steps` the model depth (`--layers`) is chosen so N steps land near the size.
 //!
 //! What a step holds (GPT-style decoder, bf16, H100, DDP over NCCL):
@@ -115,8 +115,11 @@ fn parse_size(s: &str) -> Result<u64, String> {
             break;
         }
     }
-    let v: f64 = num.trim().parse().map_err(|_| format!("bad size '{s}' (try 300K, 500M, 2G)"))?;
-    if !(v > 0.0) {
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad size '{s}' (try 300K, 500M, 2G)"))?;
+    if v.is_nan() || v <= 0.0 {
         return Err(format!("size must be positive: '{s}'"));
     }
     Ok((v * mult) as u64)
@@ -144,10 +147,13 @@ fn parse_args() -> Result<Opts, String> {
     let mut i = 0;
     fn val<'a>(args: &'a [String], i: &mut usize, name: &str) -> Result<&'a str, String> {
         *i += 1;
-        args.get(*i).map(|s| s.as_str()).ok_or_else(|| format!("{name} needs a value"))
+        args.get(*i)
+            .map(|s| s.as_str())
+            .ok_or_else(|| format!("{name} needs a value"))
     }
     fn num<T: std::str::FromStr>(s: &str, name: &str) -> Result<T, String> {
-        s.parse().map_err(|_| format!("{name}: not a number: '{s}'"))
+        s.parse()
+            .map_err(|_| format!("{name}: not a number: '{s}'"))
     }
     while i < args.len() {
         let a = args[i].as_str();
@@ -184,7 +190,11 @@ fn parse_args() -> Result<Opts, String> {
                     "efficient" | "mem_efficient" | "mem-efficient" => Backend::Efficient,
                     "cudnn" => Backend::Cudnn,
                     "math" => Backend::Math,
-                    v => return Err(format!("--backend: unknown '{v}' (flash|efficient|cudnn|math)")),
+                    v => {
+                        return Err(format!(
+                            "--backend: unknown '{v}' (flash|efficient|cudnn|math)"
+                        ))
+                    }
                 }
             }
             "--mlp" => {
@@ -274,7 +284,7 @@ impl Rng {
             return 0;
         }
         let v = self.around(base, 0.25);
-        if self.next() % 100 == 0 {
+        if self.next().is_multiple_of(100) {
             v * (2 + self.next() % 4)
         } else {
             v
@@ -350,9 +360,25 @@ enum Eff {
 }
 
 enum Node {
-    Scope { tpl: u32, pre: u64, post: u64, kids: Vec<Node> },
-    Launch { rt: u32, act: u32, comm: bool, cpu: u64, gpu: u64, bytes: u64 },
-    Call { rt: u32, cpu: u64, eff: Eff },
+    Scope {
+        tpl: u32,
+        pre: u64,
+        post: u64,
+        kids: Vec<Node>,
+    },
+    Launch {
+        rt: u32,
+        act: u32,
+        comm: bool,
+        cpu: u64,
+        gpu: u64,
+        bytes: u64,
+    },
+    Call {
+        rt: u32,
+        cpu: u64,
+        eff: Eff,
+    },
     Gap(u64),
 }
 
@@ -398,7 +424,11 @@ impl Cfg {
             tid_main: pid,
             tid_bwd: pid + 4000 + (h >> 32) % 6000,
             device: rank % 8,
-            loader_factor: if world > 1 && rank == world - 1 { 2.5 } else { 1.0 },
+            loader_factor: if world > 1 && rank == world - 1 {
+                2.5
+            } else {
+                1.0
+            },
         }
     }
 }
@@ -430,11 +460,25 @@ struct K {
 }
 
 fn k(name: &str, regs: u32, smem: u32, grid: [u32; 3], block: [u32; 3]) -> K {
-    K { name: name.to_string(), regs, smem, grid, block, exc: false }
+    K {
+        name: name.to_string(),
+        regs,
+        smem,
+        grid,
+        block,
+        exc: false,
+    }
 }
 
 fn gemm(name: &str, grid: [u32; 3]) -> K {
-    K { name: name.to_string(), regs: 168, smem: 213_248, grid, block: [384, 1, 1], exc: true }
+    K {
+        name: name.to_string(),
+        regs: 168,
+        smem: 213_248,
+        grid,
+        block: [384, 1, 1],
+        exc: true,
+    }
 }
 
 fn elementwise(functor: &str, arity: u32, grid: u32) -> K {
@@ -453,9 +497,7 @@ fn mta(meta: u32, functor: &str, op: &str) -> K {
     let m = format!("at::native::(anonymous namespace)::TensorListMetadata<{meta}>");
     let f = format!("at::native::(anonymous namespace)::{functor}");
     k(
-        &format!(
-            "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<{m}, {f}, {op}>({m}, {f}, {op})"
-        ),
+        &format!("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<{m}, {f}, {op}>({m}, {f}, {op})"),
         40,
         0,
         [320, 1, 1],
@@ -481,8 +523,16 @@ fn kernel_tail(k: &K) -> String {
     let bps = blocks as f64 / NUM_SMS;
     let wps = bps * wpb as f64;
     let by_warps = 64 / wpb;
-    let by_regs = if k.regs > 0 { 65536 / (k.regs as u64 * wpb * 32) } else { 32 };
-    let by_smem = if k.smem > 0 { 233_472 / k.smem as u64 } else { 32 };
+    let by_regs = if k.regs > 0 {
+        65536 / (k.regs as u64 * wpb * 32)
+    } else {
+        32
+    };
+    let by_smem = if k.smem > 0 {
+        233_472 / k.smem as u64
+    } else {
+        32
+    };
     let active = by_warps.min(by_regs).min(by_smem).min(32);
     let theo = (active * wpb) as f64 / 64.0;
     let occ = ((wps / 64.0).min(theo) * 100.0) as u64;
@@ -507,10 +557,12 @@ fn kernel_tail(k: &K) -> String {
 const COMPUTE_STREAM: u32 = 7;
 const COMM_STREAM: u32 = 20;
 
+type TplKey = (Kind, Th, u32, String, String);
+
 struct Bld<'c> {
     cfg: &'c Cfg,
     tpls: RefCell<Vec<Tpl>>,
-    map: RefCell<HashMap<(Kind, Th, u32, String, String), u32>>,
+    map: RefCell<HashMap<TplKey, u32>>,
     th: Cell<Th>,
 }
 
@@ -532,7 +584,13 @@ fn dlist(items: &[&str]) -> String {
             if s.is_empty() {
                 "[]".to_string()
             } else {
-                format!("[{}]", s.split(',').map(|x| x.trim()).collect::<Vec<_>>().join(", "))
+                format!(
+                    "[{}]",
+                    s.split(',')
+                        .map(|x| x.trim())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
             }
         })
         .collect();
@@ -541,7 +599,12 @@ fn dlist(items: &[&str]) -> String {
 
 impl<'c> Bld<'c> {
     fn new(cfg: &'c Cfg) -> Self {
-        Bld { cfg, tpls: RefCell::new(Vec::new()), map: RefCell::new(HashMap::new()), th: Cell::new(Th::Main) }
+        Bld {
+            cfg,
+            tpls: RefCell::new(Vec::new()),
+            map: RefCell::new(HashMap::new()),
+            th: Cell::new(Th::Main),
+        }
     }
 
     fn tid(&self, th: Th) -> u64 {
@@ -551,12 +614,23 @@ impl<'c> Bld<'c> {
         }
     }
 
-    fn intern(&self, kind: Kind, th: Th, stream: u32, name: &str, extra: &str, make: impl FnOnce(&Self) -> Tpl) -> u32 {
+    fn intern(
+        &self,
+        kind: Kind,
+        th: Th,
+        stream: u32,
+        name: &str,
+        extra: &str,
+        make: impl FnOnce(&Self) -> Tpl,
+    ) -> u32 {
         let key = (kind, th, stream, name.to_string(), extra.to_string());
         if let Some(&id) = self.map.borrow().get(&key) {
             return id;
         }
-        assert!(!name.contains('"') && !name.contains('\\'), "name needs escaping: {name}");
+        assert!(
+            !name.contains('"') && !name.contains('\\'),
+            "name needs escaping: {name}"
+        );
         let t = make(self);
         let mut tpls = self.tpls.borrow_mut();
         let id = tpls.len() as u32;
@@ -596,13 +670,25 @@ impl<'c> Bld<'c> {
                 Kind::Py => "python_function",
                 _ => "user_annotation",
             };
-            Tpl { kind, th, a: b.cpu_head(cat, name, th), b: extra.as_bytes().to_vec(), c: vec![], d: vec![] }
+            Tpl {
+                kind,
+                th,
+                a: b.cpu_head(cat, name, th),
+                b: extra.as_bytes().to_vec(),
+                c: vec![],
+                d: vec![],
+            }
         })
     }
 
     fn op_x(&self, name: &str, extra: &str, pre: f64, post: f64, kids: Vec<Node>) -> Node {
         let tpl = self.scope_tpl(Kind::Op, name, extra);
-        Node::Scope { tpl, pre: us(pre), post: us(post), kids }
+        Node::Scope {
+            tpl,
+            pre: us(pre),
+            post: us(post),
+            kids,
+        }
     }
 
     /// cpu_op without shapes args
@@ -612,12 +698,22 @@ impl<'c> Bld<'c> {
 
     fn ann(&self, name: &str, pre: f64, post: f64, kids: Vec<Node>) -> Node {
         let tpl = self.scope_tpl(Kind::Annot, name, "");
-        Node::Scope { tpl, pre: us(pre), post: us(post), kids }
+        Node::Scope {
+            tpl,
+            pre: us(pre),
+            post: us(post),
+            kids,
+        }
     }
 
     fn py(&self, name: &str, pre: f64, post: f64, kids: Vec<Node>) -> Node {
         let tpl = self.scope_tpl(Kind::Py, name, "");
-        Node::Scope { tpl, pre: us(pre), post: us(post), kids }
+        Node::Scope {
+            tpl,
+            pre: us(pre),
+            post: us(post),
+            kids,
+        }
     }
 
     fn step_tpl(&self) -> u32 {
@@ -625,8 +721,14 @@ impl<'c> Bld<'c> {
         self.intern(Kind::Step, th, 0, "ProfilerStep#", "", |b| Tpl {
             kind: Kind::Step,
             th,
-            a: b"  {\n    \"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#".to_vec(),
-            b: format!("\", \"pid\": {}, \"tid\": {},\n    \"ts\": ", b.cfg.pid, b.tid(th)).into_bytes(),
+            a: b"  {\n    \"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#"
+                .to_vec(),
+            b: format!(
+                "\", \"pid\": {}, \"tid\": {},\n    \"ts\": ",
+                b.cfg.pid,
+                b.tid(th)
+            )
+            .into_bytes(),
             c: vec![],
             d: vec![],
         })
@@ -637,7 +739,11 @@ impl<'c> Bld<'c> {
             kind: Kind::Step,
             th: Th::Main,
             a: b"  {\n    \"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"ProfilerStep#".to_vec(),
-            b: format!("\", \"pid\": {}, \"tid\": {},\n    \"ts\": ", b.cfg.device, COMPUTE_STREAM).into_bytes(),
+            b: format!(
+                "\", \"pid\": {}, \"tid\": {},\n    \"ts\": ",
+                b.cfg.device, COMPUTE_STREAM
+            )
+            .into_bytes(),
             c: vec![],
             d: vec![],
         })
@@ -688,34 +794,70 @@ impl<'c> Bld<'c> {
     }
 
     fn launch(&self, k: &K, gpu: f64) -> Node {
-        let rt = if k.exc { self.rt_tpl("cudaLaunchKernelExC", 430) } else { self.rt_tpl("cudaLaunchKernel", 211) };
+        let rt = if k.exc {
+            self.rt_tpl("cudaLaunchKernelExC", 430)
+        } else {
+            self.rt_tpl("cudaLaunchKernel", 211)
+        };
         let tail = kernel_tail(k);
         let act = self.act_tpl(Kind::Kernel, &k.name, COMPUTE_STREAM, &tail);
-        Node::Launch { rt, act, comm: false, cpu: us(if k.exc { 6.5 } else { 4.5 }), gpu: us(gpu), bytes: 0 }
+        Node::Launch {
+            rt,
+            act,
+            comm: false,
+            cpu: us(if k.exc { 6.5 } else { 4.5 }),
+            gpu: us(gpu),
+            bytes: 0,
+        }
     }
 
     fn comm_launch(&self, k: &K, extra: &str, gpu: f64) -> Node {
         let rt = self.rt_tpl("cudaLaunchKernel", 211);
         let tail = kernel_tail(k) + extra;
         let act = self.act_tpl(Kind::Kernel, &k.name, COMM_STREAM, &tail);
-        Node::Launch { rt, act, comm: true, cpu: us(9.0), gpu: us(gpu), bytes: 0 }
+        Node::Launch {
+            rt,
+            act,
+            comm: true,
+            cpu: us(9.0),
+            gpu: us(gpu),
+            bytes: 0,
+        }
     }
 
     fn memcpy(&self, name: &str, bytes: u64, gpu: f64) -> Node {
         let rt = self.rt_tpl("cudaMemcpyAsync", 41);
         let act = self.act_tpl(Kind::Memcpy, name, COMPUTE_STREAM, "");
-        Node::Launch { rt, act, comm: false, cpu: us(7.0), gpu: us(gpu), bytes }
+        Node::Launch {
+            rt,
+            act,
+            comm: false,
+            cpu: us(7.0),
+            gpu: us(gpu),
+            bytes,
+        }
     }
 
     fn memset(&self, bytes: u64, gpu: f64) -> Node {
         let rt = self.rt_tpl("cudaMemsetAsync", 51);
         let act = self.act_tpl(Kind::Memset, "Memset (Device)", COMPUTE_STREAM, "");
-        Node::Launch { rt, act, comm: false, cpu: us(4.0), gpu: us(gpu), bytes }
+        Node::Launch {
+            rt,
+            act,
+            comm: false,
+            cpu: us(4.0),
+            gpu: us(gpu),
+            bytes,
+        }
     }
 
     fn call(&self, name: &str, cbid: u32, cpu: f64, eff: Eff) -> Node {
         let rt = self.rt_tpl(name, cbid);
-        Node::Call { rt, cpu: us(cpu), eff }
+        Node::Call {
+            rt,
+            cpu: us(cpu),
+            eff,
+        }
     }
 }
 
@@ -737,6 +879,7 @@ struct Kernels {
     mul: K,
     mul_f32: K,
     add: K,
+    add_f32: K,
     dropout: K,
     dropout_bwd: K,
     index_select: K,
@@ -818,6 +961,7 @@ fn kernels() -> Kernels {
         mul: elementwise("at::native::binary_internal::MulFunctor<c10::BFloat16>", 3, 65536),
         mul_f32: elementwise("at::native::AUnaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> >", 2, 65536),
         add: elementwise("at::native::CUDAFunctor_add<c10::BFloat16>", 3, 16384),
+        add_f32: elementwise("at::native::CUDAFunctor_add<float>", 3, 65536),
         dropout: k(
             &format!("void {lnk}::fused_dropout_kernel_vec<c10::BFloat16, float, unsigned int, 1, 8, bool>(at::cuda::detail::TensorInfo<c10::BFloat16 const, unsigned int>, at::cuda::detail::TensorInfo<c10::BFloat16, unsigned int>, at::cuda::detail::TensorInfo<bool, unsigned int>, unsigned int, float, at::PhiloxCudaState)"),
             32, 0, [1056, 1, 1], [256, 1, 1],
@@ -944,12 +1088,22 @@ impl<'b, 'c> Model<'b, 'c> {
     }
 
     fn view(&self, from: &str) -> Node {
-        let e = self.b.sh(&["", ""], &[BF16, "ScalarList"], &[&contig(from), ""], &[from, ""]);
+        let e = self.b.sh(
+            &["", ""],
+            &[BF16, "ScalarList"],
+            &[&contig(from), ""],
+            &[from, ""],
+        );
         self.b.op_x("aten::view", &e, 2.0, 1.0, vec![])
     }
 
     fn transpose(&self, from: &str, strides: &str) -> Node {
-        let e = self.b.sh(&["", "1", "2"], &[BF16, "Scalar", "Scalar"], &[strides, "", ""], &[from, "", ""]);
+        let e = self.b.sh(
+            &["", "1", "2"],
+            &[BF16, "Scalar", "Scalar"],
+            &[strides, "", ""],
+            &[from, "", ""],
+        );
         let kids = vec![self.as_strided()];
         self.b.op_x("aten::transpose", &e, 3.0, 1.0, kids)
     }
@@ -978,9 +1132,19 @@ impl<'b, 'c> Model<'b, 'c> {
             &["", "", "", "1", "1"],
             &[BF16, BF16, BF16, "Scalar", "Scalar"],
             &["1", &format!("{inf},1"), &format!("1,{inf}"), "", ""],
-            &[&outf.to_string(), &format!("{TOK},{inf}"), &format!("{inf},{outf}"), "", ""],
+            &[
+                &outf.to_string(),
+                &format!("{TOK},{inf}"),
+                &format!("{inf},{outf}"),
+                "",
+                "",
+            ],
         );
-        let kern = if wide { self.k.gemm_fwd_wide.clone() } else { self.k.gemm_fwd.clone() };
+        let kern = if wide {
+            self.k.gemm_fwd_wide.clone()
+        } else {
+            self.k.gemm_fwd.clone()
+        };
         let l = self.b.launch(&kern, gemm_us);
         let kids = vec![
             self.t(outf, inf),
@@ -994,7 +1158,14 @@ impl<'b, 'c> Model<'b, 'c> {
     fn layer_norm(&self) -> Node {
         let x = dims3(BATCH, SEQ, DM);
         let e = self.b.sh(
-            &["", &format!("[{DM}]"), "", "", "1.0000000000000001e-05", "True"],
+            &[
+                "",
+                &format!("[{DM}]"),
+                "",
+                "",
+                "1.0000000000000001e-05",
+                "True",
+            ],
             &[BF16, "ScalarList", BF16, BF16, "Scalar", "Scalar"],
             &[&contig(&x), "", "1", "1", "", ""],
             &[&x, "", &DM.to_string(), &DM.to_string(), "", ""],
@@ -1006,7 +1177,12 @@ impl<'b, 'c> Model<'b, 'c> {
             &[&x, "", &DM.to_string(), &DM.to_string(), ""],
         );
         let kl = self.k.ln_fwd.clone();
-        let kids = vec![self.empty(), self.empty(), self.empty(), self.b.launch(&kl, 45.0)];
+        let kids = vec![
+            self.empty(),
+            self.empty(),
+            self.empty(),
+            self.b.launch(&kl, 45.0),
+        ];
         let nat = self.b.op_x("aten::native_layer_norm", &en, 5.0, 2.0, kids);
         self.b.op_x("aten::layer_norm", &e, 3.0, 1.5, vec![nat])
     }
@@ -1019,13 +1195,23 @@ impl<'b, 'c> Model<'b, 'c> {
     }
 
     fn binary(&self, name: &str, kern: &K, gpu: f64, dims: &str, dtype: &str) -> Node {
-        let e = self.b.sh(&["", ""], &[dtype, dtype], &[&contig(dims), &contig(dims)], &[dims, dims]);
+        let e = self.b.sh(
+            &["", ""],
+            &[dtype, dtype],
+            &[&contig(dims), &contig(dims)],
+            &[dims, dims],
+        );
         let l = self.b.launch(kern, gpu);
         self.b.op_x(name, &e, 6.0, 2.0, vec![l])
     }
 
     fn dropout(&self, dims: &str) -> Node {
-        let e = self.b.sh(&["", "0.10000000000000001", "True"], &[BF16, "Scalar", "Scalar"], &[&contig(dims), "", ""], &[dims, "", ""]);
+        let e = self.b.sh(
+            &["", "0.10000000000000001", "True"],
+            &[BF16, "Scalar", "Scalar"],
+            &[&contig(dims), "", ""],
+            &[dims, "", ""],
+        );
         let kd = self.k.dropout.clone();
         let l = self.b.launch(&kd, 55.0);
         let kids = vec![self.empty(), self.empty(), l];
@@ -1035,8 +1221,18 @@ impl<'b, 'c> Model<'b, 'c> {
 
     /// aten::to -> aten::_to_copy -> aten::empty_strided, aten::copy_ -> (kernel)
     fn to_copy(&self, dims: &str, from: &str, to: &str, inner: Node) -> Node {
-        let e = self.b.sh(&["", &format!("{to}"), "False", "False", ""], &[from, "ScalarType", "Scalar", "Scalar", ""], &[&contig(dims), "", "", "", ""], &[dims, "", "", "", ""]);
-        let ec = self.b.sh(&["", "", "False"], &[to, from, "Scalar"], &[&contig(dims), &contig(dims), ""], &[dims, dims, ""]);
+        let e = self.b.sh(
+            &["", to, "False", "False", ""],
+            &[from, "ScalarType", "Scalar", "Scalar", ""],
+            &[&contig(dims), "", "", "", ""],
+            &[dims, "", "", "", ""],
+        );
+        let ec = self.b.sh(
+            &["", "", "False"],
+            &[to, from, "Scalar"],
+            &[&contig(dims), &contig(dims), ""],
+            &[dims, dims, ""],
+        );
         let copy = self.b.op_x("aten::copy_", &ec, 6.0, 2.0, vec![inner]);
         let kids = vec![self.b.op("aten::empty_strided", 2.5, 1.0, vec![]), copy];
         let tc = self.b.op_x("aten::_to_copy", &e, 4.0, 1.5, kids);
@@ -1054,8 +1250,16 @@ impl<'b, 'c> Model<'b, 'c> {
         };
         let causal = if mask { "False" } else { "True" };
         let mask_t = if mask { BF16 } else { "" };
-        let mask_d = if mask { format!("{BATCH},1,{SEQ},{SEQ}") } else { String::new() };
-        let mask_s = if mask { format!("{},{},{},1", SEQ * SEQ, SEQ * SEQ, SEQ) } else { String::new() };
+        let mask_d = if mask {
+            format!("{BATCH},1,{SEQ},{SEQ}")
+        } else {
+            String::new()
+        };
+        let mask_s = if mask {
+            format!("{},{},{},1", SEQ * SEQ, SEQ * SEQ, SEQ)
+        } else {
+            String::new()
+        };
         let e = self.b.sh(
             &["", "", "", "", "0.", causal, "", "False"],
             &[dt, dt, dt, mask_t, "Scalar", "Scalar", "", "Scalar"],
@@ -1073,13 +1277,26 @@ impl<'b, 'c> Model<'b, 'c> {
                     &[&q, &q, &q, "", "", "", ""],
                 );
                 let kf = self.k.flash_fwd.clone();
-                let kids = vec![self.empty(), self.empty(), self.b.op("aten::empty_like", 2.0, 1.0, vec![]), self.b.launch(&kf, 440.0)];
-                let fa = self.b.op_x("aten::_flash_attention_forward", &ei, 8.0, 3.0, kids);
+                let kids = vec![
+                    self.empty(),
+                    self.empty(),
+                    self.b.op("aten::empty_like", 2.0, 1.0, vec![]),
+                    self.b.launch(&kf, 440.0),
+                ];
+                let fa = self
+                    .b
+                    .op_x("aten::_flash_attention_forward", &ei, 8.0, 3.0, kids);
                 let tr: Vec<Node> = (0..3).map(|_| self.transpose(&q, &qs)).collect();
                 let mut kids = tr;
                 kids.push(fa);
                 kids.push(self.transpose(&q, &qs));
-                self.b.op_x("aten::_scaled_dot_product_flash_attention", &ei, 4.0, 2.0, kids)
+                self.b.op_x(
+                    "aten::_scaled_dot_product_flash_attention",
+                    &ei,
+                    4.0,
+                    2.0,
+                    kids,
+                )
             }
             Backend::Efficient => {
                 let ei = self.b.sh(
@@ -1090,22 +1307,43 @@ impl<'b, 'c> Model<'b, 'c> {
                 );
                 let kf = self.k.eff_fwd.clone();
                 let kids = vec![self.empty(), self.empty(), self.b.launch(&kf, 640.0)];
-                let fa = self.b.op_x("aten::_efficient_attention_forward", &ei, 9.0, 3.0, kids);
+                let fa = self
+                    .b
+                    .op_x("aten::_efficient_attention_forward", &ei, 9.0, 3.0, kids);
                 let mut kids: Vec<Node> = (0..3).map(|_| self.transpose(&q, &qs)).collect();
                 kids.push(fa);
                 kids.push(self.transpose(&q, &qs));
-                self.b.op_x("aten::_scaled_dot_product_efficient_attention", &ei, 4.0, 2.0, kids)
+                self.b.op_x(
+                    "aten::_scaled_dot_product_efficient_attention",
+                    &ei,
+                    4.0,
+                    2.0,
+                    kids,
+                )
             }
             Backend::Cudnn => {
                 let ei = self.b.sh(
                     &["", "", "", "", "True", "0.", "True", "False", ""],
-                    &[BF16, BF16, BF16, "", "Scalar", "Scalar", "Scalar", "Scalar", ""],
+                    &[
+                        BF16, BF16, BF16, "", "Scalar", "Scalar", "Scalar", "Scalar", "",
+                    ],
                     &[&qs, &qs, &qs, "", "", "", "", "", ""],
                     &[&q, &q, &q, "", "", "", "", "", ""],
                 );
                 let kf = self.k.cudnn_fwd.clone();
-                let kids = vec![self.empty(), self.empty(), self.empty(), self.b.launch(&kf, 380.0)];
-                self.b.op_x("aten::_scaled_dot_product_cudnn_attention", &ei, 12.0, 3.0, kids)
+                let kids = vec![
+                    self.empty(),
+                    self.empty(),
+                    self.empty(),
+                    self.b.launch(&kf, 380.0),
+                ];
+                self.b.op_x(
+                    "aten::_scaled_dot_product_cudnn_attention",
+                    &ei,
+                    12.0,
+                    3.0,
+                    kids,
+                )
             }
             Backend::Math => {
                 // fp32 attention: q, k, v upcast before, the result cast back after
@@ -1122,27 +1360,66 @@ impl<'b, 'c> Model<'b, 'c> {
                     &[&contig(&q), &contig(&q), &contig(&q), "", "", "", "", ""],
                     &[&q, &q, &q, "", "", "", "", ""],
                 );
-                let (km, kg, ka, ks) = (self.k.mul_f32.clone(), self.k.gemm_f32.clone(), self.k.add.clone(), self.k.softmax.clone());
+                let (km, kg, ka, ks) = (
+                    self.k.mul_f32.clone(),
+                    self.k.gemm_f32.clone(),
+                    self.k.add_f32.clone(),
+                    self.k.softmax.clone(),
+                );
                 let mul = self.binary("aten::mul", &km, 70.0, &q, "float");
-                let eb = self.b.sh(&["", ""], &["float", "float"], &[&contig(&bs), &contig(&bs)], &[&bs, &bs]);
+                let eb = self.b.sh(
+                    &["", ""],
+                    &["float", "float"],
+                    &[&contig(&bs), &contig(&bs)],
+                    &[&bs, &bs],
+                );
                 let l1 = self.b.launch(&kg, 420.0);
                 let bmm1 = self.b.op_x("aten::bmm", &eb, 8.0, 2.0, vec![l1]);
-                let mm1 = self.b.op_x("aten::matmul", &eb, 4.0, 2.0, vec![self.view(&q), bmm1, self.view(&bs)]);
+                let mm1 = self.b.op_x(
+                    "aten::matmul",
+                    &eb,
+                    4.0,
+                    2.0,
+                    vec![self.view(&q), bmm1, self.view(&bs)],
+                );
                 let add = self.binary("aten::add", &ka, 300.0, &s, "float");
-                let esm = self.b.sh(&["", "-1", "False"], &["float", "Scalar", "Scalar"], &[&contig(&s), "", ""], &[&s, "", ""]);
+                let esm = self.b.sh(
+                    &["", "-1", "False"],
+                    &["float", "Scalar", "Scalar"],
+                    &[&contig(&s), "", ""],
+                    &[&s, "", ""],
+                );
                 let ls = self.b.launch(&ks, 610.0);
                 let sm_inner = self.b.op_x("aten::_softmax", &esm, 5.0, 2.0, vec![ls]);
                 let sm = self.b.op_x("aten::softmax", &esm, 2.0, 1.0, vec![sm_inner]);
                 let l2 = self.b.launch(&kg, 420.0);
                 let bmm2 = self.b.op_x("aten::bmm", &eb, 8.0, 2.0, vec![l2]);
-                let mm2 = self.b.op_x("aten::matmul", &eb, 4.0, 2.0, vec![self.view(&s), bmm2, self.view(&bs)]);
+                let mm2 = self.b.op_x(
+                    "aten::matmul",
+                    &eb,
+                    4.0,
+                    2.0,
+                    vec![self.view(&s), bmm2, self.view(&bs)],
+                );
                 let kt = self.k.copy_f32.clone();
                 let lback = self.b.launch(&kt, 55.0);
                 post.push(self.to_copy(&q, "float", "15", lback));
-                self.b.op_x("aten::_scaled_dot_product_attention_math", &ei, 6.0, 2.0, vec![mul, mm1, add, sm, mm2])
+                self.b.op_x(
+                    "aten::_scaled_dot_product_attention_math",
+                    &ei,
+                    6.0,
+                    2.0,
+                    vec![mul, mm1, add, sm, mm2],
+                )
             }
         };
-        let sdpa = self.b.op_x("aten::scaled_dot_product_attention", &e, 5.0, 2.0, vec![inner]);
+        let sdpa = self.b.op_x(
+            "aten::scaled_dot_product_attention",
+            &e,
+            5.0,
+            2.0,
+            vec![inner],
+        );
         let mut v = pre;
         v.push(sdpa);
         v.extend(post);
@@ -1156,12 +1433,15 @@ impl<'b, 'c> Model<'b, 'c> {
         let q4s = format!("{},{},{},1", SEQ * 3 * DM, 3 * DM, HD);
         // attention
         let mut attn = vec![self.linear(DM, 3 * DM, 760.0, true)];
-        let es = self.b.sh(&["", &DM.to_string(), "2"], &[BF16, "Scalar", "Scalar"], &[&contig(&qkv), "", ""], &[&qkv, "", ""]);
+        let es = self.b.sh(
+            &["", &DM.to_string(), "2"],
+            &[BF16, "Scalar", "Scalar"],
+            &[&contig(&qkv), "", ""],
+            &[&qkv, "", ""],
+        );
         let narrows: Vec<Node> = (0..3)
             .map(|_| {
-                let s = self.b.op("aten::slice", 2.0, 1.0, vec![]);
-                let a = self.as_strided();
-                let _ = a;
+                let s = self.b.op("aten::slice", 2.0, 1.0, vec![self.as_strided()]);
                 self.b.op("aten::narrow", 2.0, 1.0, vec![s])
             })
             .collect();
@@ -1171,16 +1451,32 @@ impl<'b, 'c> Model<'b, 'c> {
             attn.push(self.transpose(&q4, &q4s));
         }
         attn.extend(self.sdpa_fwd());
-        attn.push(self.transpose(&format!("{BATCH},{NH},{SEQ},{HD}"), &format!("{},{},{},1", SEQ * DM, HD, DM)));
+        attn.push(self.transpose(
+            &format!("{BATCH},{NH},{SEQ},{HD}"),
+            &format!("{},{},{},1", SEQ * DM, HD, DM),
+        ));
         let kc = self.k.copy.clone();
         let lc = self.b.launch(&kc, 48.0);
-        let clone = self.b.op("aten::clone", 4.0, 2.0, vec![self.b.op("aten::empty_like", 2.0, 1.0, vec![]), self.b.op("aten::copy_", 5.0, 2.0, vec![lc])]);
+        let clone = self.b.op(
+            "aten::clone",
+            4.0,
+            2.0,
+            vec![
+                self.b.op("aten::empty_like", 2.0, 1.0, vec![]),
+                self.b.op("aten::copy_", 5.0, 2.0, vec![lc]),
+            ],
+        );
         attn.push(self.b.op("aten::contiguous", 2.0, 1.0, vec![clone]));
         attn.push(self.view(&x));
         attn.push(self.linear(DM, DM, 260.0, false));
         attn.push(self.dropout(&x));
         let attn_fwd = self.b.py("model.py(58): forward", 6.0, 4.0, attn);
-        let attn_call = self.b.py("torch/nn/modules/module.py(1784): _call_impl", 3.0, 2.0, vec![attn_fwd]);
+        let attn_call = self.b.py(
+            "torch/nn/modules/module.py(1784): _call_impl",
+            3.0,
+            2.0,
+            vec![attn_fwd],
+        );
 
         // mlp
         let h = dims3(BATCH, SEQ, FF);
@@ -1189,7 +1485,9 @@ impl<'b, 'c> Model<'b, 'c> {
             Mlp::Gelu => {
                 mlp.push(self.linear(DM, FF, 1010.0, true));
                 let kg = self.k.gelu.clone();
-                let e = self.b.sh(&["", "none"], &[BF16, ""], &[&contig(&h), ""], &[&h, ""]);
+                let e = self
+                    .b
+                    .sh(&["", "none"], &[BF16, ""], &[&contig(&h), ""], &[&h, ""]);
                 let l = self.b.launch(&kg, 95.0);
                 mlp.push(self.b.op_x("aten::gelu", &e, 5.0, 2.0, vec![l]));
             }
@@ -1205,7 +1503,12 @@ impl<'b, 'c> Model<'b, 'c> {
         mlp.push(self.linear(FF, DM, 1000.0, false));
         mlp.push(self.dropout(&x));
         let mlp_fwd = self.b.py("model.py(81): forward", 5.0, 3.0, mlp);
-        let mlp_call = self.b.py("torch/nn/modules/module.py(1784): _call_impl", 3.0, 2.0, vec![mlp_fwd]);
+        let mlp_call = self.b.py(
+            "torch/nn/modules/module.py(1784): _call_impl",
+            3.0,
+            2.0,
+            vec![mlp_fwd],
+        );
 
         let ka = self.k.add.clone();
         let kids = vec![
@@ -1217,17 +1520,28 @@ impl<'b, 'c> Model<'b, 'c> {
             self.binary("aten::add", &ka, 48.0, &x, BF16),
         ];
         let blk = self.b.py("model.py(104): forward", 5.0, 3.0, kids);
-        self.b.py("torch/nn/modules/module.py(1784): _call_impl", 3.0, 2.0, vec![blk])
+        self.b.py(
+            "torch/nn/modules/module.py(1784): _call_impl",
+            3.0,
+            2.0,
+            vec![blk],
+        )
     }
 
     fn embedding(&self, rows: u64, gpu: f64) -> Node {
         let idx = format!("{BATCH},{SEQ}");
-        let e = self.b.sh(&["", "", "-1", "False", "False"], &[BF16, "long int", "Scalar", "Scalar", "Scalar"], &[&format!("{DM},1"), &format!("{SEQ},1"), "", "", ""], &[&format!("{rows},{DM}"), &idx, "", "", ""]);
+        let e = self.b.sh(
+            &["", "", "-1", "False", "False"],
+            &[BF16, "long int", "Scalar", "Scalar", "Scalar"],
+            &[&format!("{DM},1"), &format!("{SEQ},1"), "", "", ""],
+            &[&format!("{rows},{DM}"), &idx, "", "", ""],
+        );
         let ki = self.k.index_select.clone();
         let l = self.b.launch(&ki, gpu);
         let kids = vec![
             self.b.op("aten::reshape", 2.5, 1.0, vec![]),
-            self.b.op("aten::index_select", 8.0, 2.0, vec![self.empty(), l]),
+            self.b
+                .op("aten::index_select", 8.0, 2.0, vec![self.empty(), l]),
             self.view(&TOK.to_string()),
         ];
         self.b.op_x("aten::embedding", &e, 3.0, 1.5, kids)
@@ -1248,22 +1562,53 @@ impl<'b, 'c> Model<'b, 'c> {
         }
         kids.push(self.layer_norm());
         // lm head (no bias): aten::linear -> aten::t, aten::matmul -> aten::mm
-        let lo = format!("{TOK},{VOCAB}");
-        let e = self.b.sh(&["", "", ""], &[BF16, BF16, ""], &[&contig(&x), &format!("{DM},1"), ""], &[&x, &format!("{VOCAB},{DM}"), ""]);
-        let em = self.b.sh(&["", ""], &[BF16, BF16], &[&format!("{DM},1"), &format!("1,{DM}")], &[&format!("{TOK},{DM}"), &format!("{DM},{VOCAB}")]);
+        let e = self.b.sh(
+            &["", "", ""],
+            &[BF16, BF16, ""],
+            &[&contig(&x), &format!("{DM},1"), ""],
+            &[&x, &format!("{VOCAB},{DM}"), ""],
+        );
+        let em = self.b.sh(
+            &["", ""],
+            &[BF16, BF16],
+            &[&format!("{DM},1"), &format!("1,{DM}")],
+            &[&format!("{TOK},{DM}"), &format!("{DM},{VOCAB}")],
+        );
         let kg = self.k.gemm_fwd_wide.clone();
         let l = self.b.launch(&kg, 5900.0);
         let mm = self.b.op_x("aten::mm", &em, 9.0, 3.0, vec![l]);
-        let matmul = self.b.op_x("aten::matmul", &e, 4.0, 2.0, vec![self.view(&x), mm, self.b.op("aten::_unsafe_view", 2.5, 1.0, vec![])]);
+        let matmul = self.b.op_x(
+            "aten::matmul",
+            &e,
+            4.0,
+            2.0,
+            vec![
+                self.view(&x),
+                mm,
+                self.b.op("aten::_unsafe_view", 2.5, 1.0, vec![]),
+            ],
+        );
         let tt = self.t(VOCAB, DM);
         kids.push(self.b.op_x("aten::linear", &e, 3.0, 2.0, vec![tt, matmul]));
-        let _ = lo;
         let model_fwd = self.b.py("model.py(160): forward", 8.0, 5.0, kids);
-        let call = self.b.py("torch/nn/modules/module.py(1784): _call_impl", 3.0, 2.0, vec![model_fwd]);
-        let call = self.b.py("torch/nn/modules/module.py(1773): _wrapped_call_impl", 2.0, 1.0, vec![call]);
+        let call = self.b.py(
+            "torch/nn/modules/module.py(1784): _call_impl",
+            3.0,
+            2.0,
+            vec![model_fwd],
+        );
+        let call = self.b.py(
+            "torch/nn/modules/module.py(1773): _wrapped_call_impl",
+            2.0,
+            1.0,
+            vec![call],
+        );
         let mut v = Vec::new();
         if self.cfg().world > 1 {
-            v.push(self.b.ann("DistributedDataParallel.forward", 25.0, 6.0, vec![call]));
+            v.push(
+                self.b
+                    .ann("DistributedDataParallel.forward", 25.0, 6.0, vec![call]),
+            );
         } else {
             v.push(call);
         }
@@ -1280,8 +1625,17 @@ impl<'b, 'c> Model<'b, 'c> {
         let nf = self.b.op("aten::nll_loss_forward", 7.0, 2.0, vec![ln]);
         let nl = self.b.op("aten::nll_loss", 2.0, 1.0, vec![nf]);
         let nll = self.b.op("aten::nll_loss_nd", 2.0, 1.0, vec![nl]);
-        let el = self.b.sh(&["", "", "", "1", "-100", "0."], &["float", "long int", "", "Scalar", "Scalar", "Scalar"], &[&contig(&lo), "1", "", "", "", ""], &[&lo, &TOK.to_string(), "", "", "", ""]);
-        v.push(self.b.op_x("aten::cross_entropy_loss", &el, 4.0, 2.0, vec![lso, nll]));
+        let lo = format!("{TOK},{VOCAB}");
+        let el = self.b.sh(
+            &["", "", "", "1", "-100", "0."],
+            &["float", "long int", "", "Scalar", "Scalar", "Scalar"],
+            &[&contig(&lo), "1", "", "", "", ""],
+            &[&lo, &TOK.to_string(), "", "", "", ""],
+        );
+        v.push(
+            self.b
+                .op_x("aten::cross_entropy_loss", &el, 4.0, 2.0, vec![lso, nll]),
+        );
         v
     }
 
@@ -1289,34 +1643,72 @@ impl<'b, 'c> Model<'b, 'c> {
 
     fn eval_fn(&self, name: &str, inner: Vec<Node>) -> Node {
         let n = self.b.op(name, 3.0, 2.0, inner);
-        self.b.op(&format!("autograd::engine::evaluate_function: {name}"), 4.0, 3.0, vec![n])
+        self.b.op(
+            &format!("autograd::engine::evaluate_function: {name}"),
+            4.0,
+            3.0,
+            vec![n],
+        )
     }
 
     fn accumulate_grad(&self) -> Node {
-        let inner = self.b.op("torch::autograd::AccumulateGrad", 3.0, 2.0, vec![self.b.op("aten::detach", 1.5, 0.8, vec![])]);
-        self.b.op("autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", 2.0, 2.0, vec![inner])
+        let inner = self.b.op(
+            "torch::autograd::AccumulateGrad",
+            3.0,
+            2.0,
+            vec![self.b.op("aten::detach", 1.5, 0.8, vec![])],
+        );
+        self.b.op(
+            "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
+            2.0,
+            2.0,
+            vec![inner],
+        )
     }
 
     fn mm(&self, kern: &K, gpu: f64, a: &str, b: &str) -> Node {
-        let e = self.b.sh(&["", ""], &[BF16, BF16], &[&contig(a), &contig(b)], &[a, b]);
+        let e = self
+            .b
+            .sh(&["", ""], &[BF16, BF16], &[&contig(a), &contig(b)], &[a, b]);
         let l = self.b.launch(kern, gpu);
         self.b.op_x("aten::mm", &e, 8.0, 2.0, vec![l])
     }
 
     fn addmm_bwd(&self, inf: u64, outf: u64, gemm_us: f64, bias: bool) -> Vec<Node> {
-        let (kn, kt, kr) = (self.k.gemm_bwd_nn.clone(), self.k.gemm_bwd_nt.clone(), self.k.reduce_sum.clone());
+        let (kn, kt, kr) = (
+            self.k.gemm_bwd_nn.clone(),
+            self.k.gemm_bwd_nt.clone(),
+            self.k.reduce_sum.clone(),
+        );
         let g = format!("{TOK},{outf}");
         let w = format!("{outf},{inf}");
         let x = format!("{TOK},{inf}");
-        let mut inner = vec![self.t(inf, outf), self.mm(&kn, gemm_us, &g, &w), self.t(TOK, inf), self.mm(&kt, gemm_us, &format!("{outf},{TOK}"), &x)];
+        let mut inner = vec![
+            self.t(inf, outf),
+            self.mm(&kn, gemm_us, &g, &w),
+            self.t(TOK, inf),
+            self.mm(&kt, gemm_us, &format!("{outf},{TOK}"), &x),
+        ];
         if bias {
-            let e = self.b.sh(&["", "[0]", "True", ""], &[BF16, "ScalarList", "Scalar", ""], &[&contig(&g), "", "", ""], &[&g, "", "", ""]);
+            let e = self.b.sh(
+                &["", "[0]", "True", ""],
+                &[BF16, "ScalarList", "Scalar", ""],
+                &[&contig(&g), "", "", ""],
+                &[&g, "", "", ""],
+            );
             let l = self.b.launch(&kr, (outf as f64 / 2048.0) * 14.0 + 8.0);
             inner.push(self.b.op_x("aten::sum", &e, 8.0, 2.0, vec![l]));
         }
-        let name = if bias { "AddmmBackward0" } else { "MmBackward0" };
+        let name = if bias {
+            "AddmmBackward0"
+        } else {
+            "MmBackward0"
+        };
         vec![
-            self.eval_fn("UnsafeViewBackward0", vec![self.b.op("aten::reshape", 2.0, 1.0, vec![self.view(&g)])]),
+            self.eval_fn(
+                "UnsafeViewBackward0",
+                vec![self.b.op("aten::reshape", 2.0, 1.0, vec![self.view(&g)])],
+            ),
             self.eval_fn(name, inner),
             self.eval_fn("TBackward0", vec![self.t(inf, outf)]),
         ]
@@ -1326,22 +1718,68 @@ impl<'b, 'c> Model<'b, 'c> {
         let (ki, kg) = (self.k.ln_bwd_in.clone(), self.k.ln_bwd_gamma.clone());
         let x = dims3(BATCH, SEQ, DM);
         let e = self.b.sh(
-            &["", "", &format!("[{DM}]"), "", "", "", "", "[True, True, True]"],
-            &[BF16, BF16, "ScalarList", "float", "float", BF16, BF16, "ScalarList"],
+            &[
+                "",
+                "",
+                &format!("[{DM}]"),
+                "",
+                "",
+                "",
+                "",
+                "[True, True, True]",
+            ],
+            &[
+                BF16,
+                BF16,
+                "ScalarList",
+                "float",
+                "float",
+                BF16,
+                BF16,
+                "ScalarList",
+            ],
             &[&contig(&x), &contig(&x), "", "", "", "1", "1", ""],
-            &[&x, &x, "", &format!("{BATCH},{SEQ},1"), &format!("{BATCH},{SEQ},1"), &DM.to_string(), &DM.to_string(), ""],
+            &[
+                &x,
+                &x,
+                "",
+                &format!("{BATCH},{SEQ},1"),
+                &format!("{BATCH},{SEQ},1"),
+                &DM.to_string(),
+                &DM.to_string(),
+                "",
+            ],
         );
-        let kids = vec![self.empty(), self.empty(), self.empty(), self.b.launch(&ki, 68.0), self.b.launch(&kg, 38.0)];
-        let n = self.b.op_x("aten::native_layer_norm_backward", &e, 8.0, 3.0, kids);
+        let kids = vec![
+            self.empty(),
+            self.empty(),
+            self.empty(),
+            self.b.launch(&ki, 68.0),
+            self.b.launch(&kg, 38.0),
+        ];
+        let n = self
+            .b
+            .op_x("aten::native_layer_norm_backward", &e, 8.0, 3.0, kids);
         self.eval_fn("NativeLayerNormBackward0", vec![n])
     }
 
     fn dropout_bwd(&self) -> Node {
         let kd = self.k.dropout_bwd.clone();
         let x = dims3(BATCH, SEQ, DM);
-        let e = self.b.sh(&["", "", "1.1111111111111112"], &[BF16, "bool", "Scalar"], &[&contig(&x), &contig(&x), ""], &[&x, &x, ""]);
+        let e = self.b.sh(
+            &["", "", "1.1111111111111112"],
+            &[BF16, "bool", "Scalar"],
+            &[&contig(&x), &contig(&x), ""],
+            &[&x, &x, ""],
+        );
         let l = self.b.launch(&kd, 52.0);
-        let n = self.b.op_x("aten::native_dropout_backward", &e, 6.0, 2.0, vec![self.empty(), l]);
+        let n = self.b.op_x(
+            "aten::native_dropout_backward",
+            &e,
+            6.0,
+            2.0,
+            vec![self.empty(), l],
+        );
         self.eval_fn("NativeDropoutBackward0", vec![n])
     }
 
@@ -1357,10 +1795,28 @@ impl<'b, 'c> Model<'b, 'c> {
         };
         match self.cfg().backend {
             Backend::Flash => {
-                let (k1, k2, k3, kf) = (self.k.flash_bwd_dot.clone(), self.k.flash_bwd.clone(), self.k.flash_bwd_convert.clone(), self.k.fill.clone());
+                let (k1, k2, k3, kf) = (
+                    self.k.flash_bwd_dot.clone(),
+                    self.k.flash_bwd.clone(),
+                    self.k.flash_bwd_convert.clone(),
+                    self.k.fill.clone(),
+                );
                 let e = e4(self.b, 6, BF16);
                 let fill = self.b.launch(&kf, 28.0);
-                let zeros = self.b.op("aten::zeros", 3.0, 1.0, vec![self.empty(), self.b.op("aten::zero_", 2.0, 1.0, vec![self.b.op("aten::fill_", 4.0, 1.0, vec![fill])])]);
+                let zeros = self.b.op(
+                    "aten::zeros",
+                    3.0,
+                    1.0,
+                    vec![
+                        self.empty(),
+                        self.b.op(
+                            "aten::zero_",
+                            2.0,
+                            1.0,
+                            vec![self.b.op("aten::fill_", 4.0, 1.0, vec![fill])],
+                        ),
+                    ],
+                );
                 let kids = vec![
                     self.b.op("aten::empty_like", 2.0, 1.0, vec![]),
                     self.b.op("aten::empty_like", 2.0, 1.0, vec![]),
@@ -1371,45 +1827,126 @@ impl<'b, 'c> Model<'b, 'c> {
                     self.b.launch(&k2, 1120.0),
                     self.b.launch(&k3, 24.0),
                 ];
-                let fb = self.b.op_x("aten::_flash_attention_backward", &e, 10.0, 3.0, kids);
-                let kids = vec![self.transpose(&q, &qs), self.transpose(&q, &qs), fb, self.transpose(&q, &qs), self.transpose(&q, &qs), self.transpose(&q, &qs)];
-                let sb = self.b.op_x("aten::_scaled_dot_product_flash_attention_backward", &e, 5.0, 2.0, kids);
+                let fb = self
+                    .b
+                    .op_x("aten::_flash_attention_backward", &e, 10.0, 3.0, kids);
+                let kids = vec![
+                    self.transpose(&q, &qs),
+                    self.transpose(&q, &qs),
+                    fb,
+                    self.transpose(&q, &qs),
+                    self.transpose(&q, &qs),
+                    self.transpose(&q, &qs),
+                ];
+                let sb = self.b.op_x(
+                    "aten::_scaled_dot_product_flash_attention_backward",
+                    &e,
+                    5.0,
+                    2.0,
+                    kids,
+                );
                 vec![self.eval_fn("ScaledDotProductFlashAttentionBackward0", vec![sb])]
             }
             Backend::Efficient => {
                 let kb = self.k.eff_bwd.clone();
                 let e = e4(self.b, 6, BF16);
-                let kids = vec![self.empty(), self.empty(), self.empty(), self.empty(), self.b.memset(BATCH * NH * SEQ * 4, 3.5), self.b.launch(&kb, 1650.0)];
-                let fb = self.b.op_x("aten::_efficient_attention_backward", &e, 12.0, 3.0, kids);
-                let kids = vec![self.transpose(&q, &qs), self.transpose(&q, &qs), fb, self.transpose(&q, &qs), self.transpose(&q, &qs), self.transpose(&q, &qs)];
-                let sb = self.b.op_x("aten::_scaled_dot_product_efficient_attention_backward", &e, 5.0, 2.0, kids);
+                let kids = vec![
+                    self.empty(),
+                    self.empty(),
+                    self.empty(),
+                    self.empty(),
+                    self.b.memset(BATCH * NH * SEQ * 4, 3.5),
+                    self.b.launch(&kb, 1650.0),
+                ];
+                let fb = self
+                    .b
+                    .op_x("aten::_efficient_attention_backward", &e, 12.0, 3.0, kids);
+                let kids = vec![
+                    self.transpose(&q, &qs),
+                    self.transpose(&q, &qs),
+                    fb,
+                    self.transpose(&q, &qs),
+                    self.transpose(&q, &qs),
+                    self.transpose(&q, &qs),
+                ];
+                let sb = self.b.op_x(
+                    "aten::_scaled_dot_product_efficient_attention_backward",
+                    &e,
+                    5.0,
+                    2.0,
+                    kids,
+                );
                 vec![self.eval_fn("ScaledDotProductEfficientAttentionBackward0", vec![sb])]
             }
             Backend::Cudnn => {
                 let kb = self.k.cudnn_bwd.clone();
                 let e = e4(self.b, 6, BF16);
-                let kids = vec![self.empty(), self.empty(), self.empty(), self.b.launch(&kb, 950.0)];
-                let sb = self.b.op_x("aten::_scaled_dot_product_cudnn_attention_backward", &e, 14.0, 3.0, kids);
+                let kids = vec![
+                    self.empty(),
+                    self.empty(),
+                    self.empty(),
+                    self.b.launch(&kb, 950.0),
+                ];
+                let sb = self.b.op_x(
+                    "aten::_scaled_dot_product_cudnn_attention_backward",
+                    &e,
+                    14.0,
+                    3.0,
+                    kids,
+                );
                 vec![self.eval_fn("ScaledDotProductCudnnAttentionBackward0", vec![sb])]
             }
             Backend::Math => {
-                let (kg, ks, km, kc) = (self.k.gemm_f32.clone(), self.k.softmax_bwd.clone(), self.k.mul_f32.clone(), self.k.copy.clone());
+                let (kg, ks, km, kc) = (
+                    self.k.gemm_f32.clone(),
+                    self.k.softmax_bwd.clone(),
+                    self.k.mul_f32.clone(),
+                    self.k.copy.clone(),
+                );
                 let bs = format!("{},{SEQ},{SEQ}", BATCH * NH);
                 let s = format!("{BATCH},{NH},{SEQ},{SEQ}");
-                let eb = self.b.sh(&["", ""], &["float", "float"], &[&contig(&bs), &contig(&bs)], &[&bs, &bs]);
+                let eb = self.b.sh(
+                    &["", ""],
+                    &["float", "float"],
+                    &[&contig(&bs), &contig(&bs)],
+                    &[&bs, &bs],
+                );
                 let mut v = Vec::new();
-                v.push(self.eval_fn("ToCopyBackward0", vec![self.to_copy(&q, "float", "15", { let l = self.b.launch(&kc, 55.0); l })]));
-                for name in ["BmmBackward0", "SoftmaxBackward0", "AddBackward0", "BmmBackward0", "MulBackward0"] {
+                v.push(self.eval_fn(
+                    "ToCopyBackward0",
+                    vec![self.to_copy(&q, "float", "15", self.b.launch(&kc, 55.0))],
+                ));
+                for name in [
+                    "BmmBackward0",
+                    "SoftmaxBackward0",
+                    "AddBackward0",
+                    "BmmBackward0",
+                    "MulBackward0",
+                ] {
                     let inner = match name {
                         "BmmBackward0" => {
                             let l1 = self.b.launch(&kg, 410.0);
                             let l2 = self.b.launch(&kg, 410.0);
-                            vec![self.b.op_x("aten::bmm", &eb, 8.0, 2.0, vec![l1]), self.b.op_x("aten::bmm", &eb, 8.0, 2.0, vec![l2])]
+                            vec![
+                                self.b.op_x("aten::bmm", &eb, 8.0, 2.0, vec![l1]),
+                                self.b.op_x("aten::bmm", &eb, 8.0, 2.0, vec![l2]),
+                            ]
                         }
                         "SoftmaxBackward0" => {
                             let l = self.b.launch(&ks, 640.0);
-                            let esm = self.b.sh(&["", "", "-1", "6"], &["float", "float", "Scalar", "ScalarType"], &[&contig(&s), &contig(&s), "", ""], &[&s, &s, "", ""]);
-                            vec![self.b.op_x("aten::_softmax_backward_data", &esm, 6.0, 2.0, vec![self.empty(), l])]
+                            let esm = self.b.sh(
+                                &["", "", "-1", "6"],
+                                &["float", "float", "Scalar", "ScalarType"],
+                                &[&contig(&s), &contig(&s), "", ""],
+                                &[&s, &s, "", ""],
+                            );
+                            vec![self.b.op_x(
+                                "aten::_softmax_backward_data",
+                                &esm,
+                                6.0,
+                                2.0,
+                                vec![self.empty(), l],
+                            )]
                         }
                         "MulBackward0" => vec![self.binary("aten::mul", &km, 70.0, &q, "float")],
                         _ => vec![],
@@ -1445,12 +1982,20 @@ impl<'b, 'c> Model<'b, 'c> {
         let kids = vec![
             self.b.call("cudaStreamIsCapturing", 317, 1.2, Eff::None),
             self.b.call("cudaEventRecord", 135, 2.3, Eff::None),
-            self.b.call("cudaStreamWaitEvent", 147, 1.6, Eff::CommWaitsCompute),
+            self.b
+                .call("cudaStreamWaitEvent", 147, 1.6, Eff::CommWaitsCompute),
             self.b.ann("nccl:all_reduce", 12.0, 4.0, vec![launch]),
             self.b.call("cudaEventRecord", 135, 1.5, Eff::None),
         ];
-        let rpc = self.b.op_x("record_param_comms", &rpc_args, 18.0, 10.0, kids);
-        let e = self.b.sh(&["", "", "", "-1"], &["TensorList", "Object", "Object", "Scalar"], &["", "", "", ""], &["", "", "", ""]);
+        let rpc = self
+            .b
+            .op_x("record_param_comms", &rpc_args, 18.0, 10.0, kids);
+        let e = self.b.sh(
+            &["", "", "", "-1"],
+            &["TensorList", "Object", "Object", "Scalar"],
+            &["", "", "", ""],
+            &["", "", "", ""],
+        );
         self.b.op_x("c10d::allreduce_", &e, 20.0, 12.0, vec![rpc])
     }
 
@@ -1464,9 +2009,16 @@ impl<'b, 'c> Model<'b, 'c> {
             Mlp::Gelu => {
                 let kg = self.k.gelu_bwd.clone();
                 let h = dims3(BATCH, SEQ, FF);
-                let e = self.b.sh(&["", "", "none"], &[BF16, BF16, ""], &[&contig(&h), &contig(&h), ""], &[&h, &h, ""]);
+                let e = self.b.sh(
+                    &["", "", "none"],
+                    &[BF16, BF16, ""],
+                    &[&contig(&h), &contig(&h), ""],
+                    &[&h, &h, ""],
+                );
                 let l = self.b.launch(&kg, 150.0);
-                let gb = self.b.op_x("aten::gelu_backward", &e, 6.0, 2.0, vec![self.empty(), l]);
+                let gb = self
+                    .b
+                    .op_x("aten::gelu_backward", &e, 6.0, 2.0, vec![self.empty(), l]);
                 v.push(self.eval_fn("GeluBackward0", vec![gb]));
                 v.extend(self.addmm_bwd(DM, FF, 1010.0, true));
             }
@@ -1487,7 +2039,10 @@ impl<'b, 'c> Model<'b, 'c> {
         v.push(self.dropout_bwd());
         v.extend(self.addmm_bwd(DM, DM, 265.0, true));
         let x = dims3(BATCH, SEQ, DM);
-        v.push(self.eval_fn("ViewBackward0", vec![self.b.op("aten::reshape", 2.0, 1.0, vec![self.view(&x)])]));
+        v.push(self.eval_fn(
+            "ViewBackward0",
+            vec![self.b.op("aten::reshape", 2.0, 1.0, vec![self.view(&x)])],
+        ));
         v.push(self.eval_fn("CloneBackward0", vec![]));
         let q = format!("{BATCH},{NH},{SEQ},{HD}");
         let qs = format!("{},{},{},1", SEQ * DM, HD, DM);
@@ -1495,23 +2050,36 @@ impl<'b, 'c> Model<'b, 'c> {
         v.extend(self.sdpa_bwd());
         for _ in 0..3 {
             v.push(self.eval_fn("TransposeBackward0", vec![self.transpose(&q, &qs)]));
-            v.push(self.eval_fn("ViewBackward0", vec![self.b.op("aten::reshape", 2.0, 1.0, vec![self.view(&q)])]));
+            v.push(self.eval_fn(
+                "ViewBackward0",
+                vec![self.b.op("aten::reshape", 2.0, 1.0, vec![self.view(&q)])],
+            ));
         }
         let kc = self.k.cat.clone();
-        let qkv = dims3(BATCH, SEQ, 3 * DM);
-        let e = self.b.sh(&["", "2"], &["TensorList", "Scalar"], &["", ""], &["", ""]);
+        let e = self
+            .b
+            .sh(&["", "2"], &["TensorList", "Scalar"], &["", ""], &["", ""]);
         let l = self.b.launch(&kc, 88.0);
         let cat = self.b.op_x("aten::cat", &e, 8.0, 2.0, vec![l]);
-        let _ = qkv;
         v.push(self.eval_fn("SplitBackward0", vec![cat]));
         v.extend(self.addmm_bwd(DM, 3 * DM, 760.0, true));
         v.push(self.layer_norm_bwd());
-        let nparams = if self.cfg().mlp == Mlp::SwiGlu { 14 } else { 12 };
+        let nparams = if self.cfg().mlp == Mlp::SwiGlu {
+            14
+        } else {
+            12
+        };
         for _ in 0..nparams {
             v.push(self.accumulate_grad());
         }
         if self.cfg().world > 1 {
-            let per_layer = 4 * DM * DM + 2 * DM * FF + if self.cfg().mlp == Mlp::SwiGlu { DM * FF } else { 0 };
+            let per_layer = 4 * DM * DM
+                + 2 * DM * FF
+                + if self.cfg().mlp == Mlp::SwiGlu {
+                    DM * FF
+                } else {
+                    0
+                };
             v.push(self.allreduce(per_layer + 9 * DM));
         }
         v
@@ -1520,25 +2088,80 @@ impl<'b, 'c> Model<'b, 'c> {
     fn embedding_bwd(&self, rows: u64, memset_us: f64, gpu: f64) -> Node {
         let ke = self.k.emb_bwd.clone();
         let ms = self.b.memset(rows * DM * 2, memset_us);
-        let zeros = self.b.op("aten::zeros", 3.0, 1.0, vec![self.empty(), self.b.op("aten::zero_", 3.0, 1.0, vec![ms])]);
+        let zeros = self.b.op(
+            "aten::zeros",
+            3.0,
+            1.0,
+            vec![self.empty(), self.b.op("aten::zero_", 3.0, 1.0, vec![ms])],
+        );
         let l = self.b.launch(&ke, gpu);
-        let e = self.b.sh(&["", "", &rows.to_string(), "-1", "False"], &[BF16, "long int", "Scalar", "Scalar", "Scalar"], &[&contig(&dims3(BATCH, SEQ, DM)), &format!("{SEQ},1"), "", "", ""], &[&dims3(BATCH, SEQ, DM), &format!("{BATCH},{SEQ}"), "", "", ""]);
-        let dense = self.b.op_x("aten::embedding_dense_backward", &e, 10.0, 3.0, vec![zeros, l]);
-        let eb = self.b.op_x("aten::embedding_backward", &e, 3.0, 1.0, vec![dense]);
+        let e = self.b.sh(
+            &["", "", &rows.to_string(), "-1", "False"],
+            &[BF16, "long int", "Scalar", "Scalar", "Scalar"],
+            &[
+                &contig(&dims3(BATCH, SEQ, DM)),
+                &format!("{SEQ},1"),
+                "",
+                "",
+                "",
+            ],
+            &[
+                &dims3(BATCH, SEQ, DM),
+                &format!("{BATCH},{SEQ}"),
+                "",
+                "",
+                "",
+            ],
+        );
+        let dense = self.b.op_x(
+            "aten::embedding_dense_backward",
+            &e,
+            10.0,
+            3.0,
+            vec![zeros, l],
+        );
+        let eb = self
+            .b
+            .op_x("aten::embedding_backward", &e, 3.0, 1.0, vec![dense]);
         self.eval_fn("EmbeddingBackward0", vec![eb])
     }
 
     fn backward(&self) -> Vec<Node> {
         let mut v = Vec::new();
-        let (kf, kn, kls, kc) = (self.k.fill.clone(), self.k.nll_bwd.clone(), self.k.log_softmax_bwd.clone(), self.k.copy_f32.clone());
+        let (kf, kn, kls, kc) = (
+            self.k.fill.clone(),
+            self.k.nll_bwd.clone(),
+            self.k.log_softmax_bwd.clone(),
+            self.k.copy_f32.clone(),
+        );
         // loss
         let lf = self.b.launch(&kf, 1050.0);
-        let zeros = self.b.op("aten::zeros", 3.0, 1.0, vec![self.empty(), self.b.op("aten::zero_", 2.0, 1.0, vec![self.b.op("aten::fill_", 4.0, 1.0, vec![lf])])]);
+        let zeros = self.b.op(
+            "aten::zeros",
+            3.0,
+            1.0,
+            vec![
+                self.empty(),
+                self.b.op(
+                    "aten::zero_",
+                    2.0,
+                    1.0,
+                    vec![self.b.op("aten::fill_", 4.0, 1.0, vec![lf])],
+                ),
+            ],
+        );
         let ln = self.b.launch(&kn, 15.0);
-        let nb = self.b.op("aten::nll_loss_backward", 6.0, 2.0, vec![zeros, ln]);
+        let nb = self
+            .b
+            .op("aten::nll_loss_backward", 6.0, 2.0, vec![zeros, ln]);
         v.push(self.eval_fn("NllLossBackward0", vec![nb]));
         let l = self.b.launch(&kls, 2450.0);
-        let lb = self.b.op("aten::_log_softmax_backward_data", 6.0, 2.0, vec![self.empty(), l]);
+        let lb = self.b.op(
+            "aten::_log_softmax_backward_data",
+            6.0,
+            2.0,
+            vec![self.empty(), l],
+        );
         v.push(self.eval_fn("LogSoftmaxBackward0", vec![lb]));
         let logits = format!("{BATCH},{SEQ},{VOCAB}");
         let l = self.b.launch(&kc, 1200.0);
@@ -1566,15 +2189,32 @@ impl<'b, 'c> Model<'b, 'c> {
 
     fn optimizer(&self) -> Node {
         let layers = self.cfg().layers as u64;
-        let nparams = layers * if self.cfg().mlp == Mlp::SwiGlu { 14 } else { 12 } + 6;
+        let nparams = layers
+            * if self.cfg().mlp == Mlp::SwiGlu {
+                14
+            } else {
+                12
+            }
+            + 6;
         let launches = (nparams / 24 + 1).max(1);
         let mut kids = Vec::new();
         if self.cfg().world > 1 {
             // DDP: the optimizer's kernels wait for the last all-reduce
-            kids.push(self.b.call("cudaStreamWaitEvent", 147, 1.7, Eff::ComputeWaitsComm));
+            kids.push(
+                self.b
+                    .call("cudaStreamWaitEvent", 147, 1.7, Eff::ComputeWaitsComm),
+            );
         }
-        let tl = self.b.sh(&["", ""], &["TensorList", "Scalar"], &["", ""], &["", ""]);
-        kids.push(self.b.op_x("aten::_foreach_add_", &tl, 40.0 + nparams as f64 * 0.6, 3.0, vec![]));
+        let tl = self
+            .b
+            .sh(&["", ""], &["TensorList", "Scalar"], &["", ""], &["", ""]);
+        kids.push(self.b.op_x(
+            "aten::_foreach_add_",
+            &tl,
+            40.0 + nparams as f64 * 0.6,
+            3.0,
+            vec![],
+        ));
         let mta = self.k.mta.clone();
         for (name, kern) in mta.iter() {
             let per = (layers as f64 * 210.0 + 120.0) / launches as f64;
@@ -1587,12 +2227,29 @@ impl<'b, 'c> Model<'b, 'c> {
             for _ in 0..launches {
                 inner.push(self.b.launch(kern, per));
             }
-            kids.push(self.b.op_x(name, &tl, 12.0 + nparams as f64 * 0.3, 4.0, inner));
+            kids.push(
+                self.b
+                    .op_x(name, &tl, 12.0 + nparams as f64 * 0.3, 4.0, inner),
+            );
         }
-        let inner = self.b.py("torch/optim/adamw.py(472): _multi_tensor_adamw", 30.0, 8.0, kids);
-        let inner = self.b.py("torch/optim/adamw.py(209): step", 20.0, 5.0, vec![inner]);
-        let ann = self.b.ann("Optimizer.step#AdamW.step", 8.0, 4.0, vec![inner]);
-        self.b.py("torch/optim/optimizer.py(485): wrapper", 10.0, 4.0, vec![ann])
+        let inner = self.b.py(
+            "torch/optim/adamw.py(472): _multi_tensor_adamw",
+            30.0,
+            8.0,
+            kids,
+        );
+        let inner = self
+            .b
+            .py("torch/optim/adamw.py(209): step", 20.0, 5.0, vec![inner]);
+        let ann = self
+            .b
+            .ann("Optimizer.step#AdamW.step", 8.0, 4.0, vec![inner]);
+        self.b.py(
+            "torch/optim/optimizer.py(485): wrapper",
+            10.0,
+            4.0,
+            vec![ann],
+        )
     }
 }
 
@@ -1601,12 +2258,18 @@ fn contig(dims: &str) -> String {
     if dims.is_empty() {
         return String::new();
     }
-    let d: Vec<u64> = dims.split(',').map(|x| x.trim().parse().unwrap_or(1)).collect();
+    let d: Vec<u64> = dims
+        .split(',')
+        .map(|x| x.trim().parse().unwrap_or(1))
+        .collect();
     let mut s = vec![1u64; d.len()];
     for i in (0..d.len().saturating_sub(1)).rev() {
         s[i] = s[i + 1] * d[i + 1];
     }
-    s.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+    s.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 fn build(cfg: &Cfg) -> Prog {
@@ -1619,26 +2282,63 @@ fn build(cfg: &Cfg) -> Prog {
     // data loading + host-to-device copies
     let loader = {
         let gap = Node::Gap(us(2400.0 * m.cfg().loader_factor));
-        let ann = m.b.ann("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 30.0, 10.0, vec![gap]);
-        m.b.py("torch/utils/data/dataloader.py(733): __next__", 6.0, 4.0, vec![ann])
+        let ann = m.b.ann(
+            "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+            30.0,
+            10.0,
+            vec![gap],
+        );
+        m.b.py(
+            "torch/utils/data/dataloader.py(733): __next__",
+            6.0,
+            4.0,
+            vec![ann],
+        )
     };
     let h2d = |m: &Model| {
-        let mc = m.b.memcpy("Memcpy HtoD (Pinned -> Device)", BATCH * SEQ * 8, 7.5);
-        let e = m.b.sh(&["", "", "True", "False", ""], &["long int", "Device", "Scalar", "Scalar", ""], &[&format!("{SEQ},1"), "", "", "", ""], &[&x, "", "", "", ""]);
+        let mc =
+            m.b.memcpy("Memcpy HtoD (Pinned -> Device)", BATCH * SEQ * 8, 7.5);
+        let e = m.b.sh(
+            &["", "", "True", "False", ""],
+            &["long int", "Device", "Scalar", "Scalar", ""],
+            &[&format!("{SEQ},1"), "", "", "", ""],
+            &[&x, "", "", "", ""],
+        );
         let copy = m.b.op_x("aten::copy_", &e, 6.0, 2.0, vec![mc]);
-        let tc = m.b.op_x("aten::_to_copy", &e, 4.0, 1.5, vec![m.b.op("aten::empty_strided", 3.0, 1.0, vec![]), copy]);
+        let tc = m.b.op_x(
+            "aten::_to_copy",
+            &e,
+            4.0,
+            1.5,
+            vec![m.b.op("aten::empty_strided", 3.0, 1.0, vec![]), copy],
+        );
         m.b.op_x("aten::to", &e, 2.0, 1.0, vec![tc])
     };
     let mut train = Vec::new();
     let nparams = m.cfg().layers as f64 * 12.0 + 6.0;
-    train.push(m.b.ann("Optimizer.zero_grad#AdamW.zero_grad", 25.0 + nparams * 2.0, 5.0, vec![]));
+    train.push(m.b.ann(
+        "Optimizer.zero_grad#AdamW.zero_grad",
+        25.0 + nparams * 2.0,
+        5.0,
+        vec![],
+    ));
     train.extend(m.forward());
     // backward: the main thread waits in Python while the autograd thread runs
     m.b.th.set(Th::Bwd);
     let bwd = m.backward();
     m.b.th.set(Th::Main);
-    let eng = m.b.py("torch/autograd/graph.py(824): _engine_run_backward", 15.0, 10.0, bwd);
-    let ab = m.b.py("torch/autograd/__init__.py(353): backward", 12.0, 3.0, vec![eng]);
+    let eng = m.b.py(
+        "torch/autograd/graph.py(824): _engine_run_backward",
+        15.0,
+        10.0,
+        bwd,
+    );
+    let ab = m.b.py(
+        "torch/autograd/__init__.py(353): backward",
+        12.0,
+        3.0,
+        vec![eng],
+    );
     train.push(m.b.py("torch/_tensor.py(648): backward", 8.0, 3.0, vec![ab]));
     train.push(m.optimizer());
     let train_py = m.b.py("train.py(131): train_step", 10.0, 6.0, train);
@@ -1646,7 +2346,8 @@ fn build(cfg: &Cfg) -> Prog {
     // loss.item(): device-to-host copy, then the host waits for the device
     let d2h = m.b.memcpy("Memcpy DtoH (Device -> Pageable)", 4, 1.6);
     let sync = m.b.call("cudaStreamSynchronize", 131, 3.0, Eff::Sync);
-    let lsd = m.b.op("aten::_local_scalar_dense", 5.0, 2.0, vec![d2h, sync]);
+    let lsd =
+        m.b.op("aten::_local_scalar_dense", 5.0, 2.0, vec![d2h, sync]);
     let item = m.b.op("aten::item", 3.0, 1.0, vec![lsd]);
     let prof = {
         let g = Node::Gap(us(20.0));
@@ -1655,9 +2356,18 @@ fn build(cfg: &Cfg) -> Prog {
 
     let kids = vec![loader, h2d(&m), h2d(&m), train_py, item, prof];
     let step_tpl = m.b.step_tpl();
-    let step = Node::Scope { tpl: step_tpl, pre: us(15.0), post: us(8.0), kids };
+    let step = Node::Scope {
+        tpl: step_tpl,
+        pre: us(15.0),
+        post: us(8.0),
+        kids,
+    };
     drop(m);
-    Prog { tpls: b.tpls.into_inner(), step, gpu_step }
+    Prog {
+        tpls: b.tpls.into_inner(),
+        step,
+        gpu_step,
+    }
 }
 
 // ------------------------------------------------------------------------------ simulation
@@ -1741,7 +2451,16 @@ const ROOT_PY_ID: u64 = 1;
 
 impl Sim {
     fn new(t0: u64) -> Sim {
-        Sim { t: t0, s_comp: t0, s_comm: t0, comm_ready: t0, ext: 0, corr: 8192, idx: 0, pyid: ROOT_PY_ID }
+        Sim {
+            t: t0,
+            s_comp: t0,
+            s_comm: t0,
+            comm_ready: t0,
+            ext: 0,
+            corr: 8192,
+            idx: 0,
+            pyid: ROOT_PY_ID,
+        }
     }
 
     /// state expected before step k, extrapolated from the first step (for size planning)
@@ -1769,10 +2488,24 @@ impl Sim {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn run(&mut self, p: &Prog, n: &Node, out: &mut StepOut, rng: &mut Rng, op_ext: u64, any_ext: u64, py_par: u64) {
+    fn run(
+        &mut self,
+        p: &Prog,
+        n: &Node,
+        out: &mut StepOut,
+        rng: &mut Rng,
+        op_ext: u64,
+        any_ext: u64,
+        py_par: u64,
+    ) {
         match n {
             Node::Gap(ns) => self.t += rng.cpu(*ns),
-            Node::Scope { tpl, pre, post, kids } => {
+            Node::Scope {
+                tpl,
+                pre,
+                post,
+                kids,
+            } => {
                 let t = &p.tpls[*tpl as usize];
                 let (kind, th) = (t.kind, t.th);
                 self.t += rng.gap();
@@ -1791,7 +2524,15 @@ impl Sim {
                 }
                 let num = out.num;
                 let v = out.vec_mut(kind, th);
-                v.push(SRec { tpl: *tpl, ts, dur: 0, id, idx, parent, num });
+                v.push(SRec {
+                    tpl: *tpl,
+                    ts,
+                    dur: 0,
+                    id,
+                    idx,
+                    parent,
+                    num,
+                });
                 let pos = v.len() - 1;
                 self.t += rng.cpu(*pre);
                 let (oe, ae, pp) = match kind {
@@ -1805,7 +2546,14 @@ impl Sim {
                 self.t += rng.cpu(*post);
                 out.vec_mut(kind, th)[pos].dur = self.t - ts;
             }
-            Node::Launch { rt, act, comm, cpu, gpu, bytes } => {
+            Node::Launch {
+                rt,
+                act,
+                comm,
+                cpu,
+                gpu,
+                bytes,
+            } => {
                 self.t += rng.gap();
                 let ts = self.t;
                 let dur = rng.cpu(*cpu);
@@ -1825,7 +2573,17 @@ impl Sim {
                 out.gpu_first = out.gpu_first.min(ats);
                 out.gpu_last = out.gpu_last.max(ats + adur);
                 let ext = if op_ext != 0 { op_ext } else { any_ext };
-                out.gpu.push(GRec { rt: *rt, ts, dur, ext, corr: self.corr, act: *act, ats, adur, bytes: *bytes });
+                out.gpu.push(GRec {
+                    rt: *rt,
+                    ts,
+                    dur,
+                    ext,
+                    corr: self.corr,
+                    act: *act,
+                    ats,
+                    adur,
+                    bytes: *bytes,
+                });
             }
             Node::Call { rt, cpu, eff } => {
                 self.t += rng.gap();
@@ -1845,7 +2603,17 @@ impl Sim {
                 self.t = ts + dur;
                 self.corr += 1;
                 let ext = if op_ext != 0 { op_ext } else { any_ext };
-                out.gpu.push(GRec { rt: *rt, ts, dur, ext, corr: self.corr, act: u32::MAX, ats: 0, adur: 0, bytes: 0 });
+                out.gpu.push(GRec {
+                    rt: *rt,
+                    ts,
+                    dur,
+                    ext,
+                    corr: self.corr,
+                    act: u32::MAX,
+                    ats: 0,
+                    adur: 0,
+                    bytes: 0,
+                });
             }
         }
     }
@@ -1870,7 +2638,12 @@ struct Emitter<W: Write> {
 
 impl<W: Write> Emitter<W> {
     fn new(w: W) -> Self {
-        Emitter { buf: Vec::with_capacity(FLUSH_AT + (1 << 16)), w, written: 0, events: 0 }
+        Emitter {
+            buf: Vec::with_capacity(FLUSH_AT + (1 << 16)),
+            w,
+            written: 0,
+            events: 0,
+        }
     }
 
     fn bytes(&self) -> u64 {
@@ -1926,7 +2699,8 @@ impl<W: Write> Emitter<W> {
         self.u(ns / 1000);
         let f = (ns % 1000) as usize;
         let d = (f % 100) * 2;
-        self.buf.extend_from_slice(&[b'.', b'0' + (f / 100) as u8, DIGITS[d], DIGITS[d + 1]]);
+        self.buf
+            .extend_from_slice(&[b'.', b'0' + (f / 100) as u8, DIGITS[d], DIGITS[d + 1]]);
     }
 
     fn scope(&mut self, p: &Prog, r: &SRec) {
@@ -2034,7 +2808,10 @@ impl<W: Write> Emitter<W> {
             "  {{\n    \"name\": \"{name}\", \"ph\": \"M\", \"ts\": "
         );
         self.t(ts);
-        let _ = write!(self.buf, ", \"pid\": {pid}, \"tid\": {tid},\n    \"args\": {{\n      {arg}\n    }}\n  }},\n");
+        let _ = write!(
+            self.buf,
+            ", \"pid\": {pid}, \"tid\": {tid},\n    \"args\": {{\n      {arg}\n    }}\n  }},\n"
+        );
         self.events += 1;
     }
 }
@@ -2055,14 +2832,21 @@ fn header(cfg: &Cfg) -> String {
     }
     s += "  ],\n";
     let ranks: Vec<String> = (0..cfg.world).map(|r| r.to_string()).collect();
-    s += &format!(
+    // Kineto records distributedInfo only when torch.distributed is initialised
+    if cfg.world > 1 {
+        s += &format!(
         "  \"distributedInfo\": {{\"backend\": \"nccl\", \"rank\": {}, \"world_size\": {}, \"pg_count\": 1, \"pg_config\": [{{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"backend_config\": \"cuda:nccl\", \"pg_size\": {}, \"ranks\": [{}]}}], \"nccl_version\": \"2.21.5\"}},\n",
         cfg.rank,
         cfg.world,
         cfg.world,
         ranks.join(", ")
+        );
+    }
+    let trace_id = format!(
+        "{:016X}{:016X}",
+        mix(cfg.seed, 11 + cfg.rank as u64),
+        mix(cfg.seed, 13 + cfg.rank as u64)
     );
-    let trace_id = format!("{:016X}{:016X}", mix(cfg.seed, 11 + cfg.rank as u64), mix(cfg.seed, 13 + cfg.rank as u64));
     s += &format!(
         "  \"cuda_runtime_version\": 12060,\n  \"with_flops\": 0,\n  \"cupti_version\": 24,\n  \"with_modules\": 1,\n  \"record_shapes\": {},\n  \"cuda_driver_version\": 12080,\n  \"profile_memory\": 0,\n  \"with_stack\": 1,\n  \"trace_id\": \"{trace_id}\",\n  \"traceEvents\": [\n",
         cfg.shapes as u8
@@ -2075,27 +2859,93 @@ fn t0(cfg: &Cfg) -> u64 {
 }
 
 /// Python root frame, metadata, profiler span and the closing keys.
-fn trailer<W: Write>(em: &mut Emitter<W>, cfg: &Cfg, start: u64, end: u64, root_py_idx: Option<u64>) {
+fn trailer<W: Write>(
+    em: &mut Emitter<W>,
+    cfg: &Cfg,
+    start: u64,
+    end: u64,
+    root_py_idx: Option<u64>,
+) {
     let prof_start = start - 2_103_000;
     if let Some(idx) = root_py_idx {
         emit_root_py(em, cfg, start, end, idx);
     }
     let pid = cfg.pid.to_string();
     let dev = cfg.device.to_string();
-    em.meta("process_name", prof_start, &pid, "0", "\"name\": \"python3\"");
-    em.meta("process_labels", prof_start, &pid, "0", "\"labels\": \"CPU\"");
-    em.meta("process_sort_index", prof_start, &pid, "0", &format!("\"sort_index\": {pid}"));
-    em.meta("process_name", prof_start, &dev, "0", "\"name\": \"python3\"");
-    em.meta("process_labels", prof_start, &dev, "0", &format!("\"labels\": \"GPU {dev}\""));
-    em.meta("process_sort_index", prof_start, &dev, "0", &format!("\"sort_index\": {}", 16_777_216 + cfg.device));
+    em.meta(
+        "process_name",
+        prof_start,
+        &pid,
+        "0",
+        "\"name\": \"python3\"",
+    );
+    em.meta(
+        "process_labels",
+        prof_start,
+        &pid,
+        "0",
+        "\"labels\": \"CPU\"",
+    );
+    em.meta(
+        "process_sort_index",
+        prof_start,
+        &pid,
+        "0",
+        &format!("\"sort_index\": {pid}"),
+    );
+    em.meta(
+        "process_name",
+        prof_start,
+        &dev,
+        "0",
+        "\"name\": \"python3\"",
+    );
+    em.meta(
+        "process_labels",
+        prof_start,
+        &dev,
+        "0",
+        &format!("\"labels\": \"GPU {dev}\""),
+    );
+    em.meta(
+        "process_sort_index",
+        prof_start,
+        &dev,
+        "0",
+        &format!("\"sort_index\": {}", 16_777_216 + cfg.device),
+    );
     for stream in [COMPUTE_STREAM, COMM_STREAM] {
-        em.meta("thread_name", prof_start, &dev, &stream.to_string(), &format!("\"name\": \"stream {stream} \""));
-        em.meta("thread_sort_index", prof_start, &dev, &stream.to_string(), &format!("\"sort_index\": {stream}"));
+        em.meta(
+            "thread_name",
+            prof_start,
+            &dev,
+            &stream.to_string(),
+            &format!("\"name\": \"stream {stream} \""),
+        );
+        em.meta(
+            "thread_sort_index",
+            prof_start,
+            &dev,
+            &stream.to_string(),
+            &format!("\"sort_index\": {stream}"),
+        );
     }
     for (tid, label) in [(cfg.tid_main, "python3"), (cfg.tid_bwd, "pt_autograd_0")] {
         let t = tid.to_string();
-        em.meta("thread_name", prof_start, &pid, &t, &format!("\"name\": \"thread {tid} ({label})\""));
-        em.meta("thread_sort_index", prof_start, &pid, &t, &format!("\"sort_index\": {tid}"));
+        em.meta(
+            "thread_name",
+            prof_start,
+            &pid,
+            &t,
+            &format!("\"name\": \"thread {tid} ({label})\""),
+        );
+        em.meta(
+            "thread_sort_index",
+            prof_start,
+            &pid,
+            &t,
+            &format!("\"sort_index\": {tid}"),
+        );
     }
     let b = &mut em.buf;
     b.extend_from_slice(b"  {\n    \"ph\": \"X\", \"cat\": \"Trace\", \"ts\": ");
@@ -2165,32 +3015,39 @@ fn measure(p: &Prog, cfg: &Cfg, st: &Sim, k: u64) -> (u64, Sim) {
     for pass in [Pass::Main, Pass::Bwd, Pass::Py, Pass::Gpu] {
         emit_step(&mut em, p, &out, pass);
     }
-    em.gpu_step(p, out.num, out.gpu_first, out.gpu_last - out.gpu_first, out.step_ext);
+    em.gpu_step(
+        p,
+        out.num,
+        out.gpu_first,
+        out.gpu_last - out.gpu_first,
+        out.step_ext,
+    );
     (em.bytes(), s)
 }
 
-/// Number of whole steps whose output reaches `size` bytes.
+/// Number of whole steps whose output comes closest to `size` bytes.
 fn plan_steps(p: &Prog, cfg: &Cfg, size: u64) -> u64 {
     let fixed = header(cfg).len() as u64 + 6000;
     if size <= fixed {
         return 1;
     }
     let budget = size - fixed;
+    let nearest = |per_step: u64| ((budget + per_step / 2) / per_step.max(1)).max(1);
     let s0 = Sim::new(t0(cfg));
     let (b0, s1) = measure(p, cfg, &s0, 0);
-    let mut n = budget.div_ceil(b0).max(1);
+    let mut n = nearest(b0);
     for _ in 0..2 {
         if n <= 4 {
             break;
         }
+        // ids grow (more digits) along the trace: sample steps across it
         let mut sum = 0;
         for q in 1..=3 {
             let k = n * q / 4;
             let st = Sim::extrapolate(&s0, &s1, k);
             sum += measure(p, cfg, &st, k).0;
         }
-        let avg = sum / 3;
-        n = budget.div_ceil(avg).max(1);
+        n = nearest(sum / 3);
     }
     n
 }
@@ -2218,7 +3075,7 @@ fn choose_layers(o: &Opts, rank: u32, world: u32) -> u32 {
     let b2 = step_bytes(o, rank, world, 2);
     let per_layer = b2.saturating_sub(b1).max(1);
     let fixed = b1.saturating_sub(per_layer);
-    let l = per_step.saturating_sub(fixed) / per_layer;
+    let l = (per_step.saturating_sub(fixed) + per_layer / 2) / per_layer;
     (l as u32).clamp(1, max_layers)
 }
 
@@ -2258,7 +3115,12 @@ fn generate<W: Write>(o: &Opts, rank: u32, world: u32, w: W) -> io::Result<(Summ
                     sim.step(&p, &cfg, k, &mut out);
                     emit_step(&mut em, &p, &out, pass);
                     if pass == Pass::Main {
-                        gpu_steps.push((out.num, out.gpu_first, out.gpu_last - out.gpu_first, out.step_ext));
+                        gpu_steps.push((
+                            out.num,
+                            out.gpu_first,
+                            out.gpu_last - out.gpu_first,
+                            out.step_ext,
+                        ));
                     }
                     em.maybe_flush()?;
                 }
@@ -2278,7 +3140,13 @@ fn generate<W: Write>(o: &Opts, rank: u32, world: u32, w: W) -> io::Result<(Summ
                 for pass in [Pass::Main, Pass::Bwd, Pass::Py, Pass::Gpu] {
                     emit_step(&mut em, &p, &out, pass);
                 }
-                em.gpu_step(&p, out.num, out.gpu_first, out.gpu_last - out.gpu_first, out.step_ext);
+                em.gpu_step(
+                    &p,
+                    out.num,
+                    out.gpu_first,
+                    out.gpu_last - out.gpu_first,
+                    out.step_ext,
+                );
                 em.maybe_flush()?;
             }
             end = sim.t.max(sim.s_comp).max(sim.s_comm);
@@ -2303,7 +3171,8 @@ fn write_one(o: &Opts, rank: u32, world: u32, path: Option<&Path>) -> io::Result
             let stdout = io::stdout();
             let lock = BufWriter::with_capacity(1 << 20, stdout.lock());
             let s = if o.gzip {
-                let enc = flate2::write::GzEncoder::new(lock, flate2::Compression::new(o.gzip_level));
+                let enc =
+                    flate2::write::GzEncoder::new(lock, flate2::Compression::new(o.gzip_level));
                 let (s, enc) = generate(o, rank, world, enc)?;
                 enc.finish()?.flush()?;
                 s
@@ -2339,9 +3208,15 @@ fn report(o: &Opts, s: &Summary, path: Option<&Path>) {
     if o.quiet {
         return;
     }
-    let on_disk = path.and_then(|p| std::fs::metadata(p).ok()).map(|m| m.len());
+    let on_disk = path
+        .and_then(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len());
     let gz = match (o.gzip, on_disk) {
-        (true, Some(n)) => format!(", {:.1} MB gzip ({:.1}x)", n as f64 / 1e6, s.bytes as f64 / n.max(1) as f64),
+        (true, Some(n)) => format!(
+            ", {:.1} MB gzip ({:.1}x)",
+            n as f64 / 1e6,
+            s.bytes as f64 / n.max(1) as f64
+        ),
         _ => String::new(),
     };
     eprintln!(
@@ -2373,7 +3248,11 @@ fn main() {
             std::process::exit(1);
         }
         let world = o.world.unwrap_or(o.ranks).max(o.ranks);
-        let ext = if o.gzip { "pt.trace.json.gz" } else { "pt.trace.json" };
+        let ext = if o.gzip {
+            "pt.trace.json.gz"
+        } else {
+            "pt.trace.json"
+        };
         std::thread::scope(|sc| {
             let handles: Vec<_> = (0..o.ranks)
                 .map(|r| {

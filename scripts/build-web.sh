@@ -43,22 +43,35 @@ for bin in app worker; do
   "$WBG" --target web --no-typescript --out-dir "$DIST/pkg" "$CARGO_TARGET_DIR/$TARGET/release/$bin.wasm"
 done
 
-# 3. Shrink the wasm when a wasm-opt is available and understands the features rustc emits
-#    (Debian's binaryen is old): keep the unoptimised file when it fails.
-if command -v wasm-opt >/dev/null; then
-  for wasm in "$DIST"/pkg/*_bg.wasm; do
-    if wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-         --enable-mutable-globals --enable-reference-types --enable-multivalue \
-         -o "$wasm.opt" "$wasm" 2>"$DIST/wasm-opt.log"; then
-      mv "$wasm.opt" "$wasm"
-    else
-      say "wasm-opt failed on $(basename "$wasm"), keeping it unoptimised (see $DIST/wasm-opt.log)"
-      rm -f "$wasm.opt"
+# 3. Shrink the wasm with a current binaryen. Debian's wasm-opt (108) breaks wasm-bindgen's
+#    externref table, so an older one is not used; npm's `binaryen` package is fetched into
+#    target/web when npm is there. WASM_OPT=0 skips this step (faster dev builds).
+BINARYEN_VERSION=132.0.0
+WASM_OPT=${WASM_OPT:-}
+wasm_opt_ok() { local v; v=$("$1" --version 2>/dev/null | grep -o '[0-9]\+' | head -1); [ -n "$v" ] && [ "$v" -ge 116 ]; }
+if [ "$WASM_OPT" != 0 ]; then
+  if [ -z "$WASM_OPT" ]; then
+    npm_opt="$CARGO_TARGET_DIR/binaryen/node_modules/.bin/wasm-opt"
+    if command -v wasm-opt >/dev/null && wasm_opt_ok wasm-opt; then
+      WASM_OPT=wasm-opt
+    elif [ -x "$npm_opt" ] || { command -v npm >/dev/null && say "installing binaryen $BINARYEN_VERSION from npm (once)" &&
+        npm install --silent --no-audit --no-fund --prefix "$CARGO_TARGET_DIR/binaryen" "binaryen@$BINARYEN_VERSION" >&2; }; then
+      WASM_OPT=$npm_opt
     fi
-  done
-  rm -f "$DIST/wasm-opt.log"
-else
-  say "wasm-opt not found: skipping size optimisation (apt-get install binaryen)"
+  fi
+  if [ -n "$WASM_OPT" ] && wasm_opt_ok "$WASM_OPT"; then
+    # The page is optimised for size, the worker for speed. Only features every current
+    # browser runs (--all-features would emit imports Chromium rejects).
+    for bin in app worker; do
+      level=-Oz; [ $bin = worker ] && level=-O3
+      wasm="$DIST/pkg/${bin}_bg.wasm"
+      "$WASM_OPT" $level --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+        --enable-mutable-globals --enable-reference-types --enable-multivalue -o "$wasm.opt" "$wasm" \
+        && mv "$wasm.opt" "$wasm" || { say "wasm-opt failed on $bin: kept unoptimised"; rm -f "$wasm.opt"; }
+    done
+  else
+    say "no wasm-opt >= 116 (Debian's 108 breaks reference types): wasm left unoptimised"
+  fi
 fi
 
 # 4. The page and its static files.

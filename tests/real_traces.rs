@@ -1,0 +1,198 @@
+//! Every real trace in ../shared/traces (skipped with a message when the folder is absent):
+//! loads, satisfies the invariants, and gets the facts right that the seed got wrong.
+
+mod common;
+use common::*;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::io::Read;
+use tracesight::report::TraceReport;
+
+fn load(path: &std::path::Path) -> TraceReport {
+    let bytes = std::fs::read(path).unwrap();
+    let name = path.file_name().unwrap().to_string_lossy();
+    analyze_bytes(&name, &bytes).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn decompressed(path: &std::path::Path) -> Vec<u8> {
+    let raw = std::fs::read(path).unwrap();
+    if raw.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        flate2::read::MultiGzDecoder::new(&raw[..]).read_to_end(&mut out).unwrap();
+        out
+    } else {
+        raw
+    }
+}
+
+#[test]
+fn every_real_trace_loads_with_invariants() {
+    let Some(dir) = shared_traces() else { return };
+    let files = trace_files(&dir);
+    assert!(files.len() >= 20, "expected the shared traces, found {}", files.len());
+    for f in files {
+        let r = load(&f);
+        assert_invariants(&r);
+        assert!(r.events > 0, "{}", r.file);
+        assert!(!r.diagnostics.iter().any(|d| d.severity == "error"), "{}: {:?}", r.file, r.diagnostics);
+    }
+}
+
+#[test]
+fn attention_backends_on_real_gpus() {
+    let Some(dir) = shared_traces() else { return };
+    let h100 = load(&dir.join("h100-bert-small-flash.json.gz"));
+    assert_eq!(h100.attention.backend, "flash");
+    assert!(h100.attention.evidence.iter().any(|e| e.name.contains("pytorch_flash::flash_fwd_kernel")));
+    assert!(h100.attention.fix.is_none());
+    let mi300 = load(&dir.join("mi300x-bert-small-attn-fwd.json.gz"));
+    assert_eq!(mi300.attention.backend, "vendor");
+    assert!(mi300.attention.evidence.iter().any(|e| e.name == "attn_fwd"), "{:?}", mi300.attention.evidence);
+    // GEMMs are GEMMs (the seed put cuBLAS/hipBLASLt kernels in "other").
+    for r in [&h100, &mi300] {
+        let gemm = r.buckets.iter().find(|b| b.name == "matmul (GEMM)").unwrap();
+        assert!(gemm.pct > 30.0, "{}: GEMM {}%", r.file, gemm.pct);
+        let other = r.buckets.iter().find(|b| b.name == "other").map(|b| b.pct).unwrap_or(0.0);
+        assert!(other < 5.0, "{}: other {other}%", r.file);
+    }
+}
+
+#[test]
+fn old_formats_show_their_gpu_time() {
+    let Some(dir) = shared_traces() else { return };
+    for name in [
+        "old-2020-resnet50-bare-array.pt.trace.json.gz",
+        "old-2021-resnet50-v100-memory.pt.trace.json.gz",
+        "old-2021-v100-small-computeProperties.json",
+        "inference-rank1-no-schemaVersion.json.gz",
+    ] {
+        let r = load(&dir.join(name));
+        assert!(r.gpu.kernel_time_us > 0.0 && r.has_gpu, "{name}: no GPU time");
+        // The inference trace was trimmed to GPU and runtime rows: it has no ops to link to.
+        if !name.starts_with("inference") {
+            assert!(r.top_kernels.iter().any(|k| k.op.is_some()), "{name}: no kernel attributed to an op");
+        }
+    }
+    let v100 = load(&dir.join("old-2021-v100-small-computeProperties.json"));
+    assert_eq!(v100.device.name.as_deref(), Some("Tesla V100-DGXS-32GB"));
+    let resnet = load(&dir.join("old-2020-resnet50-bare-array.pt.trace.json.gz"));
+    assert!(resnet.steps.len() >= 5, "ProfilerStep spans in cat Operator");
+}
+
+#[test]
+fn cpu_only_and_distributed_metadata() {
+    let Some(dir) = shared_traces() else { return };
+    let cpu = load(&dir.join("cpu-only-rank34.pt.trace.json.gz"));
+    assert!(!cpu.has_gpu);
+    assert_eq!((cpu.rank, cpu.world_size), (Some(34), Some(300)));
+    assert!(cpu.diagnostics.iter().any(|d| d.id == "no_gpu_rows"));
+    let nccl = load(&dir.join("a100-nccl-2rank-rank0.json.gz"));
+    assert_eq!((nccl.rank, nccl.world_size), (Some(0), Some(2)));
+    assert!(nccl.gpu.comm_us > 0.0);
+    assert!(nccl.buckets.iter().any(|b| b.name == "reduce (all-reduce/gather)" && b.pct > 0.0));
+    let sync = load(&dir.join("a100-alexnet-cuda-sync.json.gz"));
+    assert!(sync.diagnostics.iter().any(|d| d.id == "cuda_sync_rows"));
+}
+
+#[test]
+fn dlrm_ranks_in_rank_order() {
+    let Some(dir) = shared_traces() else { return };
+    let mut files = trace_files(&dir.join("dlrm-8rank-v100"));
+    files.reverse();
+    let report = tracesight::combine(files.iter().map(|f| Ok(load(f))).collect());
+    let ranks: Vec<Option<i64>> = report.traces.iter().map(|t| t.rank).collect();
+    assert_eq!(ranks, (0..8).map(Some).collect::<Vec<_>>());
+    assert_eq!(report.ranks.len(), 8);
+    assert!(report.traces.iter().all(|t| t.world_size == Some(8) && t.gpu.comm_us > 0.0));
+}
+
+/// Nanoseconds from a JSON number's text, computed independently of the library.
+fn ns(raw: &RawValue) -> i128 {
+    let t = raw.get().trim_matches('"');
+    let (int, frac) = t.split_once('.').unwrap_or((t, ""));
+    let frac: String = frac.chars().chain("000".chars()).take(3).collect();
+    let sign = if int.starts_with('-') { -1 } else { 1 };
+    int.parse::<i128>().unwrap() * 1000 + sign * frac.parse::<i128>().unwrap()
+}
+
+#[test]
+fn busy_and_span_equal_the_exact_union_per_device() {
+    let Some(dir) = shared_traces() else { return };
+    for f in trace_files(&dir) {
+        let bytes = decompressed(&f);
+        let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        let events = v.get("traceEvents").unwrap_or(&v).as_array().unwrap().clone();
+        let mut per_device: HashMap<i64, Vec<(i128, i128)>> = HashMap::new();
+        for e in events {
+            let cat = e.get("cat").and_then(|c| c.as_str()).unwrap_or("").to_ascii_lowercase();
+            if e.get("ph").and_then(|p| p.as_str()) != Some("X") || !["kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"].contains(&cat.as_str()) {
+                continue;
+            }
+            let raw: HashMap<String, Box<RawValue>> = serde_json::from_str(&e.to_string()).unwrap();
+            let start = ns(&raw["ts"]);
+            let dur = raw.get("dur").map(|d| ns(d)).unwrap_or(0).max(0);
+            let device = e["args"].get("device").and_then(|d| d.as_i64()).or_else(|| e["pid"].as_i64()).unwrap_or(0);
+            per_device.entry(device).or_default().push((start, start + dur));
+        }
+        let r = load(&f);
+        let mut all = Vec::new();
+        for (device, mut v) in per_device.clone() {
+            all.extend(v.iter().copied());
+            v.sort();
+            let (first, last) = (v[0].0, v.iter().map(|x| x.1).max().unwrap());
+            let mut busy = 0i128;
+            let mut cur: Option<(i128, i128)> = None;
+            for (s, e) in v {
+                match cur {
+                    Some((cs, ce)) if s <= ce => cur = Some((cs, ce.max(e))),
+                    Some((cs, ce)) => {
+                        busy += ce - cs;
+                        cur = Some((s, e));
+                    }
+                    None => cur = Some((s, e)),
+                }
+            }
+            if let Some((cs, ce)) = cur {
+                busy += ce - cs;
+            }
+            let got = if per_device.len() == 1 {
+                r.gpu.clone()
+            } else {
+                r.devices.iter().find(|d| d.device == device).unwrap().time.clone()
+            };
+            let (busy_us, span_us) = (busy as f64 / 1000.0, (last - first) as f64 / 1000.0);
+            assert!((got.busy_us - busy_us).abs() <= 1e-4 * busy_us.max(1.0), "{}: device {device} busy {} vs {busy_us}", r.file, got.busy_us);
+            assert!((got.span_us - span_us).abs() <= 1e-4 * span_us.max(1.0), "{}: device {device} span {} vs {span_us}", r.file, got.span_us);
+        }
+        assert_eq!(r.gpu.kernel_count as usize, all.len(), "{}", r.file);
+    }
+}
+
+#[test]
+fn streamed_gzip_in_tiny_pieces_matches_slice() {
+    let Some(dir) = shared_traces() else { return };
+    for name in ["a100-nccl-2rank-rank0.json.gz", "old-2020-resnet50-bare-array.pt.trace.json.gz"] {
+        let gz = std::fs::read(dir.join(name)).unwrap();
+        let plain = decompressed(&dir.join(name));
+        let a = analyze_bytes(name, &plain).unwrap();
+        let b = analyze_with(name, Trickle { data: &gz, n: 7 }, 4096).unwrap();
+        assert_eq!(a, b, "{name}");
+    }
+}
+
+#[test]
+fn cut_short_real_traces_still_report() {
+    let Some(dir) = shared_traces() else { return };
+    let gz = std::fs::read(dir.join("a100-nccl-2rank-rank0.json.gz")).unwrap();
+    let full = analyze_bytes("x", &gz).unwrap();
+    // Cut the gzip file in half: a truncated gzip stream.
+    let half = analyze_bytes("x", &gz[..gz.len() / 2]).unwrap();
+    assert!(half.events > 0 && half.events < full.events);
+    let d = half.diagnostics.iter().find(|d| d.severity == "error").unwrap();
+    assert!(d.message.contains("cut short"), "{}", d.message);
+    // Cut the JSON itself.
+    let plain = decompressed(&dir.join("a100-nccl-2rank-rank0.json.gz"));
+    let cut = analyze_bytes("x", &plain[..plain.len() * 2 / 3]).unwrap();
+    assert!(cut.diagnostics.iter().any(|d| d.id == "truncated"));
+    assert_invariants(&cut);
+}
