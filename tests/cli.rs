@@ -1,0 +1,156 @@
+//! The command line: text and JSON output, the seed's flags, directories, bad input.
+
+mod common;
+use common::*;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tracesight")).args(args).output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("tracesight-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn json_output_has_the_stable_contract() {
+    let f = fixture("current_schema.json");
+    let o = run(&["--json", f.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["tool_version"].is_string());
+    let t = &v["traces"][0];
+    for key in ["file", "events", "device", "rank", "world_size", "gpu", "buckets", "attention", "top_kernels", "top_ops", "steps", "hints", "diagnostics"] {
+        assert!(t.get(key).is_some(), "missing {key}");
+    }
+    for key in ["kernel_time_us", "busy_us", "span_us", "idle_us", "compute_us", "comm_us", "exposed_comm_us", "overlap_pct"] {
+        assert!(t["gpu"][key].is_number(), "gpu.{key}");
+    }
+    for key in ["name", "time_us", "pct", "count", "rule", "top_names"] {
+        assert!(t["buckets"][0].get(key).is_some(), "buckets[].{key}");
+    }
+    for key in ["name", "time_us", "pct", "count", "mean_us", "max_us", "op"] {
+        assert!(t["top_kernels"][0].get(key).is_some() && t["top_ops"][0].get(key).is_some(), "top rows .{key}");
+    }
+    for key in ["backend", "time_us", "evidence"] {
+        assert!(t["attention"].get(key).is_some());
+    }
+    for key in ["name", "span_us", "busy_us", "idle_us"] {
+        assert!(t["steps"][0].get(key).is_some());
+    }
+    for key in ["id", "severity", "message", "evidence"] {
+        assert!(t["hints"][0].get(key).is_some());
+    }
+    for key in ["id", "count", "message"] {
+        assert!(t["diagnostics"][0].get(key).is_some());
+    }
+    assert_eq!(t["file"], "current_schema.json");
+    assert_eq!(t["device"]["name"], "NVIDIA H100 80GB HBM3");
+    assert_eq!(t["device"]["sm_count"], 132);
+}
+
+#[test]
+fn text_output_and_seed_flags() {
+    let f = fixture("current_schema.json");
+    let a = run(&[f.to_str().unwrap(), "--top", "3"]);
+    let b = run(&["--trace_file", f.to_str().unwrap(), "--top_n", "3"]);
+    assert!(a.status.success() && b.status.success());
+    assert_eq!(stdout(&a), stdout(&b));
+    let text = stdout(&a);
+    for section in ["Time by bucket", "Attention backend: flash", "Top 3 kernels", "Top 3 ops", "Steps:", "Optimisation hints", "Matmul + Attention (core compute)"] {
+        assert!(text.contains(section), "missing {section}:\n{text}");
+    }
+    let dir = fixture("");
+    let c = run(&["--trace_dir", dir.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&c.stdout).unwrap();
+    assert_eq!(v["traces"].as_array().unwrap().len(), 4, "every fixture in the directory");
+}
+
+#[test]
+fn directory_with_a_bad_file_reports_the_others() {
+    let d = tmp("dir");
+    std::fs::copy(fixture("current_schema.json"), d.join("rank3.json")).unwrap();
+    std::fs::copy(fixture("cpu_only.json"), d.join("rank1.json")).unwrap();
+    std::fs::write(d.join("broken.json.gz"), b"\x1f\x8b\x08\x00garbage").unwrap();
+    std::fs::write(d.join("notes.txt"), b"not a trace, not picked up").unwrap();
+    let o = run(&["--json", d.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "a failed file makes the exit code non-zero");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let files: Vec<&str> = v["traces"].as_array().unwrap().iter().map(|t| t["file"].as_str().unwrap()).collect();
+    assert_eq!(files, vec!["rank1.json", "rank3.json"], "rank order");
+    assert_eq!(v["errors"][0]["file"], "broken.json.gz");
+    assert!(stderr(&o).contains("broken.json.gz"));
+    assert_eq!(v["ranks"].as_array().unwrap().len(), 2);
+}
+
+fn error_for(name: &str, bytes: &[u8]) -> (Option<i32>, String) {
+    let d = tmp(name);
+    let p = d.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    let o = run(&[p.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert!(!err.contains("panicked"), "{name}: {err}");
+    (o.status.code(), err)
+}
+
+#[test]
+fn bad_input_gets_a_one_line_error_naming_the_file() {
+    let trace = read_fixture("current_schema.json");
+    let gz = gzip(&trace);
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("empty.json", vec![], "empty file"),
+        ("text.json", b"hello, world".to_vec(), "not JSON at byte 0"),
+        ("number.json", b"42".to_vec(), "not a trace"),
+        ("object.json", br#"{"foo": [1, 2]}"#.to_vec(), "no traceEvents"),
+        ("cut.json.gz", gz[..20].to_vec(), "cut short"),
+        ("garbage.json.gz", b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage-garbage".to_vec(), "gzip"),
+        ("binary.json", vec![0u8, 159, 146, 150, 1, 2, 3], "not JSON"),
+    ];
+    for (name, bytes, expect) in cases {
+        let (code, err) = error_for(name, &bytes);
+        assert_eq!(code, Some(1), "{name}");
+        assert!(err.contains(name) && err.contains(expect), "{name}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{name}: one line: {err}");
+    }
+    let (code, _) = error_for("missing-dir-entry.json", b"[]");
+    assert_eq!(code, Some(0), "an empty event list is a valid (empty) trace");
+    let o = run(&["/nonexistent/trace.json"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("/nonexistent/trace.json"));
+}
+
+#[test]
+fn truncated_trace_still_reports_with_a_warning() {
+    let trace = read_fixture("current_schema.json");
+    let cut = &trace[..trace.len() * 3 / 4];
+    let d = tmp("cut");
+    let p = d.join("cut.json");
+    std::fs::write(&p, cut).unwrap();
+    let o = run(&["--json", p.to_str().unwrap()]);
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let diags = v["traces"][0]["diagnostics"].as_array().unwrap();
+    assert!(diags.iter().any(|d| d["id"] == "truncated"));
+    assert!(v["traces"][0]["gpu"]["kernel_time_us"].as_f64().unwrap() > 0.0);
+    assert!(stderr(&o).contains("cut short"));
+}
+
+#[test]
+fn no_arguments_prints_usage() {
+    let o = run(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("Usage"));
+    assert!(Path::new(env!("CARGO_BIN_EXE_tracesight")).exists());
+}
