@@ -226,6 +226,11 @@ impl Agg {
         self.count += 1;
         self.max = self.max.max(ns);
     }
+    fn merge(&mut self, o: &Agg) {
+        self.ns += o.ns;
+        self.count += o.count;
+        self.max = self.max.max(o.max);
+    }
 }
 
 /// Picks the key with the most time (ties: smallest key), for "launched mostly by" columns.
@@ -265,14 +270,10 @@ pub fn build(c: &mut Collector, opts: &Options) -> Built {
     let mut lanes = Lanes::default();
     let mut device_lanes: Vec<(i32, Lanes)> = Vec::new();
     let mut step_lanes: Vec<Lanes> = (0..steps.len()).map(|_| Lanes::default()).collect();
-    let mut bucket_agg: FxHashMap<Bucket, Agg> = FxHashMap::default();
-    let mut rule_agg: FxHashMap<(Bucket, Rule), Agg> = FxHashMap::default();
-    let mut bucket_names: FxHashMap<(Bucket, u32), Agg> = FxHashMap::default();
-    let mut kernel_agg: FxHashMap<u32, Agg> = FxHashMap::default();
-    let mut kernel_op: FxHashMap<(u32, u32), i64> = FxHashMap::default();
-    let mut kernel_bucket: FxHashMap<(u32, Bucket), i64> = FxHashMap::default();
+    // One map per row on the hot path; every per-bucket / per-kernel / per-op table is
+    // derived from it afterwards (a few hundred distinct keys).
+    let mut rows_by_key: FxHashMap<(u32, u32, Bucket, Rule), Agg> = FxHashMap::default();
     let mut op_gpu: Vec<i64> = vec![0; tree.ops.len()];
-    let mut op_bucket_time: FxHashMap<(u32, Bucket), i64> = FxHashMap::default();
     let mut evidence: FxHashMap<(Backend, bool, u32), Agg> = FxHashMap::default();
     let mut launch = LaunchStats::default();
     let mut unattributed = (0u64, 0i64);
@@ -357,16 +358,10 @@ pub fn build(c: &mut Collector, opts: &Options) -> Built {
             }
         }
 
-        bucket_agg.entry(bucket).or_default().add(row.dur);
-        rule_agg.entry((bucket, rule)).or_default().add(row.dur);
-        bucket_names.entry((bucket, row.name)).or_default().add(row.dur);
-        kernel_agg.entry(row.name).or_default().add(row.dur);
-        *kernel_bucket.entry((row.name, bucket)).or_default() += row.dur;
+        let leaf_name = if leaf == NO { NO } else { tree.ops[leaf as usize].name };
+        rows_by_key.entry((row.name, leaf_name, bucket, rule)).or_default().add(row.dur);
         if leaf != NO {
-            let op_name = tree.ops[leaf as usize].name;
-            *kernel_op.entry((row.name, op_name)).or_default() += row.dur;
             op_gpu[leaf as usize] += row.dur;
-            *op_bucket_time.entry((op_name, bucket)).or_default() += row.dur;
         } else {
             unattributed.0 += 1;
             unattributed.1 += row.dur;
@@ -386,6 +381,24 @@ pub fn build(c: &mut Collector, opts: &Options) -> Built {
             if s != NO {
                 step_lanes[s as usize].add(row, bucket);
             }
+        }
+    }
+    let mut bucket_agg: FxHashMap<Bucket, Agg> = FxHashMap::default();
+    let mut rule_agg: FxHashMap<(Bucket, Rule), Agg> = FxHashMap::default();
+    let mut bucket_names: FxHashMap<(Bucket, u32), Agg> = FxHashMap::default();
+    let mut kernel_agg: FxHashMap<u32, Agg> = FxHashMap::default();
+    let mut kernel_op: FxHashMap<(u32, u32), i64> = FxHashMap::default();
+    let mut kernel_bucket: FxHashMap<(u32, Bucket), i64> = FxHashMap::default();
+    let mut op_bucket_time: FxHashMap<(u32, Bucket), i64> = FxHashMap::default();
+    for (&(kernel, op, bucket, rule), a) in &rows_by_key {
+        bucket_agg.entry(bucket).or_default().merge(a);
+        rule_agg.entry((bucket, rule)).or_default().merge(a);
+        bucket_names.entry((bucket, kernel)).or_default().merge(a);
+        kernel_agg.entry(kernel).or_default().merge(a);
+        *kernel_bucket.entry((kernel, bucket)).or_default() += a.ns;
+        if op != NO {
+            *kernel_op.entry((kernel, op)).or_default() += a.ns;
+            *op_bucket_time.entry((op, bucket)).or_default() += a.ns;
         }
     }
     launch.launch_call_us = us(c.launch_ns);

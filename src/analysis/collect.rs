@@ -10,17 +10,38 @@ use serde_json::value::RawValue;
 /// Interned strings: every distinct name is stored once; records hold a `u32`.
 #[derive(Default)]
 pub struct Interner {
-    ids: FxHashMap<Box<str>, u32>,
+    ids: FxHashMap<Box<[u8]>, u32>,
     pub names: Vec<Box<str>>,
+    /// Per name: the `NAME_*` facts, worked out once when the name is first seen.
+    pub flags: Vec<u8>,
+}
+
+pub const NAME_SYNC: u8 = 1;
+pub const NAME_LAUNCH: u8 = 2;
+pub const NAME_SDPA: u8 = 4;
+
+fn name_flags(name: &[u8]) -> u8 {
+    let mut f = 0;
+    if contains(name, b"Synchronize") {
+        f |= NAME_SYNC;
+    }
+    if contains(name, b"Launch") || contains(name, b"launch") {
+        f |= NAME_LAUNCH;
+    }
+    if name.starts_with(b"aten::scaled_dot_product_attention") || name.starts_with(b"aten::_scaled_dot_product_") {
+        f |= NAME_SDPA;
+    }
+    f
 }
 
 impl Interner {
-    pub fn intern(&mut self, s: &str) -> u32 {
+    pub fn intern(&mut self, s: &[u8]) -> u32 {
         if let Some(&id) = self.ids.get(s) {
             return id;
         }
         let id = self.names.len() as u32;
-        self.names.push(s.into());
+        self.names.push(String::from_utf8_lossy(s).into());
+        self.flags.push(name_flags(s));
         self.ids.insert(s.into(), id);
         id
     }
@@ -172,7 +193,7 @@ enum Cat {
     Unknown,
 }
 
-fn category(cat: &str) -> Cat {
+fn category(cat: &[u8]) -> Cat {
     const IGNORED: &[&str] = &[
         "python_function",
         "cpu_instant_event",
@@ -189,11 +210,11 @@ fn category(cat: &str) -> Cat {
         "gpu_memory",
         "kineto",
     ];
-    let c = cat.trim();
+    let c = cat.trim_ascii();
     if c.is_empty() {
         return Cat::Missing;
     }
-    let is = |s: &str| c.eq_ignore_ascii_case(s);
+    let is = |s: &str| c.eq_ignore_ascii_case(s.as_bytes());
     if is("kernel") {
         Cat::Gpu(GpuKind::Kernel)
     } else if is("gpu_memcpy") || is("memcpy") {
@@ -215,14 +236,11 @@ fn category(cat: &str) -> Cat {
     }
 }
 
-fn is_sync_call(name: &str) -> bool {
-    name.contains("Synchronize")
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    memchr::memmem::find(hay, needle).is_some()
 }
 
-fn is_sdpa_op(name: &str) -> bool {
-    name.starts_with("aten::scaled_dot_product_attention")
-        || name.starts_with("aten::_scaled_dot_product_")
-}
+
 
 impl Collector {
     /// A stable key for (pid, tid): numeric ids as numbers ("123" and 123 are one thread),
@@ -240,7 +258,7 @@ impl Collector {
             None => match id {
                 Id::Str(s) => {
                     // Strings live in their own key space below every realistic integer id.
-                    i64::MIN / 2 + self.string_ids.intern(s) as i64
+                    i64::MIN / 2 + self.string_ids.intern(s.as_bytes()) as i64
                 }
                 _ => i64::MIN / 2 - 1,
             },
@@ -291,7 +309,7 @@ impl Collector {
                         self.occupancy_dur += dur as f64;
                     }
                 }
-                let name = self.names.intern(&ev.name);
+                let name = self.names.intern(ev.name.bytes());
                 self.gpu.push(GpuRow {
                     start,
                     dur,
@@ -303,13 +321,15 @@ impl Collector {
                 });
             }
             Cat::Runtime => {
-                if is_sync_call(&ev.name) {
+                let id = self.names.intern(ev.name.bytes());
+                let flags = self.names.flags[id as usize];
+                if flags & NAME_SYNC != 0 {
                     self.sync_ns += dur;
                     self.sync_calls += 1;
                 }
                 let correlation = args.and_then(|a| a.correlation).and_then(Loose::as_i64).unwrap_or(NONE);
                 if correlation != NONE {
-                    if ev.name.contains("Launch") || ev.name.contains("launch") {
+                    if flags & NAME_LAUNCH != 0 {
                         self.launch_ns += dur;
                     }
                     let thread = self.thread_key(&ev.pid, &ev.tid);
@@ -318,12 +338,12 @@ impl Collector {
             }
             Cat::Op => {
                 let thread = self.thread_key(&ev.pid, &ev.tid);
-                let name = self.names.intern(&ev.name);
-                if is_sdpa_op(&ev.name) && self.sdpa_calls.len() < 16 {
+                let name = self.names.intern(ev.name.bytes());
+                if self.names.flags[name as usize] & NAME_SDPA != 0 && self.sdpa_calls.len() < 16 {
                     let raw = |v: Option<&RawValue>| v.map(|r| r.get().to_string());
                     self.sdpa_calls.push(SdpaCall {
-                        op: ev.name.to_string(),
-                        input_dims: raw(args.and_then(|a| a.input_dims.or(a.input_dims_old))),
+                        op: ev.name.to_str().into_owned(),
+                        input_dims: raw(args.and_then(|a| a.input_dims)),
                         input_types: raw(args.and_then(|a| a.input_type)),
                         concrete_inputs: raw(args.and_then(|a| a.concrete_inputs)),
                     });
@@ -339,20 +359,20 @@ impl Collector {
 
 impl Sink for Collector {
     fn event(&mut self, ev: RawEvent<'_>, _offset: u64) {
-        let cat = category(&ev.cat);
+        let cat = category(ev.cat.bytes());
         match cat {
             // Metadata rows (process and thread names) never carry a category.
-            Cat::Missing if ev.ph != "M" => self.counters.no_category += 1,
-            Cat::Unknown => self.count_unknown(&ev.cat),
+            Cat::Missing if ev.ph.bytes() != b"M" => self.counters.no_category += 1,
+            Cat::Unknown => self.count_unknown(&ev.cat.to_str()),
             _ => {}
         }
-        match ev.ph.as_ref() {
-            "X" => self.complete_event(&ev, cat),
-            "B" | "E" => self.counters.begin_end += 1,
-            "s" | "f" | "t" => self.counters.flow += 1,
-            "i" | "I" | "n" => self.counters.instant += 1,
-            "C" => self.counters.counters += 1,
-            "M" => self.counters.metadata_events += 1,
+        match ev.ph.bytes() {
+            b"X" => self.complete_event(&ev, cat),
+            b"B" | b"E" => self.counters.begin_end += 1,
+            b"s" | b"f" | b"t" => self.counters.flow += 1,
+            b"i" | b"I" | b"n" => self.counters.instant += 1,
+            b"C" => self.counters.counters += 1,
+            b"M" => self.counters.metadata_events += 1,
             _ => {}
         }
     }

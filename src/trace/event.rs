@@ -1,66 +1,152 @@
 //! One trace event as serde sees it: borrowed from the input chunk wherever possible, with
 //! only the fields the analysis reads. Everything else is skipped by serde without allocating.
 
-use serde::de::{self, Deserializer, Visitor};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
 
-/// A Chrome-trace event. Unknown fields are ignored; every field is optional so that odd
-/// producers still parse (the analysis decides what a missing field means).
-#[derive(Debug, Default, Deserialize)]
+/// A JSON string as raw bytes, borrowed from the input when it has no escapes. Not checked
+/// for UTF-8 here: most names are only compared or hashed, and the interner converts each
+/// distinct name once (lossily), which keeps UTF-8 validation off the per-event path.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Text<'a>(pub Cow<'a, [u8]>);
+
+impl Text<'_> {
+    pub fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+    pub fn to_str(&self) -> Cow<'_, str> {
+        String::from_utf8_lossy(&self.0)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_bytes<E>(self, v: &'de [u8]) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_bytes<E>(self, v: &[u8]) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v.to_vec())))
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(v.as_bytes())))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v.as_bytes().to_vec())))
+            }
+        }
+        d.deserialize_bytes(V)
+    }
+}
+
+/// A Chrome-trace event with only the fields the analysis reads. Unknown fields are skipped;
+/// every field is optional so that odd producers still parse (the analysis decides what a
+/// missing field means). Deserialised by hand with byte keys: serde's derive would validate
+/// every key as UTF-8, which is a tenth of the parse time on Kineto's key-heavy events.
+#[derive(Debug, Default)]
 pub struct RawEvent<'a> {
-    // Bare `Cow` + `default` borrows; `Option<Cow>` would allocate on every event.
-    #[serde(borrow, default)]
-    pub ph: Cow<'a, str>,
-    #[serde(borrow, default)]
-    pub cat: Cow<'a, str>,
-    #[serde(borrow, default)]
-    pub name: Cow<'a, str>,
-    #[serde(borrow, default)]
+    pub ph: Text<'a>,
+    pub cat: Text<'a>,
+    pub name: Text<'a>,
     pub pid: Id<'a>,
-    #[serde(borrow, default)]
     pub tid: Id<'a>,
     /// Kept as raw text: epoch microseconds with a nanosecond fraction exceed f64 precision.
-    #[serde(borrow, default)]
     pub ts: Option<&'a RawValue>,
-    #[serde(borrow, default)]
     pub dur: Option<&'a RawValue>,
-    #[serde(borrow, default)]
     pub args: Option<Args<'a>>,
 }
 
 /// The `args` the analysis uses. Kineto's spellings changed over the years; both are read.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default)]
 pub struct Args<'a> {
-    #[serde(default)]
     pub correlation: Option<Loose>,
-    #[serde(default, rename = "External id")]
     pub external_id: Option<Loose>,
-    #[serde(default, rename = "external id")]
-    pub external_id_old: Option<Loose>,
-    #[serde(default)]
     pub device: Option<Loose>,
-    #[serde(default)]
     pub stream: Option<Loose>,
-    #[serde(default, rename = "blocks per SM")]
     pub blocks_per_sm: Option<Loose>,
-    #[serde(default, rename = "est. achieved occupancy %")]
     pub occupancy_pct: Option<Loose>,
-    #[serde(borrow, default, rename = "Input Dims")]
     pub input_dims: Option<&'a RawValue>,
-    #[serde(borrow, default, rename = "Input dims")]
-    pub input_dims_old: Option<&'a RawValue>,
-    #[serde(borrow, default, rename = "Input type")]
     pub input_type: Option<&'a RawValue>,
-    #[serde(borrow, default, rename = "Concrete Inputs")]
     pub concrete_inputs: Option<&'a RawValue>,
 }
 
 impl Args<'_> {
     pub fn external_id(&self) -> Option<i64> {
-        self.external_id.or(self.external_id_old).and_then(Loose::as_i64)
+        self.external_id.and_then(Loose::as_i64)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawEvent<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawEvent<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a trace event object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<RawEvent<'de>, A::Error> {
+                let mut ev = RawEvent::default();
+                while let Some(k) = m.next_key::<Text<'de>>()? {
+                    match k.bytes() {
+                        b"ph" => ev.ph = m.next_value()?,
+                        b"cat" => ev.cat = m.next_value()?,
+                        b"name" => ev.name = m.next_value()?,
+                        b"pid" => ev.pid = m.next_value()?,
+                        b"tid" => ev.tid = m.next_value()?,
+                        b"ts" => ev.ts = Some(m.next_value()?),
+                        b"dur" => ev.dur = Some(m.next_value()?),
+                        b"args" => ev.args = m.next_value()?,
+                        _ => {
+                            m.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ev)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Args<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Args<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an args object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Args<'de>, A::Error> {
+                let mut a = Args::default();
+                while let Some(k) = m.next_key::<Text<'de>>()? {
+                    match k.bytes() {
+                        b"correlation" => a.correlation = m.next_value()?,
+                        // Current Kineto writes "External id", 2020-2021 traces "external id".
+                        b"External id" | b"external id" => a.external_id = m.next_value()?,
+                        b"device" => a.device = m.next_value()?,
+                        b"stream" => a.stream = m.next_value()?,
+                        b"blocks per SM" => a.blocks_per_sm = m.next_value()?,
+                        b"est. achieved occupancy %" => a.occupancy_pct = m.next_value()?,
+                        b"Input Dims" | b"Input dims" => a.input_dims = m.next_value()?,
+                        b"Input type" => a.input_type = m.next_value()?,
+                        b"Concrete Inputs" => a.concrete_inputs = m.next_value()?,
+                        _ => {
+                            m.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(a)
+            }
+        }
+        d.deserialize_map(V)
     }
 }
 
@@ -265,6 +351,9 @@ mod tests {
         assert_eq!(Id::Str("Spans".into()).as_int(), None);
         let e: RawEvent = serde_json::from_str(r#"{"pid": "Traces", "tid": -1, "ts": 1.5}"#).unwrap();
         assert_eq!(e.pid, Id::Str("Traces".into()));
+        let e: RawEvent = serde_json::from_str(r#"{"name": "a\\u00e9\\"b", "args": {"external id": 4, "x": [1]}}"#).unwrap();
+        assert_eq!(e.name.to_str(), "a\u{e9}\"b");
+        assert_eq!(e.args.unwrap().external_id(), Some(4));
         assert_eq!(e.tid, Id::Int(-1));
         assert_eq!(micros_to_nanos(e.ts.unwrap()), Some(1500));
     }

@@ -11,7 +11,7 @@ struct Names {
 
 impl Sink for Names {
     fn event(&mut self, ev: RawEvent<'_>, _offset: u64) {
-        self.events.push(ev.name.into_owned());
+        self.events.push(ev.name.to_str().into_owned());
     }
     fn metadata(&mut self, key: &str, _value: &RawValue) {
         self.meta.push(key.to_string());

@@ -109,7 +109,7 @@ fn subtitle(traces: &[TraceReport]) -> String {
 
 fn rank_label(t: &TraceReport) -> String {
     match t.rank {
-        Some(r) => format!("rank {r}"),
+        Some(r) => format!("rank {r} · {}", t.file),
         None => t.file.clone(),
     }
 }
