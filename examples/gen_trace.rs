@@ -42,7 +42,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -3169,6 +3169,11 @@ fn write_one(o: &Opts, rank: u32, world: u32, path: Option<&Path>) -> io::Result
     let (mut s, label) = match path {
         None => {
             let stdout = io::stdout();
+            if stdout.is_terminal() {
+                return Err(io::Error::other(
+                    "refusing to write a trace to a terminal: give OUT or redirect stdout",
+                ));
+            }
             let lock = BufWriter::with_capacity(1 << 20, stdout.lock());
             let s = if o.gzip {
                 let enc =

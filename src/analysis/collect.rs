@@ -340,7 +340,7 @@ impl Collector {
                 let thread = self.thread_key(&ev.pid, &ev.tid);
                 let name = self.names.intern(ev.name.bytes());
                 if self.names.flags[name as usize] & NAME_SDPA != 0 && self.sdpa_calls.len() < 16 {
-                    let raw = |v: Option<&RawValue>| v.map(|r| r.get().to_string());
+                    let raw = |v: Option<&[u8]>| v.map(|r| String::from_utf8_lossy(r).into_owned());
                     self.sdpa_calls.push(SdpaCall {
                         op: ev.name.to_str().into_owned(),
                         input_dims: raw(args.and_then(|a| a.input_dims)),

@@ -51,21 +51,22 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
 /// every field is optional so that odd producers still parse (the analysis decides what a
 /// missing field means). Deserialised by hand with byte keys: serde's derive would validate
 /// every key as UTF-8, which is a tenth of the parse time on Kineto's key-heavy events.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct RawEvent<'a> {
     pub ph: Text<'a>,
     pub cat: Text<'a>,
     pub name: Text<'a>,
     pub pid: Id<'a>,
     pub tid: Id<'a>,
-    /// Kept as raw text: epoch microseconds with a nanosecond fraction exceed f64 precision.
-    pub ts: Option<&'a RawValue>,
-    pub dur: Option<&'a RawValue>,
+    /// Kept as raw JSON text: epoch microseconds with a nanosecond fraction exceed f64
+    /// precision.
+    pub ts: Option<&'a [u8]>,
+    pub dur: Option<&'a [u8]>,
     pub args: Option<Args<'a>>,
 }
 
 /// The `args` the analysis uses. Kineto's spellings changed over the years; both are read.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Args<'a> {
     pub correlation: Option<Loose>,
     pub external_id: Option<Loose>,
@@ -73,9 +74,10 @@ pub struct Args<'a> {
     pub stream: Option<Loose>,
     pub blocks_per_sm: Option<Loose>,
     pub occupancy_pct: Option<Loose>,
-    pub input_dims: Option<&'a RawValue>,
-    pub input_type: Option<&'a RawValue>,
-    pub concrete_inputs: Option<&'a RawValue>,
+    /// Raw JSON text of the SDPA arguments (parsed only for attention ops).
+    pub input_dims: Option<&'a [u8]>,
+    pub input_type: Option<&'a [u8]>,
+    pub concrete_inputs: Option<&'a [u8]>,
 }
 
 impl Args<'_> {
@@ -101,8 +103,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawEvent<'a> {
                         b"name" => ev.name = m.next_value()?,
                         b"pid" => ev.pid = m.next_value()?,
                         b"tid" => ev.tid = m.next_value()?,
-                        b"ts" => ev.ts = Some(m.next_value()?),
-                        b"dur" => ev.dur = Some(m.next_value()?),
+                        b"ts" => ev.ts = Some(m.next_value::<&RawValue>()?.get().as_bytes()),
+                        b"dur" => ev.dur = Some(m.next_value::<&RawValue>()?.get().as_bytes()),
                         b"args" => ev.args = m.next_value()?,
                         _ => {
                             m.next_value::<IgnoredAny>()?;
@@ -135,9 +137,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for Args<'a> {
                         b"stream" => a.stream = m.next_value()?,
                         b"blocks per SM" => a.blocks_per_sm = m.next_value()?,
                         b"est. achieved occupancy %" => a.occupancy_pct = m.next_value()?,
-                        b"Input Dims" | b"Input dims" => a.input_dims = m.next_value()?,
-                        b"Input type" => a.input_type = m.next_value()?,
-                        b"Concrete Inputs" => a.concrete_inputs = m.next_value()?,
+                        b"Input Dims" | b"Input dims" => a.input_dims = Some(m.next_value::<&RawValue>()?.get().as_bytes()),
+                        b"Input type" => a.input_type = Some(m.next_value::<&RawValue>()?.get().as_bytes()),
+                        b"Concrete Inputs" => a.concrete_inputs = Some(m.next_value::<&RawValue>()?.get().as_bytes()),
                         _ => {
                             m.next_value::<IgnoredAny>()?;
                         }
@@ -268,10 +270,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for Id<'a> {
 
 /// Parses a JSON number (or numeric string) of microseconds into integer nanoseconds,
 /// exactly: `1606910596297023.123` must not lose its fraction the way an f64 would.
-pub fn micros_to_nanos(raw: &RawValue) -> Option<i64> {
-    let text = raw.get().trim();
-    let text = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or(text).trim();
-    parse_micros(text.as_bytes())
+pub fn micros_to_nanos(raw: &[u8]) -> Option<i64> {
+    let text = raw.trim_ascii();
+    let text = text.strip_prefix(b"\"").and_then(|t| t.strip_suffix(b"\"")).unwrap_or(text).trim_ascii();
+    parse_micros(text)
 }
 
 fn parse_micros(b: &[u8]) -> Option<i64> {
@@ -351,11 +353,11 @@ mod tests {
         assert_eq!(Id::Str("Spans".into()).as_int(), None);
         let e: RawEvent = serde_json::from_str(r#"{"pid": "Traces", "tid": -1, "ts": 1.5}"#).unwrap();
         assert_eq!(e.pid, Id::Str("Traces".into()));
-        let e: RawEvent = serde_json::from_str(r#"{"name": "a\\u00e9\\"b", "args": {"external id": 4, "x": [1]}}"#).unwrap();
-        assert_eq!(e.name.to_str(), "a\u{e9}\"b");
-        assert_eq!(e.args.unwrap().external_id(), Some(4));
         assert_eq!(e.tid, Id::Int(-1));
         assert_eq!(micros_to_nanos(e.ts.unwrap()), Some(1500));
+        let e: RawEvent = serde_json::from_str(r#"{"name": "a\u00e9\"b", "args": {"external id": 4, "x": [1]}}"#).unwrap();
+        assert_eq!(e.name.to_str(), "a\u{e9}\"b");
+        assert_eq!(e.args.unwrap().external_id(), Some(4));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! chunk's end reports "EOF" to serde; the chunk is then refilled and the event parsed again.
 
 pub mod event;
+mod scan;
 
 use crate::input::read_retrying;
 pub use event::{Args, Id, Loose, RawEvent};
@@ -474,6 +475,21 @@ impl<R: Read> Reader<'_, R> {
         // Set when the element is valid JSON but not a readable event: then skip exactly that
         // value (refilling as needed) and go on.
         let mut skipping: Option<String> = None;
+        // The fast path; serde_json below decides whatever it cannot read.
+        loop {
+            match scan::event(self.window()) {
+                Ok((ev, n)) => {
+                    sink.event(ev, self.offset());
+                    self.out.events += 1;
+                    self.start += n;
+                    return true;
+                }
+                Err(scan::Miss::NeedMore) if !self.eof => {
+                    self.fill();
+                }
+                Err(_) => break,
+            }
+        }
         loop {
             let offset = self.offset();
             let step: Parsed<()> = match &skipping {

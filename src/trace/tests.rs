@@ -137,3 +137,66 @@ fn cancel_stops_reading() {
     assert_eq!(o.end, End::Cancelled);
     assert!(s.events.len() < 1000);
 }
+
+/// The fast scanner and the serde reference read the same fields from every event of every
+/// fixture and real trace.
+#[test]
+fn scanner_matches_serde_on_every_event() {
+    use serde_json::value::RawValue;
+    use std::io::Read;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<std::path::PathBuf> =
+        std::fs::read_dir(root.join("tests/fixtures")).unwrap().map(|e| e.unwrap().path()).collect();
+    let shared = root.join("../shared/traces");
+    if shared.is_dir() {
+        let mut stack = vec![shared];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() { stack.push(p) } else { files.push(p) }
+            }
+        }
+    } else {
+        eprintln!("SKIP: ../shared/traces is absent; comparing on the fixtures only");
+    }
+    #[derive(serde::Deserialize)]
+    struct Top<'a> {
+        #[serde(borrow, rename = "traceEvents")]
+        events: Vec<&'a RawValue>,
+    }
+    let mut compared = 0;
+    for f in files.into_iter().filter(|f| f.to_string_lossy().contains(".json")) {
+        let raw = std::fs::read(&f).unwrap();
+        let mut bytes = Vec::new();
+        if raw.starts_with(&[0x1f, 0x8b]) {
+            flate2::read::MultiGzDecoder::new(&raw[..]).read_to_end(&mut bytes).unwrap();
+        } else {
+            bytes = raw;
+        }
+        let events: Vec<&RawValue> = match serde_json::from_slice::<Top>(&bytes) {
+            Ok(t) => t.events,
+            Err(_) => serde_json::from_slice(&bytes).unwrap(),
+        };
+        for e in events {
+            let text = e.get().as_bytes();
+            let reference: RawEvent = serde_json::from_slice(text).unwrap();
+            let (fast, n) = scan::event(text).unwrap_or_else(|m| panic!("{}: {m:?} on {}", f.display(), e.get()));
+            assert_eq!(n, text.len());
+            assert_eq!(fast, reference, "{}: {}", f.display(), e.get());
+            compared += 1;
+        }
+    }
+    assert!(compared > 50);
+}
+
+#[test]
+fn scanner_edge_cases() {
+    let ok = |t: &str| scan::event(t.as_bytes()).map(|(e, n)| (e.name.to_str().into_owned(), n));
+    assert_eq!(ok(r#"{"name": "a\"b", "x": [1, {"y": "]"}], "z": null}"#).unwrap().0, "a\"b");
+    assert_eq!(ok(r#"{}"#).unwrap(), (String::new(), 2));
+    assert_eq!(ok(r#"{"name": "a""#), Err(scan::Miss::NeedMore));
+    assert_eq!(ok(r#"{"name": "a", "x": [1, 2"#), Err(scan::Miss::NeedMore));
+    assert_eq!(ok(r#"{"name": 5}"#), Err(scan::Miss::Fallback));
+    assert_eq!(ok(r#"[1]"#), Err(scan::Miss::Fallback));
+    assert_eq!(ok(r#"{"name" "a"}"#), Err(scan::Miss::Fallback));
+}

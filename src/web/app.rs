@@ -28,6 +28,9 @@ pub enum Stage {
 pub struct Loaded {
     pub report: Report,
     pub json: String,
+    /// The worker's peak wasm memory for this analysis (0 for a share link); shown to
+    /// benchmarks as a data attribute.
+    pub worker_memory: f64,
 }
 
 #[derive(Clone)]
@@ -185,7 +188,7 @@ fn on_worker_event(
                 next.started_ms = Some(now);
             }
         }),
-        WorkerEvent::Message(ToPage::Done { json }) => {
+        WorkerEvent::Message(ToPage::Done { json, wasm_memory_bytes }) => {
             if !matches!(stage.get_untracked(), Stage::Reading) {
                 return;
             }
@@ -196,9 +199,9 @@ fn on_worker_event(
                     } else {
                         "These files could not be analysed".into()
                     },
-                    details: report.errors.iter().map(|e| e.message.clone()).collect(),
+                    details: report.errors.iter().map(file_message).collect(),
                 }),
-                Ok(report) => Stage::Done(Arc::new(Loaded { report, json })),
+                Ok(report) => Stage::Done(Arc::new(Loaded { report, json, worker_memory: wasm_memory_bytes })),
                 Err(e) => Stage::Failed(Failure {
                     title: "The analysis result could not be read".into(),
                     details: vec![e.to_string()],
@@ -212,6 +215,15 @@ fn on_worker_event(
             }
             stage.set(Stage::Failed(Failure { title: "The analysis stopped".into(), details: vec![text] }));
         }
+    }
+}
+
+/// `file: message`, unless the message already names the file.
+pub fn file_message(e: &crate::report::FileError) -> String {
+    if e.message.starts_with(&e.file) {
+        e.message.clone()
+    } else {
+        format!("{}: {}", e.file, e.message)
     }
 }
 

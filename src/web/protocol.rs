@@ -13,6 +13,7 @@ pub enum ToPage {
     Progress { index: u32, bytes: f64 },
     /// File `index` is finished (`ok` false when it could not be read).
     FileDone { index: u32, ok: bool },
-    /// All files analysed: the combined Report exactly as `tracesight --json` prints it.
-    Done { json: String },
+    /// All files analysed: the combined Report exactly as `tracesight --json` prints it, and
+    /// the worker's wasm memory size (its high-water mark: wasm memory never shrinks).
+    Done { json: String, wasm_memory_bytes: f64 },
 }

@@ -15,7 +15,7 @@ pub fn from_location() -> Option<Arc<Loaded>> {
     let hash = leptos::prelude::window().location().hash().ok()?;
     let data = hash.strip_prefix(PREFIX)?;
     let report = decode(data)?;
-    Some(Arc::new(Loaded { report, json: String::new() }))
+    Some(Arc::new(Loaded { report, json: String::new(), worker_memory: 0.0 }))
 }
 
 /// Removes the fragment so that a reload shows the start screen again.

@@ -52,7 +52,12 @@ fn analyse_all(scope: &DedicatedWorkerGlobalScope, files: &Array) {
         Ok(s) => s + "\n",
         Err(e) => format!("{{\"error\": \"{e}\"}}\n"),
     };
-    post(scope, &ToPage::Done { json });
+    let wasm_memory_bytes = wasm_bindgen::memory()
+        .unchecked_into::<js_sys::WebAssembly::Memory>()
+        .buffer()
+        .unchecked_into::<js_sys::ArrayBuffer>()
+        .byte_length() as f64;
+    post(scope, &ToPage::Done { json, wasm_memory_bytes });
 }
 
 /// `std::io::Read` over a `Blob`, one `SLICE` at a time.

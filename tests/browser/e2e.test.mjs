@@ -140,7 +140,7 @@ test('sample button shows every report view', async () => {
   assert.ok(cats.length > 0 && cats.every((c) => c.trim() === bucket), `kernel table not filtered to ${bucket}: ${cats}`);
   await page.locator('section:has([data-testid=top-kernels])').screenshot({ path: path.join(ARTIFACTS, 'top-kernels-filtered.png') });
   // Search runs over full names.
-  await page.locator('.chip-x').click();
+  await page.locator('section:has([data-testid=top-kernels]) .chip-x').click();
   await page.locator('section:has([data-testid=top-kernels]) input[type=search]').fill('zzz-no-such-kernel');
   assert.equal(await page.locator('[data-testid=top-kernels] tbody tr').count(), 0);
   assert.deepEqual(errors, []);

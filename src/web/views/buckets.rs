@@ -81,7 +81,8 @@ pub fn BucketSection(buckets: Vec<Bucket>, gpu: GpuTime, filter: RwSignal<Option
                     format::us(gpu.kernel_time_us), format::us(gpu.busy_us))}
                 "Click a category to filter the kernel table."
             </p>
-            <svg class="bars" viewBox=format!("0 0 {} {}", LABEL_W + BAR_W + VALUE_W, height)
+            {(max == 0.0).then(|| view! { <p class="empty">"No GPU time to break down in this trace."</p> })}
+            <svg class="bars" class:hidden={max == 0.0} viewBox=format!("0 0 {} {}", LABEL_W + BAR_W + VALUE_W, height)
                  role="group" aria-label="GPU time by category">
                 {bars}
             </svg>
@@ -108,7 +109,7 @@ pub fn bucket_class(name: &str) -> String {
         "softmax"
     } else if n.contains("elementwise") || n.contains("norm") {
         "elem"
-    } else if n.contains("collective") || n.contains("comm") {
+    } else if n.contains("collective") || n.contains("comm") || n.contains("reduce") || n.contains("nccl") {
         "comm"
     } else if n.contains("memory") || n.contains("memcpy") {
         "mem"

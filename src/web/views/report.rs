@@ -54,7 +54,7 @@ pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset
     };
 
     view! {
-        <div class="report">
+        <div class="report" data-worker-wasm-bytes=loaded.worker_memory.to_string()>
             <div class="toolbar">
                 <div class="files-title">
                     <h1>{title(&report.traces)}</h1>
@@ -74,7 +74,7 @@ pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset
             {(!report.errors.is_empty()).then(|| view! {
                 <div class="notice warning" data-testid="file-errors">
                     <strong>"Some files could not be read:"</strong>
-                    <ul>{report.errors.iter().map(|e| view! { <li><code>{e.message.clone()}</code></li> }).collect_view()}</ul>
+                    <ul>{report.errors.iter().map(|e| view! { <li><code>{crate::web::app::file_message(e)}</code></li> }).collect_view()}</ul>
                 </div>
             })}
             {(!report.ranks.is_empty()).then(|| view! { <RankTable rows=report.ranks.clone() /> })}
