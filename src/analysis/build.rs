@@ -2,7 +2,7 @@
 //! attention backend, time metrics, steps, top tables. Every sum runs in record order and every
 //! sort has a total order, so the native and the wasm build produce identical reports.
 
-use super::collect::{Collector, GpuKind, GpuRow, OpRow, NONE};
+use super::collect::{Collector, GpuKind, GpuRow, OpRow, RuntimeCall, NONE};
 use super::intervals::{self, Span};
 use super::names::{self, Backend, Bucket, OpContext, Tokens, BUCKETS};
 use super::Options;
@@ -35,8 +35,9 @@ enum Rule {
     Unmatched,
 }
 
-/// The op tree of one trace: ops sorted per thread, with parent links and the context each
-/// op inherits from its ancestors.
+/// The op tree of one trace, reduced to the ops that matter: the ops that launched GPU work,
+/// their ancestors, ProfilerStep and DataLoader spans. A trace has millions of ops that launch
+/// nothing; dropping them before building the per-op arrays keeps memory bounded.
 struct OpTree {
     ops: Vec<OpRow>,
     /// Innermost attention op at or above each op.
@@ -46,21 +47,32 @@ struct OpTree {
     /// Innermost other context op (optimizer, embedding, dropout, rope, softmax).
     context: Vec<u32>,
     parent: Vec<u32>,
-    by_external: FxHashMap<i64, u32>,
-    /// Per thread key: the range of `ops` on that thread.
-    thread_range: FxHashMap<u32, (usize, usize)>,
     op_context: Vec<Option<OpContext>>,
 }
 
+/// Where each GPU row was launched from.
+struct Launch {
+    /// Index into the sorted runtime calls, or NO.
+    runtime: Vec<u32>,
+    /// Index into `OpTree::ops` of the launching (leaf) op, or NO.
+    leaf: Vec<u32>,
+}
+
+fn sorted_find(v: &[(i64, u32)], key: i64) -> u32 {
+    match v.binary_search_by_key(&key, |x| x.0) {
+        Ok(i) => v[i].1,
+        Err(_) => NO,
+    }
+}
+
 impl OpTree {
-    fn new(mut ops: Vec<OpRow>, names: &super::collect::Interner) -> OpTree {
+    fn new(mut ops: Vec<OpRow>, names: &super::collect::Interner, gpu: &[GpuRow], runtime: &[RuntimeCall]) -> (OpTree, Launch) {
         ops.sort_unstable_by_key(|o| (o.thread, o.start, Reverse(o.end), o.name, o.external));
-        let op_context: Vec<Option<OpContext>> = names.names.iter().map(|n| names::op_context(n)).collect();
         let n = ops.len();
-        let (mut parent, mut attention, mut collective, mut context) =
-            (vec![NO; n], vec![NO; n], vec![NO; n], vec![NO; n]);
-        let mut by_external = FxHashMap::default();
-        let mut thread_range = FxHashMap::default();
+
+        // Parents by time containment on each thread.
+        let mut parent = vec![NO; n];
+        let mut thread_range: FxHashMap<u32, (usize, usize)> = FxHashMap::default();
         let mut stack: Vec<u32> = Vec::new();
         let mut range_start = 0;
         for i in 0..n {
@@ -77,44 +89,139 @@ impl OpTree {
                 }
                 stack.pop();
             }
-            let p = stack.last().copied().unwrap_or(NO);
-            parent[i] = p;
+            parent[i] = stack.last().copied().unwrap_or(NO);
+            stack.push(i as u32);
+        }
+        if n > 0 {
+            thread_range.insert(ops[n - 1].thread, (range_start, n));
+        }
+        let containing = |thread: u32, t: i64| -> u32 {
+            let Some(&(lo, hi)) = thread_range.get(&thread) else { return NO };
+            let k = ops[lo..hi].partition_point(|o| o.start <= t);
+            if k == 0 {
+                return NO;
+            }
+            let mut i = (lo + k - 1) as u32;
+            while i != NO {
+                let o = &ops[i as usize];
+                if o.start <= t && t <= o.end {
+                    return i;
+                }
+                i = parent[i as usize];
+            }
+            NO
+        };
+
+        // The External ids launches refer to, and the ops that carry them.
+        let runtime_of: Vec<u32> = gpu
+            .iter()
+            .map(|row| {
+                if row.correlation == NONE {
+                    return NO;
+                }
+                runtime.binary_search_by_key(&row.correlation, |r| r.correlation).map(|i| i as u32).unwrap_or(NO)
+            })
+            .collect();
+        let mut wanted: Vec<i64> = gpu
+            .iter()
+            .zip(&runtime_of)
+            .flat_map(|(row, &r)| [if r == NO { NONE } else { runtime[r as usize].external }, row.external])
+            .filter(|&e| e != NONE)
+            .collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        let mut by_external: Vec<(i64, u32)> = ops
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.external != NONE && wanted.binary_search(&o.external).is_ok())
+            .map(|(i, o)| (o.external, i as u32))
+            .collect();
+        by_external.sort_unstable();
+        by_external.dedup_by_key(|x| x.0);
+        drop(wanted);
+
+        // Leaf op per GPU row: the launch's External id, else the innermost op around the
+        // launch call on its thread, else the row's own External id.
+        let mut leaf: Vec<u32> = gpu
+            .iter()
+            .zip(&runtime_of)
+            .map(|(row, &r)| {
+                let mut l = NO;
+                if r != NO {
+                    let call = runtime[r as usize];
+                    if call.external != NONE {
+                        l = sorted_find(&by_external, call.external);
+                    }
+                    if l == NO {
+                        l = containing(call.thread, call.start);
+                    }
+                }
+                if l == NO && row.external != NONE {
+                    l = sorted_find(&by_external, row.external);
+                }
+                l
+            })
+            .collect();
+        drop(by_external);
+
+        // Keep launching ops, their ancestors, and the spans the report reads by name.
+        let mut keep = vec![false; n];
+        for (i, o) in ops.iter().enumerate() {
+            let name = names.get(o.name);
+            if name.starts_with("ProfilerStep#") || (parent[i] == NO && name.starts_with("enumerate(DataLoader)")) {
+                keep[i] = true;
+            }
+        }
+        for &l in &leaf {
+            let mut i = l;
+            while i != NO && !keep[i as usize] {
+                keep[i as usize] = true;
+                i = parent[i as usize];
+            }
+        }
+        let mut remap = vec![NO; n];
+        let mut kept = 0u32;
+        for i in 0..n {
+            if keep[i] {
+                remap[i] = kept;
+                kept += 1;
+            }
+        }
+        drop(keep);
+        let mut compact_ops = Vec::with_capacity(kept as usize);
+        let mut compact_parent = Vec::with_capacity(kept as usize);
+        for i in 0..n {
+            if remap[i] != NO {
+                compact_ops.push(ops[i]);
+                // Ancestors of kept ops are kept, so a kept op's parent always has a new index.
+                compact_parent.push(if parent[i] == NO { NO } else { remap[parent[i] as usize] });
+            }
+        }
+        for l in leaf.iter_mut() {
+            if *l != NO {
+                *l = remap[*l as usize];
+            }
+        }
+        drop((ops, parent, remap));
+
+        let ops = compact_ops;
+        let parent = compact_parent;
+        let op_context: Vec<Option<OpContext>> = names.names.iter().map(|n| names::op_context(n)).collect();
+        let m = ops.len();
+        let (mut attention, mut collective, mut context) = (vec![NO; m], vec![NO; m], vec![NO; m]);
+        // Sorted order puts parents before children, so one pass inherits from ancestors.
+        for i in 0..m {
+            let p = parent[i];
             let inherit = |v: &Vec<u32>| if p == NO { NO } else { v[p as usize] };
-            let ctx = op_context[op.name as usize];
+            let ctx = op_context[ops[i].name as usize];
             attention[i] = if ctx == Some(OpContext::Attention) { i as u32 } else { inherit(&attention) };
             collective[i] = if ctx == Some(OpContext::Collective) { i as u32 } else { inherit(&collective) };
             context[i] = match ctx {
                 Some(OpContext::Attention | OpContext::Collective) | None => inherit(&context),
                 Some(_) => i as u32,
             };
-            if op.external != NONE {
-                by_external.entry(op.external).or_insert(i as u32);
-            }
-            stack.push(i as u32);
         }
-        if n > 0 {
-            thread_range.insert(ops[n - 1].thread, (range_start, n));
-        }
-        OpTree { ops, attention, collective, context, parent, by_external, thread_range, op_context }
-    }
-
-    /// Innermost op on `thread` whose interval contains `t`.
-    fn containing(&self, thread: u32, t: i64) -> u32 {
-        let Some(&(lo, hi)) = self.thread_range.get(&thread) else { return NO };
-        let slice = &self.ops[lo..hi];
-        let k = slice.partition_point(|o| o.start <= t);
-        if k == 0 {
-            return NO;
-        }
-        let mut i = (lo + k - 1) as u32;
-        while i != NO {
-            let o = &self.ops[i as usize];
-            if o.start <= t && t <= o.end {
-                return i;
-            }
-            i = self.parent[i as usize];
-        }
-        NO
+        (OpTree { ops, attention, collective, context, parent, op_context }, Launch { runtime: runtime_of, leaf })
     }
 }
 
@@ -258,10 +365,10 @@ pub struct Built {
 
 pub fn build(c: &mut Collector, opts: &Options) -> Built {
     let names = &c.names;
-    let tree = OpTree::new(std::mem::take(&mut c.ops), names);
-    let steps = step_windows(&tree, names);
     let mut runtime = std::mem::take(&mut c.runtime);
     runtime.sort_unstable_by_key(|r| (r.correlation, r.start, r.thread));
+    let (tree, launches) = OpTree::new(std::mem::take(&mut c.ops), names, &c.gpu, &runtime);
+    let steps = step_windows(&tree, names);
 
     // Per-name caches: classification runs once per distinct name, not per event.
     let mut kernel_rule_cache: FxHashMap<u32, (Option<(Bucket, &'static str)>, Option<Backend>, Option<bool>)> =
@@ -281,36 +388,22 @@ pub fn build(c: &mut Collector, opts: &Options) -> Built {
     let mut gemm_simt_ns = 0i64;
     let mut gemm_ns = 0i64;
 
-    for row in &c.gpu {
-        // Launch call -> leaf op.
-        let rt = if row.correlation == NONE {
-            None
-        } else {
-            runtime
-                .binary_search_by_key(&row.correlation, |r| r.correlation)
-                .ok()
-                .map(|i| runtime[i])
+    for (i, row) in c.gpu.iter().enumerate() {
+        let rt = match launches.runtime[i] {
+            NO => None,
+            r => Some(runtime[r as usize]),
         };
         if rt.is_none() && row.correlation != NONE {
             dangling += 1;
         }
-        let mut leaf = NO;
+        let leaf = launches.leaf[i];
         if let Some(r) = rt {
-            if r.external != NONE {
-                leaf = tree.by_external.get(&r.external).copied().unwrap_or(NO);
-            }
-            if leaf == NO {
-                leaf = tree.containing(r.thread, r.start);
-            }
             if row.kind == GpuKind::Kernel {
                 launch.launched_kernels += 1;
                 if row.dur < r.dur {
                     launch.shorter_than_launch += 1;
                 }
             }
-        }
-        if leaf == NO && row.external != NONE {
-            leaf = tree.by_external.get(&row.external).copied().unwrap_or(NO);
         }
 
         let (kernel_rule, kernel_backend, tensor_cores) = *kernel_rule_cache.entry(row.name).or_insert_with(|| {

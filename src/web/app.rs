@@ -57,7 +57,9 @@ pub fn App() -> impl IntoView {
     let ready = RwSignal::new(false);
     let dragging = RwSignal::new(false);
 
-    let client = StoredValue::new_local(Client::new(move |ev| on_worker_event(ev, stage, progress, ready)));
+    let client = StoredValue::new_local(Client::new(move |ev| {
+        on_worker_event(ev, stage, progress, ready)
+    }));
 
     let open_files = Callback::new(move |files: Vec<File>| {
         if files.is_empty() || matches!(stage.get_untracked(), Stage::Reading) {
@@ -188,7 +190,10 @@ fn on_worker_event(
                 next.started_ms = Some(now);
             }
         }),
-        WorkerEvent::Message(ToPage::Done { json, wasm_memory_bytes }) => {
+        WorkerEvent::Message(ToPage::Done {
+            json,
+            wasm_memory_bytes,
+        }) => {
             if !matches!(stage.get_untracked(), Stage::Reading) {
                 return;
             }
@@ -201,7 +206,11 @@ fn on_worker_event(
                     },
                     details: report.errors.iter().map(file_message).collect(),
                 }),
-                Ok(report) => Stage::Done(Arc::new(Loaded { report, json, worker_memory: wasm_memory_bytes })),
+                Ok(report) => Stage::Done(Arc::new(Loaded {
+                    report,
+                    json,
+                    worker_memory: wasm_memory_bytes,
+                })),
                 Err(e) => Stage::Failed(Failure {
                     title: "The analysis result could not be read".into(),
                     details: vec![e.to_string()],
@@ -213,7 +222,10 @@ fn on_worker_event(
             if !matches!(stage.get_untracked(), Stage::Reading) {
                 return;
             }
-            stage.set(Stage::Failed(Failure { title: "The analysis stopped".into(), details: vec![text] }));
+            stage.set(Stage::Failed(Failure {
+                title: "The analysis stopped".into(),
+                details: vec![text],
+            }));
         }
     }
 }
@@ -237,7 +249,10 @@ async fn fetch_sample() -> Result<File, String> {
     if !resp.ok() {
         return Err(format!("{SAMPLE_URL}: HTTP {}", resp.status()));
     }
-    let blob: web_sys::Blob = JsFuture::from(resp.blob().map_err(describe)?).await.map_err(describe)?.unchecked_into();
+    let blob: web_sys::Blob = JsFuture::from(resp.blob().map_err(describe)?)
+        .await
+        .map_err(describe)?
+        .unchecked_into();
     File::new_with_blob_sequence(&js_sys::Array::of1(&blob), SAMPLE_NAME).map_err(describe)
 }
 

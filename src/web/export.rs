@@ -10,8 +10,12 @@ pub fn download(name: &str, text: &str) {
     let parts = js_sys::Array::of1(&text.into());
     let opts = BlobPropertyBag::new();
     opts.set_type("application/json");
-    let Ok(blob) = Blob::new_with_str_sequence_and_options(&parts, &opts) else { return };
-    let Ok(url) = Url::create_object_url_with_blob(&blob) else { return };
+    let Ok(blob) = Blob::new_with_str_sequence_and_options(&parts, &opts) else {
+        return;
+    };
+    let Ok(url) = Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
     let anchor = leptos::prelude::document()
         .create_element("a")
         .ok()
@@ -22,7 +26,12 @@ pub fn download(name: &str, text: &str) {
         a.click();
     }
     // The download starts asynchronously; free the URL a little later.
-    leptos::prelude::set_timeout(move || { let _ = Url::revoke_object_url(&url); }, Duration::from_secs(30));
+    leptos::prelude::set_timeout(
+        move || {
+            let _ = Url::revoke_object_url(&url);
+        },
+        Duration::from_secs(30),
+    );
 }
 
 /// `<base name>.tracesight.json` for one trace, as a user would name the CLI's output.

@@ -10,7 +10,10 @@ pub fn AttentionSection(attention: Attention) -> impl IntoView {
     let not_flash = !matches!(a.backend.as_str(), "flash" | "flash-attn" | "none" | "");
     let verdict = match a.backend.as_str() {
         "none" | "" => "No attention kernels or SDPA ops were found in this trace.".to_string(),
-        "flash" | "flash-attn" => format!("Attention runs fused flash kernels ({} of GPU time).", format::us(a.time_us)),
+        "flash" | "flash-attn" => format!(
+            "Attention runs fused flash kernels ({} of GPU time).",
+            format::us(a.time_us)
+        ),
         _ => format!(
             "Attention does not use the flash kernel: {} of GPU time went to the {} backend.",
             format::us(a.time_us),

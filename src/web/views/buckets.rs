@@ -10,12 +10,27 @@ const VALUE_W: f64 = 170.0;
 /// Time by bucket: sorted horizontal bars drawn as SVG, and the same numbers as a table.
 /// Clicking a bucket (bar or row) filters the kernel table to it.
 #[component]
-pub fn BucketSection(buckets: Vec<Bucket>, gpu: GpuTime, filter: RwSignal<Option<String>>) -> impl IntoView {
-    let mut buckets: Vec<Bucket> = buckets.into_iter().filter(|b| b.time_us > 0.0 || b.count > 0).collect();
+pub fn BucketSection(
+    buckets: Vec<Bucket>,
+    gpu: GpuTime,
+    filter: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let mut buckets: Vec<Bucket> = buckets
+        .into_iter()
+        .filter(|b| b.time_us > 0.0 || b.count > 0)
+        .collect();
     buckets.sort_by(|a, b| b.time_us.total_cmp(&a.time_us));
     let max = buckets.iter().map(|b| b.time_us).fold(0.0, f64::max);
     let height = ROW_H * buckets.len() as f64 + 4.0;
-    let toggle = move |name: String| filter.update(|f| *f = if f.as_deref() == Some(&name) { None } else { Some(name) });
+    let toggle = move |name: String| {
+        filter.update(|f| {
+            *f = if f.as_deref() == Some(&name) {
+                None
+            } else {
+                Some(name)
+            }
+        })
+    };
 
     let bars = buckets.iter().enumerate().map(|(i, b)| {
         let y = i as f64 * ROW_H + 2.0;
@@ -109,7 +124,11 @@ pub fn bucket_class(name: &str) -> String {
         "softmax"
     } else if n.contains("elementwise") || n.contains("norm") {
         "elem"
-    } else if n.contains("collective") || n.contains("comm") || n.contains("reduce") || n.contains("nccl") {
+    } else if n.contains("collective")
+        || n.contains("comm")
+        || n.contains("reduce")
+        || n.contains("nccl")
+    {
         "comm"
     } else if n.contains("memory") || n.contains("memcpy") {
         "mem"

@@ -21,7 +21,11 @@ use web_sys::File;
 /// The file picker: a real `<input type=file multiple>` styled through its label, so it stays
 /// keyboard reachable.
 #[component]
-pub fn FilePicker(on_files: Callback<Vec<File>>, #[prop(into)] label: String, #[prop(optional)] primary: bool) -> impl IntoView {
+pub fn FilePicker(
+    on_files: Callback<Vec<File>>,
+    #[prop(into)] label: String,
+    #[prop(optional)] primary: bool,
+) -> impl IntoView {
     view! {
         <span class="picker">
             <input

@@ -1,7 +1,7 @@
 use super::attention::AttentionSection;
 use super::buckets::BucketSection;
 use super::hints::{Diagnostics, HintCards};
-use super::tables::{RankTable, StepTable, TopTable, TopKind};
+use super::tables::{RankTable, StepTable, TopKind, TopTable};
 use super::FilePicker;
 use crate::report::TraceReport;
 use crate::web::app::Loaded;
@@ -12,7 +12,11 @@ use web_sys::File;
 
 /// The report, top-down like the CLI's printout: notices, ranks, then one trace's sections.
 #[component]
-pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset: Callback<()>) -> impl IntoView {
+pub fn ReportScreen(
+    loaded: Arc<Loaded>,
+    on_files: Callback<Vec<File>>,
+    on_reset: Callback<()>,
+) -> impl IntoView {
     let selected = RwSignal::new(0usize);
     let bucket_filter = RwSignal::new(None::<String>);
     let share_state = RwSignal::new(None::<String>);
@@ -104,7 +108,11 @@ fn title(traces: &[TraceReport]) -> String {
 fn subtitle(traces: &[TraceReport]) -> String {
     let events: u64 = traces.iter().map(|t| t.events).sum();
     let bytes: u64 = traces.iter().map(|t| t.json_bytes).sum();
-    format!("{} events · {} of JSON", format::count(events), format::bytes(bytes as f64))
+    format!(
+        "{} events · {} of JSON",
+        format::count(events),
+        format::bytes(bytes as f64)
+    )
 }
 
 fn rank_label(t: &TraceReport) -> String {
@@ -117,7 +125,12 @@ fn rank_label(t: &TraceReport) -> String {
 /// One trace's sections.
 #[component]
 fn TraceView(trace: TraceReport, bucket_filter: RwSignal<Option<String>>) -> impl IntoView {
-    let incomplete: Vec<_> = trace.diagnostics.iter().filter(|d| d.severity == "error").cloned().collect();
+    let incomplete: Vec<_> = trace
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == "error")
+        .cloned()
+        .collect();
     view! {
         {incomplete.into_iter().map(|d| view! {
             <div class="notice warning" data-testid="incomplete" role="alert">
@@ -146,8 +159,20 @@ fn TraceView(trace: TraceReport, bucket_filter: RwSignal<Option<String>>) -> imp
 #[component]
 fn Summary(trace: TraceReport) -> impl IntoView {
     let g = &trace.gpu;
-    let share = |v: f64| if g.span_us > 0.0 { format::pct(100.0 * v / g.span_us) + " of span" } else { String::new() };
-    let device = trace.device.name.clone().unwrap_or_else(|| if trace.has_gpu { "GPU".into() } else { "no GPU rows".into() });
+    let share = |v: f64| {
+        if g.span_us > 0.0 {
+            format::pct(100.0 * v / g.span_us) + " of span"
+        } else {
+            String::new()
+        }
+    };
+    let device = trace.device.name.clone().unwrap_or_else(|| {
+        if trace.has_gpu {
+            "GPU".into()
+        } else {
+            "no GPU rows".into()
+        }
+    });
     let mut device_detail = Vec::new();
     if trace.device.count > 1 {
         device_detail.push(format!("{} devices", trace.device.count));
@@ -164,14 +189,34 @@ fn Summary(trace: TraceReport) -> impl IntoView {
             None => format!("rank {r}"),
         });
     }
-    let top_hint = trace.hints.iter().max_by_key(|h| severity_rank(&h.severity)).cloned();
+    let top_hint = trace
+        .hints
+        .iter()
+        .max_by_key(|h| severity_rank(&h.severity))
+        .cloned();
     let backend = trace.attention.backend.clone();
     let cards: Vec<(&str, String, String)> = vec![
-        ("GPU span", format::us(g.span_us), "first kernel start to last kernel end".into()),
+        (
+            "GPU span",
+            format::us(g.span_us),
+            "first kernel start to last kernel end".into(),
+        ),
         ("GPU busy", format::us(g.busy_us), share(g.busy_us)),
         ("GPU idle", format::us(g.idle_us), share(g.idle_us)),
-        ("Kernel time", format::us(g.kernel_time_us), format!("{} GPU rows", format::count(g.kernel_count))),
-        ("Steps", trace.steps.len().to_string(), if trace.steps.is_empty() { "no ProfilerStep spans".into() } else { "ProfilerStep spans".into() }),
+        (
+            "Kernel time",
+            format::us(g.kernel_time_us),
+            format!("{} GPU rows", format::count(g.kernel_count)),
+        ),
+        (
+            "Steps",
+            trace.steps.len().to_string(),
+            if trace.steps.is_empty() {
+                "no ProfilerStep spans".into()
+            } else {
+                "ProfilerStep spans".into()
+            },
+        ),
     ];
     view! {
         <section class="summary" data-testid="summary" aria-label="Summary">

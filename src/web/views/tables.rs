@@ -21,7 +21,11 @@ enum Col {
 /// Top kernels / top ops: sortable by any numeric column, searchable over the full name,
 /// filtered by the bucket chosen in the chart.
 #[component]
-pub fn TopTable(kind: TopKind, rows: Vec<TopRow>, filter: RwSignal<Option<String>>) -> impl IntoView {
+pub fn TopTable(
+    kind: TopKind,
+    rows: Vec<TopRow>,
+    filter: RwSignal<Option<String>>,
+) -> impl IntoView {
     let sort = RwSignal::new((Col::Time, true));
     let query = RwSignal::new(String::new());
     let total = rows.len();
@@ -38,7 +42,11 @@ pub fn TopTable(kind: TopKind, rows: Vec<TopRow>, filter: RwSignal<Option<String
             r.iter()
                 .enumerate()
                 .filter(|(_, r)| f.as_ref().is_none_or(|b| &r.bucket == b))
-                .filter(|(_, r)| q.is_empty() || r.name.to_lowercase().contains(&q) || r.op.as_ref().is_some_and(|o| o.to_lowercase().contains(&q)))
+                .filter(|(_, r)| {
+                    q.is_empty()
+                        || r.name.to_lowercase().contains(&q)
+                        || r.op.as_ref().is_some_and(|o| o.to_lowercase().contains(&q))
+                })
                 .map(|(i, r)| (i, r.clone()))
                 .collect()
         });
@@ -50,7 +58,11 @@ pub fn TopTable(kind: TopKind, rows: Vec<TopRow>, filter: RwSignal<Option<String
                 Col::Mean => a.mean_us.total_cmp(&b.mean_us),
                 Col::Max => a.max_us.total_cmp(&b.max_us),
             };
-            if desc { o.reverse() } else { o }
+            if desc {
+                o.reverse()
+            } else {
+                o
+            }
         });
         v
     };
@@ -115,7 +127,11 @@ pub fn TopTable(kind: TopKind, rows: Vec<TopRow>, filter: RwSignal<Option<String
 }
 
 fn top_row(rank: usize, r: TopRow, kind: TopKind) -> impl IntoView {
-    let short = if kind == TopKind::Kernels { format::short(&r.name) } else { r.name.clone() };
+    let short = if kind == TopKind::Kernels {
+        format::short(&r.name)
+    } else {
+        r.name.clone()
+    };
     let long = short != r.name;
     let full = r.name.clone();
     view! {
@@ -149,23 +165,30 @@ fn top_row(rank: usize, r: TopRow, kind: TopKind) -> impl IntoView {
 #[component]
 pub fn StepTable(steps: Vec<Step>) -> impl IntoView {
     let empty = steps.is_empty();
-    let rows = steps.into_iter().map(|s| {
-        let idle = if s.span_us > 0.0 { format::pct(100.0 * s.idle_us / s.span_us) } else { String::new() };
-        view! {
-            <tr>
-                <th scope="row">{s.name}</th>
-                <td class="num">{format::us(s.cpu_us)}</td>
-                <td class="num">{format::us(s.span_us)}</td>
-                <td class="num">{format::us(s.busy_us)}</td>
-                <td class="num">{format::us(s.idle_us)}</td>
-                <td class="num">{idle}</td>
-                <td class="num">{format::us(s.kernel_time_us)}</td>
-                <td class="num">{format::us(s.comm_us)}</td>
-                <td class="num">{format::us(s.exposed_comm_us)}</td>
-                <td class="num">{format::count(s.kernel_count)}</td>
-            </tr>
-        }
-    }).collect_view();
+    let rows = steps
+        .into_iter()
+        .map(|s| {
+            let idle = if s.span_us > 0.0 {
+                format::pct(100.0 * s.idle_us / s.span_us)
+            } else {
+                String::new()
+            };
+            view! {
+                <tr>
+                    <th scope="row">{s.name}</th>
+                    <td class="num">{format::us(s.cpu_us)}</td>
+                    <td class="num">{format::us(s.span_us)}</td>
+                    <td class="num">{format::us(s.busy_us)}</td>
+                    <td class="num">{format::us(s.idle_us)}</td>
+                    <td class="num">{idle}</td>
+                    <td class="num">{format::us(s.kernel_time_us)}</td>
+                    <td class="num">{format::us(s.comm_us)}</td>
+                    <td class="num">{format::us(s.exposed_comm_us)}</td>
+                    <td class="num">{format::count(s.kernel_count)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
     view! {
         <section class="panel" aria-labelledby="steps-h">
             <h2 id="steps-h">"Steps"</h2>
@@ -193,19 +216,24 @@ pub fn StepTable(steps: Vec<Step>) -> impl IntoView {
 /// Side by side when several ranks were opened: the slow rank stands out.
 #[component]
 pub fn RankTable(rows: Vec<RankRow>) -> impl IntoView {
-    let rows = rows.into_iter().map(|r| view! {
-        <tr>
-            <th scope="row">{r.rank.map_or("–".to_string(), |x| x.to_string())}</th>
-            <td class="name">{r.file}</td>
-            <td class="num">{format::us(r.kernel_time_us)}</td>
-            <td class="num">{format::us(r.busy_us)}</td>
-            <td class="num">{format::us(r.span_us)}</td>
-            <td class="num">{format::us(r.idle_us)}</td>
-            <td class="num">{format::us(r.comm_us)}</td>
-            <td class="num">{format::us(r.exposed_comm_us)}</td>
-            <td class="num">{format::pct(r.busy_vs_max_pct)}</td>
-        </tr>
-    }).collect_view();
+    let rows = rows
+        .into_iter()
+        .map(|r| {
+            view! {
+                <tr>
+                    <th scope="row">{r.rank.map_or("–".to_string(), |x| x.to_string())}</th>
+                    <td class="name">{r.file}</td>
+                    <td class="num">{format::us(r.kernel_time_us)}</td>
+                    <td class="num">{format::us(r.busy_us)}</td>
+                    <td class="num">{format::us(r.span_us)}</td>
+                    <td class="num">{format::us(r.idle_us)}</td>
+                    <td class="num">{format::us(r.comm_us)}</td>
+                    <td class="num">{format::us(r.exposed_comm_us)}</td>
+                    <td class="num">{format::pct(r.busy_vs_max_pct)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
     view! {
         <section class="panel" aria-labelledby="ranks-h">
             <h2 id="ranks-h">"Ranks"</h2>
