@@ -123,25 +123,27 @@ impl<'a> Cur<'a> {
     fn skip_value(&mut self) -> R<()> {
         match self.ws()? {
             b'"' => self.skip_string(),
-            b'{' | b'[' => {
+            open @ (b'{' | b'[') => {
+                // In valid JSON, brackets of the other kind nest inside this value, so counting
+                // only this kind (outside strings) finds its end: three needles for memchr.
+                let close = if open == b'{' { b'}' } else { b']' };
                 let mut depth = 0usize;
                 loop {
-                    let Some(n) = self.b[self.i..].iter().position(|&c| matches!(c, b'"' | b'{' | b'[' | b'}' | b']')) else {
+                    let Some(n) = memchr::memchr3(b'"', open, close, &self.b[self.i..]) else {
                         return Err(Miss::NeedMore);
                     };
                     self.i += n;
-                    match self.b[self.i] {
-                        b'"' => self.skip_string()?,
-                        b'{' | b'[' => {
-                            depth += 1;
-                            self.i += 1;
-                        }
-                        _ => {
-                            depth -= 1;
-                            self.i += 1;
-                            if depth == 0 {
-                                return Ok(());
-                            }
+                    let c = self.b[self.i];
+                    if c == b'"' {
+                        self.skip_string()?;
+                    } else if c == open {
+                        depth += 1;
+                        self.i += 1;
+                    } else {
+                        depth -= 1;
+                        self.i += 1;
+                        if depth == 0 {
+                            return Ok(());
                         }
                     }
                 }
