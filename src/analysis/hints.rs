@@ -71,13 +71,15 @@ pub fn hints(r: &TraceReport, b: &Built) -> Vec<Hint> {
         }
     }
 
+    // Waiting on the GPU costs something only when the GPU then runs dry: a CPU that is
+    // ahead and blocks in cudaDeviceSynchronize while the GPU stays busy is fine.
     let sync_pct = l.sync_call_us / span * 100.0;
-    if sync_pct > SYNC_SHARE {
+    if sync_pct > SYNC_SHARE && idle_pct > IDLE_SHARE {
         out.push(hint(
             "host_sync",
             "warning",
-            format!("The CPU spends {} in synchronising calls ({sync_pct:.1}% of the GPU span): the host waits for the GPU.", fmt_us(l.sync_call_us)),
-            vec![format!("synchronize calls = {}", fmt_us(l.sync_call_us)), format!("span = {}", fmt_us(g.span_us))],
+            format!("The CPU spends {} in synchronising calls ({sync_pct:.1}% of the GPU span) while the GPU is idle {idle_pct:.1}% of the span: syncs serialise host and device.", fmt_us(l.sync_call_us)),
+            vec![format!("synchronize calls = {}", fmt_us(l.sync_call_us)), format!("span = {}", fmt_us(g.span_us)), format!("GPU idle = {}", fmt_us(g.idle_us))],
             "remove implicit syncs in the step (.item(), .cpu(), .tolist(), printing tensors, torch.cuda.synchronize()); keep values on the GPU until the step ends",
         ));
     }

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs every test: the native core and CLI (cargo test), then the real WebAssembly build in
+# headless Chromium (tests/browser). Installs what is missing on a fresh Debian machine
+# (Chromium, the WebAssembly toolchain, wasm-bindgen-cli, playwright-core from npm).
+# NATIVE_ONLY=1 skips the browser tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+mkdir -p target
+say "native tests: cargo test --release"
+cargo test --release 2>&1 | tee target/native-tests.log
+grep -E '^test result:' target/native-tests.log | awk '{p+=$4; f+=$6} END {printf "native: %d passed, %d failed\n", p, f}'
+
+[ "${NATIVE_ONLY:-}" = 1 ] && exit 0
+
+if ! command -v chromium >/dev/null; then
+  say "installing Debian's chromium"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+fi
+say "browser tests: real wasm build in headless Chromium"
+tests/browser/run.sh
