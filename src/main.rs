@@ -5,6 +5,9 @@
 mod cli {
     use clap::Parser;
     use std::fs::File;
+    use std::io::{self, Read};
+    use std::sync::mpsc;
+    use std::thread;
     use std::path::{Path, PathBuf};
     use std::process::ExitCode;
     use std::time::Instant;
@@ -71,6 +74,71 @@ mod cli {
         TraceError { file: p.display().to_string(), kind: tracesight::ErrorKind::Io, message: message.to_string() }
     }
 
+    /// Reads and decompresses on a second thread while the analysis parses on this one (the
+    /// core itself stays single-threaded). Bounded: at most `DEPTH` chunks in flight, and
+    /// their buffers are recycled.
+    fn pipelined(file: File) -> impl Read {
+        const CHUNK: usize = 1 << 20;
+        const DEPTH: usize = 8;
+        let (full_tx, full_rx) = mpsc::sync_channel::<io::Result<Vec<u8>>>(DEPTH);
+        let (empty_tx, empty_rx) = mpsc::channel::<Vec<u8>>();
+        thread::spawn(move || {
+            let mut decoded = match tracesight::input::decode(file) {
+                Ok(d) => d,
+                Err(e) => {
+                    let _ = full_tx.send(Err(e));
+                    return;
+                }
+            };
+            loop {
+                let mut buf = empty_rx.try_recv().unwrap_or_default();
+                buf.resize(CHUNK, 0);
+                match tracesight::input::read_retrying(&mut decoded, &mut buf) {
+                    Ok(0) => return,
+                    Ok(n) => {
+                        buf.truncate(n);
+                        if full_tx.send(Ok(buf)).is_err() {
+                            return;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = full_tx.send(Err(e));
+                        return;
+                    }
+                }
+            }
+        });
+        ChannelReader { full: full_rx, empty: empty_tx, cur: Vec::new(), pos: 0 }
+    }
+
+    struct ChannelReader {
+        full: mpsc::Receiver<io::Result<Vec<u8>>>,
+        empty: mpsc::Sender<Vec<u8>>,
+        cur: Vec<u8>,
+        pos: usize,
+    }
+
+    impl Read for ChannelReader {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            while self.pos == self.cur.len() {
+                match self.full.recv() {
+                    Ok(Ok(next)) => {
+                        let done = std::mem::replace(&mut self.cur, next);
+                        let _ = self.empty.send(done);
+                        self.pos = 0;
+                    }
+                    Ok(Err(e)) => return Err(e),
+                    // The reading thread finished: end of input.
+                    Err(_) => return Ok(0),
+                }
+            }
+            let n = out.len().min(self.cur.len() - self.pos);
+            out[..n].copy_from_slice(&self.cur[self.pos..self.pos + n]);
+            self.pos += n;
+            Ok(n)
+        }
+    }
+
     pub fn main() -> ExitCode {
         let args = Args::parse();
         let mut inputs: Vec<PathBuf> = args.paths.clone();
@@ -87,7 +155,7 @@ mod cli {
             let name = display_name(&path);
             let started = Instant::now();
             let result = match File::open(&path) {
-                Ok(f) => analyze_reader(&name, f, &opts, &mut |_| true),
+                Ok(f) => analyze_reader(&name, pipelined(f), &opts, &mut |_| true),
                 Err(e) => Err(error(&path, &format!("cannot open: {e}"))),
             };
             if let Ok(r) = &result {

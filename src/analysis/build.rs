@@ -166,18 +166,20 @@ impl OpTree {
 
         // Keep launching ops, their ancestors, and the spans the report reads by name.
         let mut keep = vec![false; n];
-        for (i, o) in ops.iter().enumerate() {
-            let name = names.get(o.name);
-            if name.starts_with("ProfilerStep#") || (parent[i] == NO && name.starts_with("enumerate(DataLoader)")) {
-                keep[i] = true;
-            }
-        }
-        for &l in &leaf {
-            let mut i = l;
+        let mut keep_with_ancestors = |mut i: u32| {
             while i != NO && !keep[i as usize] {
                 keep[i as usize] = true;
                 i = parent[i as usize];
             }
+        };
+        for (i, o) in ops.iter().enumerate() {
+            let name = names.get(o.name);
+            if name.starts_with("ProfilerStep#") || (parent[i] == NO && name.starts_with("enumerate(DataLoader)")) {
+                keep_with_ancestors(i as u32);
+            }
+        }
+        for &l in &leaf {
+            keep_with_ancestors(l);
         }
         let mut remap = vec![NO; n];
         let mut kept = 0u32;

@@ -66,7 +66,14 @@ pub fn analyze_reader<R: Read>(
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<TraceReport, TraceError> {
     let err = |kind, message: String| TraceError { file: file.to_string(), kind, message };
-    let decoded = input::decode(reader).map_err(|e| err(ErrorKind::Io, format!("cannot read: {e}")))?;
+    let decoded = input::decode(reader).map_err(|e| {
+        let kind = match e.kind() {
+            std::io::ErrorKind::UnexpectedEof => ErrorKind::Truncated,
+            std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => ErrorKind::Corrupt,
+            _ => ErrorKind::Io,
+        };
+        err(kind, trace::io_message(&e))
+    })?;
     let encoding = decoded.encoding;
     let consumed = decoded.consumed.clone();
     let mut collector = Collector::default();

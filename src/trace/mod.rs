@@ -534,7 +534,8 @@ impl<R: Read> Reader<'_, R> {
     }
 }
 
-fn io_message(e: &std::io::Error) -> String {
+/// A one-line explanation of a byte-source error (gzip damage, cut-short files).
+pub(crate) fn io_message(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::UnexpectedEof => "the gzip stream ends early (file cut short)".into(),
         _ => {

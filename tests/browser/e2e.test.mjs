@@ -78,8 +78,12 @@ async function open({ colorScheme = 'light', hash = '' } = {}) {
   context.on('request', (r) => requests.push(r.url()));
   const t0 = Date.now();
   await page.goto(origin + BASE + hash);
-  const firstScreenMs = Date.now() - t0;
-  if (!hash) await page.locator('[data-testid=drop-zone][data-ready=true]').waitFor();
+  let firstScreenMs = 0;
+  if (!hash) {
+    await page.getByTestId('drop-zone').waitFor();
+    firstScreenMs = Date.now() - t0;
+    await page.locator('[data-testid=drop-zone][data-ready=true]').waitFor();
+  }
   return { context, page, errors, requests, firstScreenMs };
 }
 
@@ -113,8 +117,17 @@ test('first screen renders quickly with no console errors, light and dark', asyn
     const { context, page, errors, firstScreenMs } = await open({ colorScheme: scheme });
     await page.getByTestId('drop-zone').waitFor();
     assert.ok(await page.getByTestId('sample-button').isVisible());
-    console.log(`# first screen (${scheme}): ${firstScreenMs} ms to load event`);
+    console.log(`# first screen (${scheme}): drop zone shown ${firstScreenMs} ms after navigation`);
+    // The target is 1 s from localhost; allow slack for a loaded CI machine.
+    assert.ok(firstScreenMs < 3000, `first screen took ${firstScreenMs} ms`);
     await shot(page, `start-${scheme}`);
+    // Keyboard: Tab reaches the file picker and the sample button.
+    const reached = [];
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press('Tab');
+      reached.push(await page.evaluate(() => document.activeElement?.dataset?.testid || document.activeElement?.tagName));
+    }
+    assert.ok(reached.includes('file-input') && reached.includes('sample-button'), `Tab order: ${reached}`);
     assert.deepEqual(errors, []);
     await context.close();
   }
@@ -139,6 +152,12 @@ test('sample button shows every report view', async () => {
   const cats = await page.locator('[data-testid=top-kernels] tbody tr td:nth-child(8)').allTextContents();
   assert.ok(cats.length > 0 && cats.every((c) => c.trim() === bucket), `kernel table not filtered to ${bucket}: ${cats}`);
   await page.locator('section:has([data-testid=top-kernels])').screenshot({ path: path.join(ARTIFACTS, 'top-kernels-filtered.png') });
+  // Keyboard: a focused bar toggles the same filter with Enter.
+  await page.locator('svg.bars g[role=button]').first().focus();
+  await page.keyboard.press('Enter');
+  assert.equal(await page.locator('section:has([data-testid=top-kernels]) .chip').count(), 0);
+  await page.keyboard.press('Enter');
+  assert.equal(await page.locator('section:has([data-testid=top-kernels]) .chip').count(), 1);
   // Search runs over full names.
   await page.locator('section:has([data-testid=top-kernels]) .chip-x').click();
   await page.locator('section:has([data-testid=top-kernels]) input[type=search]').fill('zzz-no-such-kernel');
@@ -159,6 +178,20 @@ test('project fixture (.json and .json.gz): export equals the CLI --json', async
     assert.equal(JSON.parse(web).traces[0].attention.backend, 'flash');
     await page.locator('.brand').click();
   }
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('math attention backend: verdict, reasons and the sdpa_kernel fix', async (t) => {
+  const { context, page, errors, requests } = await open();
+  const web = await analyse(page, requests, fixtures.math);
+  if (haveCli()) assert.equal(web, cliJson([fixtures.math]));
+  else t.diagnostic('CLI not found: comparing with the CLI skipped');
+  const badge = page.getByTestId('attention-backend');
+  assert.equal(await badge.getAttribute('data-backend'), 'math');
+  const section = page.locator('section:has([data-testid=attention-backend])');
+  assert.match(await section.textContent(), /sdpa_kernel\(SDPBackend\.FLASH_ATTENTION\)/);
+  await section.screenshot({ path: path.join(ARTIFACTS, 'attention-math.png') });
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -12,8 +12,16 @@ const KERNELS = [
   ['aten::layer_norm', 'aten::native_layer_norm', 'void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int, float, c10::BFloat16 const*, c10::BFloat16 const*, c10::BFloat16 const*, float*, float*, c10::BFloat16*)', 9],
 ];
 
-/** Writes events for `steps` ProfilerSteps; returns the JSON text. `layersPerStep` scales size. */
-export function makeTrace({ steps = 3, layersPerStep = 4 } = {}) {
+// The unfused "math" SDPA backend: GEMMs and a softmax launched under the math op.
+const MATH = [
+  ['aten::scaled_dot_product_attention', 'aten::_scaled_dot_product_attention_math', 'ampere_fp32_s1688gemm_fp32_128x128_ldg4_f2f_stages_32x3_nn', 35],
+  ['aten::scaled_dot_product_attention', 'aten::_scaled_dot_product_attention_math', 'void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)', 20],
+];
+
+/** Writes events for `steps` ProfilerSteps; returns the JSON text. `layersPerStep` scales size;
+ *  `attention: 'math'` swaps the flash kernel for the unfused math backend. */
+export function makeTrace({ steps = 3, layersPerStep = 4, attention = 'flash' } = {}) {
+  const kernels = attention === 'math' ? [KERNELS[0], ...MATH, KERNELS[2], KERNELS[3]] : KERNELS;
   const pid = 4242, tid = 4242, gpuPid = 0, stream = 7;
   const ev = [];
   let ts = 1_700_000_000_000_000; // microseconds since the epoch, like Kineto
@@ -23,7 +31,7 @@ export function makeTrace({ steps = 3, layersPerStep = 4 } = {}) {
     const stepEvents = [];
     let gpuTs = ts + 50;
     for (let l = 0; l < layersPerStep; l++) {
-      for (const [op, inner, kernel, dur] of KERNELS) {
+      for (const [op, inner, kernel, dur] of kernels) {
         const e = ext++, c = corr++;
         const opStart = ts + 2;
         stepEvents.push({ ph: 'X', cat: 'cpu_op', name: op, pid, tid, ts: opStart, dur: 20, args: { 'External id': e, 'Sequence number': e } });
@@ -62,7 +70,9 @@ export function writeFixtures(dir) {
   const gz = `${dir}/fixture-gz.pt.trace.json.gz`;
   fs.writeFileSync(plain, json);
   fs.writeFileSync(gz, zlib.gzipSync(json));
-  return { plain, gz };
+  const math = `${dir}/fixture-math.pt.trace.json`;
+  fs.writeFileSync(math, makeTrace({ attention: 'math' }));
+  return { plain, gz, math };
 }
 
 /** A large file (about `mb` MB) for progress / cancel, written in pieces to keep memory low. */

@@ -3,15 +3,24 @@ use crate::report::Attention;
 use crate::web::format;
 use leptos::prelude::*;
 
+const FLASH_SNIPPET: &str = concat!(
+    "from torch.nn.attention import sdpa_kernel, SDPBackend\n\n",
+    "with sdpa_kernel(SDPBackend.FLASH_ATTENTION):  # raises an error naming why flash cannot run\n",
+    "    out = model(inputs)",
+);
+
 /// The attention verdict, its evidence, and when it is not flash: why, and the fix.
 #[component]
 pub fn AttentionSection(attention: Attention) -> impl IntoView {
     let a = attention;
-    let not_flash = !matches!(a.backend.as_str(), "flash" | "flash-attn" | "none" | "");
+    // Fused flash kernels (PyTorch's, the flash-attn package's, or a vendor's own, e.g.
+    // AMD's Triton attn_fwd) need no advice; the unfused or slower SDPA backends do.
+    let not_flash = a.fix.is_some() || matches!(a.backend.as_str(), "math" | "memory-efficient" | "cudnn");
     let verdict = match a.backend.as_str() {
         "none" | "" => "No attention kernels or SDPA ops were found in this trace.".to_string(),
-        "flash" | "flash-attn" => format!(
-            "Attention runs fused flash kernels ({} of GPU time).",
+        "flash" | "flash-attn" => format!("Attention runs fused flash kernels ({} of GPU time).", format::us(a.time_us)),
+        "vendor" => format!(
+            "Attention runs a vendor's fused kernel ({} of GPU time); see the evidence below.",
             format::us(a.time_us)
         ),
         _ => format!(
@@ -55,18 +64,12 @@ pub fn AttentionSection(attention: Attention) -> impl IntoView {
                     <ul>{a.not_flash_reasons.iter().map(|r| view! { <li>{r.clone()}</li> }).collect_view()}</ul>
                 </div>
             })}
-            {(not_flash).then(|| {
-                let fix = a.fix.clone().unwrap_or_else(|| {
-                    "from torch.nn.attention import sdpa_kernel, SDPBackend\nwith sdpa_kernel(SDPBackend.FLASH_ATTENTION):\n    out = model(inputs)".into()
-                });
-                view! {
-                    <div class="fix">
-                        <h3>"Try"</h3>
-                        <pre><code>{fix}</code></pre>
-                        <p class="muted">"Forcing "<code>"torch.nn.attention.sdpa_kernel(SDPBackend.FLASH_ATTENTION)"</code>
-                        " raises an error that names the reason when flash cannot run (dtype must be fp16/bf16, head dim ≤ 256, no arbitrary attention mask)."</p>
-                    </div>
-                }
+            {not_flash.then(|| view! {
+                <div class="fix">
+                    <h3>"Try"</h3>
+                    {a.fix.as_deref().map(|fix| view! { <p>{super::rich(fix)}</p> })}
+                    <pre><code>{FLASH_SNIPPET}</code></pre>
+                </div>
             })}
         </section>
     }

@@ -18,11 +18,11 @@ pub fn HintCards(mut hints: Vec<Hint>) -> impl IntoView {
                             <span class=format!("badge sev-{}", h.severity)>{h.severity.clone()}</span>
                             <code class="muted">{h.id.clone()}</code>
                         </header>
-                        <p class="hint-msg">{h.message.clone()}</p>
+                        <p class="hint-msg">{super::rich(&h.message)}</p>
                         {(!h.evidence.is_empty()).then(|| view! {
                             <ul class="evidence">{h.evidence.iter().map(|e| view! { <li class="num">{e.clone()}</li> }).collect_view()}</ul>
                         })}
-                        {(!h.fix.is_empty()).then(|| view! { <p class="hint-fix"><strong>"Try: "</strong>{h.fix.clone()}</p> })}
+                        {(!h.fix.is_empty()).then(|| view! { <p class="hint-fix"><strong>"Try: "</strong>{super::rich(&h.fix)}</p> })}
                     </article>
                 }).collect_view()}
             </div>

@@ -49,3 +49,18 @@ pub fn FilePicker(
         </span>
     }
 }
+
+/// Text with `backticked` spans shown as code, as the report's prose writes them.
+pub fn rich(text: &str) -> impl IntoView {
+    text.split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            let part = part.to_string();
+            if i % 2 == 1 {
+                view! { <code>{part}</code> }.into_any()
+            } else {
+                part.into_any()
+            }
+        })
+        .collect_view()
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Browser benchmark (not a test): the analysis worker's throughput in headless Chromium on a
+# synthetic trace from examples/gen_trace.rs, as plain .json and .json.gz, with the peak
+# memory of the renderer (page + worker) to show it stays bounded.
+#   scripts/bench-web.sh [SIZE]      SIZE defaults to 500M; 3G shows bounded memory
+# SKIP_BUILD=1 reuses dist/; RUNS=N repeats each file; traces are kept in bench-data/.
+# Writing gzip is slow (~10 MB/s of JSON), so for sizes in G the .json.gz run is skipped
+# unless GZIP=1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SIZE=${1:-500M}
+[ "${SKIP_BUILD:-}" = 1 ] || scripts/build-web.sh
+mkdir -p bench-data
+json=bench-data/web-$SIZE.json
+gz=bench-data/web-$SIZE.json.gz
+[ -s "$json" ] || cargo run --release --example gen_trace -- --size "$SIZE" "$json"
+files=("../../$json")
+if [[ "$SIZE" != *G || "${GZIP:-}" = 1 ]]; then
+  [ -s "$gz" ] || cargo run --release --example gen_trace -- --size "$SIZE" --gzip "$gz"
+  files+=("../../$gz")
+fi
+cd tests/browser
+[ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund
+exec node bench.mjs "${files[@]}"
