@@ -301,8 +301,9 @@ impl<R: Read> Reader<'_, R> {
             }
             b'"' => return Err(Fatal::WrongTopLevel { kind: "a string" }),
             b'-' | b'0'..=b'9' => return Err(Fatal::WrongTopLevel { kind: "a number" }),
-            b't' | b'f' => return Err(Fatal::WrongTopLevel { kind: "a boolean" }),
-            b'n' => return Err(Fatal::WrongTopLevel { kind: "null" }),
+            // Only a real literal is "a boolean": a text file starting with "these" is not JSON.
+            _ if self.literal_ahead(&[b"true", b"false"]) => return Err(Fatal::WrongTopLevel { kind: "a boolean" }),
+            _ if self.literal_ahead(&[b"null"]) => return Err(Fatal::WrongTopLevel { kind: "null" }),
             other => {
                 return Err(Fatal::NotJson { at: self.offset(), found: describe_byte(other) });
             }
@@ -357,6 +358,14 @@ impl<R: Read> Reader<'_, R> {
                 }
             }
         }
+    }
+
+    /// Whether the window starts with one of `words` followed by a delimiter or the end.
+    fn literal_ahead(&self, words: &[&[u8]]) -> bool {
+        let w = self.window();
+        words.iter().any(|word| {
+            w.starts_with(word) && w.get(word.len()).is_none_or(|c| matches!(c, b' ' | b'\n' | b'\r' | b'\t' | b',' | b']' | b'}'))
+        })
     }
 
     fn invalid(&mut self, message: String) {

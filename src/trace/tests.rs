@@ -100,6 +100,9 @@ fn not_a_trace() {
     assert_eq!(read("42", 16).0, Err(Fatal::WrongTopLevel { kind: "a number" }));
     assert_eq!(read("null", 16).0, Err(Fatal::WrongTopLevel { kind: "null" }));
     assert!(matches!(read("hello world", 16).0, Err(Fatal::NotJson { at: 0, .. })));
+    assert!(matches!(read("these are my notes", 16).0, Err(Fatal::NotJson { at: 0, .. })));
+    assert!(matches!(read("nothing", 16).0, Err(Fatal::NotJson { at: 0, .. })));
+    assert_eq!(read("true", 16).0, Err(Fatal::WrongTopLevel { kind: "a boolean" }));
     assert!(matches!(read("\u{1}\u{2}binary", 16).0, Err(Fatal::NotJson { .. })));
     let (r, _) = read(r#"{"foo": 1}"#, 16);
     assert!(!r.unwrap().found_events);
