@@ -14,11 +14,13 @@ TARGET=wasm32-unknown-unknown
 say() { printf '\033[1m== %s\033[0m\n' "$*" >&2; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
-# 1. Compile both binaries for wasm32.
+# 1. Compile both binaries for wasm32. SIMD128 (in every current browser since 2021) lets
+#    memchr scan 16 bytes at a time in the worker's hot loop.
+SIMD="-C target-feature=+simd128"
 sysroot=$(rustc --print sysroot 2>/dev/null || true)
 if [ -n "$sysroot" ] && [ -d "$sysroot/lib/rustlib/$TARGET" ]; then
   say "cargo build (toolchain at $sysroot)"
-  cargo build --release --target $TARGET --bin app --bin worker
+  RUSTFLAGS="$SIMD" cargo build --release --target $TARGET --bin app --bin worker
 else
   if [ ! -x /usr/bin/rustc ] || [ ! -d /usr/lib/rustlib/src/rust/library ] || ! command -v wasm-ld-22 >/dev/null; then
     say "installing Debian's rustc-web, cargo-web, rust-web-src, lld-22"
@@ -26,7 +28,7 @@ else
     as_root apt-get install -y --no-install-recommends rustc-web cargo-web rust-web-src lld-22
   fi
   say "cargo build (Debian rustc-web, -Zbuild-std)"
-  RUSTC=/usr/bin/rustc RUSTFLAGS="-C linker=wasm-ld-22" RUSTC_BOOTSTRAP=1 \
+  RUSTC=/usr/bin/rustc RUSTFLAGS="-C linker=wasm-ld-22 $SIMD" RUSTC_BOOTSTRAP=1 \
     /usr/bin/cargo build --release --target $TARGET -Zbuild-std=std,panic_abort --bin app --bin worker
 fi
 
@@ -66,7 +68,7 @@ if [ "$WASM_OPT" != 0 ]; then
       level=-Oz; [ $bin = worker ] && level=-O3
       wasm="$DIST/pkg/${bin}_bg.wasm"
       "$WASM_OPT" $level --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-        --enable-mutable-globals --enable-reference-types --enable-multivalue -o "$wasm.opt" "$wasm" \
+        --enable-mutable-globals --enable-reference-types --enable-multivalue --enable-simd -o "$wasm.opt" "$wasm" \
         && mv "$wasm.opt" "$wasm" || { say "wasm-opt failed on $bin: kept unoptimised"; rm -f "$wasm.opt"; }
     done
   else
