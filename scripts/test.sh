@@ -9,8 +9,8 @@ say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 mkdir -p target
-say "native tests: cargo test --release"
-cargo test --release 2>&1 | tee target/native-tests.log
+say "native tests: cargo test --profile test-opt"
+cargo test --profile test-opt 2>&1 | tee target/native-tests.log
 grep -E '^test result:' target/native-tests.log | awk '{p+=$4; f+=$6} END {printf "native: %d passed, %d failed\n", p, f}'
 
 [ "${NATIVE_ONLY:-}" = 1 ] && exit 0
