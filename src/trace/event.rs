@@ -161,6 +161,12 @@ pub enum Loose {
 }
 
 impl Loose {
+    /// A number written as a string ("12", "1.5"); anything else ("0x0") is `Null`.
+    pub fn from_text(v: &str) -> Loose {
+        let t = v.trim();
+        t.parse::<i64>().map(Loose::Int).or_else(|_| t.parse::<f64>().map(Loose::Float)).unwrap_or(Loose::Null)
+    }
+
     pub fn as_i64(self) -> Option<i64> {
         match self {
             Loose::Int(i) => Some(i),
@@ -195,11 +201,7 @@ impl<'de> Deserialize<'de> for Loose {
                 Ok(Loose::Float(v))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Loose, E> {
-                let t = v.trim();
-                Ok(t.parse::<i64>()
-                    .map(Loose::Int)
-                    .or_else(|_| t.parse::<f64>().map(Loose::Float))
-                    .unwrap_or(Loose::Null))
+                Ok(Loose::from_text(v))
             }
             fn visit_unit<E>(self) -> Result<Loose, E> {
                 Ok(Loose::Null)

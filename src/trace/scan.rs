@@ -163,10 +163,7 @@ impl<'a> Cur<'a> {
         match self.ws()? {
             // Numbers written as strings ("0x0", "12"), read as `Loose` reads them.
             b'"' => {
-                let t = self.string()?;
-                let t = t.to_str();
-                let t = t.trim();
-                Ok(Some(t.parse::<i64>().map(Loose::Int).or_else(|_| t.parse::<f64>().map(Loose::Float)).unwrap_or(Loose::Null)))
+                Ok(Some(Loose::from_text(&self.string()?.to_str())))
             }
             b'{' | b'[' => Err(Miss::Fallback),
             _ => {

@@ -1,18 +1,9 @@
 //! Number formatting for the views: units per magnitude (us / ms / s) as the CLI prints them,
 //! percentages to one decimal.
 
-/// A duration in microseconds with a unit that fits its magnitude.
+/// A duration in microseconds with a unit that fits its magnitude (the CLI's formatting).
 pub fn us(v: f64) -> String {
-    let a = v.abs();
-    if a >= 1e6 {
-        format!("{:.2} s", v / 1e6)
-    } else if a >= 1e3 {
-        format!("{:.2} ms", v / 1e3)
-    } else if a >= 10.0 || a == 0.0 {
-        format!("{v:.0} us")
-    } else {
-        format!("{v:.1} us")
-    }
+    crate::text::fmt_us(v)
 }
 
 pub fn pct(v: f64) -> String {
