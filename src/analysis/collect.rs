@@ -118,7 +118,6 @@ pub struct Counters {
     pub flow: u64,
     pub instant: u64,
     pub counters: u64,
-    pub metadata_events: u64,
     /// Unknown categories with their counts, in first-seen order.
     pub unknown_cats: Vec<(String, u64)>,
 }
@@ -131,7 +130,6 @@ pub struct Collector {
     pub ops: Vec<OpRow>,
     /// Runtime call names by correlation are not needed; synchronising calls are summed here.
     pub sync_ns: i64,
-    pub sync_calls: u64,
     pub launch_ns: i64,
     pub sdpa_calls: Vec<SdpaCall>,
     pub threads: FxHashMap<(i64, i64), u32>,
@@ -325,7 +323,6 @@ impl Collector {
                 let flags = self.names.flags[id as usize];
                 if flags & NAME_SYNC != 0 {
                     self.sync_ns += dur;
-                    self.sync_calls += 1;
                 }
                 let correlation = args.and_then(|a| a.correlation).and_then(Loose::as_i64).unwrap_or(NONE);
                 if correlation != NONE {
@@ -372,7 +369,6 @@ impl Sink for Collector {
             b"s" | b"f" | b"t" => self.counters.flow += 1,
             b"i" | b"I" | b"n" => self.counters.instant += 1,
             b"C" => self.counters.counters += 1,
-            b"M" => self.counters.metadata_events += 1,
             _ => {}
         }
     }

@@ -74,7 +74,6 @@ pub fn analyze_reader<R: Read>(
         };
         err(kind, trace::io_message(&e))
     })?;
-    let encoding = decoded.encoding;
     let consumed = decoded.consumed.clone();
     let mut collector = Collector::default();
     let mut on_chunk = |_decoded_bytes: u64| progress(consumed.get());
@@ -121,7 +120,6 @@ pub fn analyze_reader<R: Read>(
             }
         }
     }
-    let _ = encoding;
     Ok(report(file, &mut collector, &outcome, opts))
 }
 
@@ -245,6 +243,9 @@ fn diagnostics(c: &Collector, o: &trace::Outcome, b: &build::Built) -> Vec<Diagn
     add("cuda_sync_rows", k.cuda_sync_rows, "info", "cuda_sync rows (GPU-side waits) are not GPU work and are not counted in GPU time (HolisticTraceAnalysis counts them as kernels)");
     add("gpu_user_annotations", k.gpu_annotations, "info", "gpu_user_annotation spans are annotations, not GPU work; not counted in GPU time");
     add("begin_end_events", k.begin_end, "warning", "B/E (begin/end) events are not analysed; only complete (X) events are");
+    add("flow_events", k.flow, "info", "flow events (ph s/f) were not needed: launches are linked to GPU rows by correlation id");
+    add("instant_events", k.instant, "info", "instant events (ph i) are not analysed");
+    add("counter_events", k.counters, "info", "counter events (ph C) are not analysed");
     add("no_category", k.no_category, "info", "events without a cat (e.g. old [memory] instant events) were skipped");
     add("stray_commas", o.stray_commas, "info", "empty elements (stray commas) in traceEvents were skipped");
     if o.trailing_bytes {
