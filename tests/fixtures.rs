@@ -194,3 +194,24 @@ fn golden_reports() {
         assert_eq!(back, report);
     }
 }
+
+#[test]
+fn gzip_trailer_is_verified() {
+    let bytes = read_fixture("current_schema.json");
+    let mut gz = gzip(&bytes);
+    let n = gz.len();
+    gz[n - 8] ^= 0xff; // the CRC-32 of the member
+    let r = analyze_bytes("crc.json.gz", &gz).unwrap();
+    let d = r.diagnostics.iter().find(|d| d.id == "input_error").expect("a CRC mismatch is reported");
+    assert!(d.message.contains("checksum"), "{}", d.message);
+    // Everything before the damage was read.
+    assert_eq!(r.events, 30);
+    // Trailing garbage after a complete member is not silently accepted either.
+    let mut junk = gzip(&bytes);
+    junk.extend_from_slice(b"not gzip");
+    let r = analyze_bytes("junk.json.gz", &junk);
+    match r {
+        Ok(r) => assert!(r.diagnostics.iter().any(|d| d.severity == "error"), "{:?}", r.diagnostics),
+        Err(e) => assert!(e.message.contains("gzip"), "{e}"),
+    }
+}
