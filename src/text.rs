@@ -168,13 +168,13 @@ fn render_trace(o: &mut String, t: &TraceReport) {
     }
 
     let _ = writeln!(o, "\n Top {} kernels:", t.top_kernels.len());
-    let _ = writeln!(o, " {:>4} {:>12} {:>8} {:>8} {:>10}  {}", "rank", "time", "% total", "# calls", "mean", "name  [launching op]");
+    let _ = writeln!(o, " {:>4} {:>12} {:>8} {:>8} {:>10}  name  [launching op]", "rank", "time", "% total", "# calls", "mean");
     for (i, k) in t.top_kernels.iter().enumerate() {
         let op = k.op.as_deref().map(|x| format!("  [{x}]")).unwrap_or_default();
         let _ = writeln!(o, " {:>4} {:>12} {:>7.1}% {:>8} {:>10}  {}{}", i + 1, fmt_us(k.time_us), k.pct, k.count, fmt_us(k.mean_us), clip(&short_name(&k.name), 70), op);
     }
     let _ = writeln!(o, "\n Top {} ops (GPU time they launched):", t.top_ops.len());
-    let _ = writeln!(o, " {:>4} {:>12} {:>8} {:>8} {:>10}  {}", "rank", "time", "% total", "# calls", "mean", "name");
+    let _ = writeln!(o, " {:>4} {:>12} {:>8} {:>8} {:>10}  name", "rank", "time", "% total", "# calls", "mean");
     for (i, k) in t.top_ops.iter().enumerate() {
         let _ = writeln!(o, " {:>4} {:>12} {:>7.1}% {:>8} {:>10}  {}", i + 1, fmt_us(k.time_us), k.pct, k.count, fmt_us(k.mean_us), clip(&k.name, 80));
     }

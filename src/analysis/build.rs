@@ -227,6 +227,9 @@ impl OpTree {
     }
 }
 
+/// What a kernel name says: its bucket rule, attention backend, and tensor-core use.
+type KernelFacts = (Option<(Bucket, &'static str)>, Option<Backend>, Option<bool>);
+
 /// A ProfilerStep window on the CPU.
 struct StepWindow {
     name: String,
@@ -372,9 +375,8 @@ pub fn build(c: &mut Collector, opts: &Options) -> Built {
     let (tree, launches) = OpTree::new(std::mem::take(&mut c.ops), names, &c.gpu, &runtime);
     let steps = step_windows(&tree, names);
 
-    // Per-name caches: classification runs once per distinct name, not per event.
-    let mut kernel_rule_cache: FxHashMap<u32, (Option<(Bucket, &'static str)>, Option<Backend>, Option<bool>)> =
-        FxHashMap::default();
+    // Per-name cache: classification runs once per distinct name, not per event.
+    let mut kernel_rule_cache: FxHashMap<u32, KernelFacts> = FxHashMap::default();
 
     let mut lanes = Lanes::default();
     let mut device_lanes: Vec<(i32, Lanes)> = Vec::new();

@@ -26,9 +26,9 @@ pub fn shared_traces() -> Option<PathBuf> {
 }
 
 /// Every trace file under `dir` (recursively), sorted.
-pub fn trace_files(dir: &PathBuf) -> Vec<PathBuf> {
+pub fn trace_files(dir: &std::path::Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let mut stack = vec![dir.clone()];
+    let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).unwrap() {
             let p = e.unwrap().path();
