@@ -298,6 +298,12 @@ impl Lanes {
     }
 
     fn time(self) -> GpuTime {
+        self.time_and_gaps().0
+    }
+
+    /// The metrics, plus the gaps between busy intervals longer than 50 us (host-side waits:
+    /// count and total), read off the same union.
+    fn time_and_gaps(self) -> (GpuTime, (u64, i64)) {
         let first = self.all.iter().map(|s| s.0).min().unwrap_or(0);
         let last = self.all.iter().map(|s| s.1).max().unwrap_or(0);
         let all = intervals::union(self.all);
@@ -305,10 +311,18 @@ impl Lanes {
         let comm = intervals::union(self.comm);
         let memory = intervals::union(self.memory);
         let busy = intervals::total(&all);
+        let mut gaps = (0u64, 0i64);
+        for w in all.windows(2) {
+            let gap = w[1].0 - w[0].1;
+            if gap > 50_000 {
+                gaps.0 += 1;
+                gaps.1 += gap;
+            }
+        }
         let span = last - first;
         let comm_ns = intervals::total(&comm);
         let overlap = intervals::intersection(&comm, &compute);
-        GpuTime {
+        let time = GpuTime {
             kernel_time_us: us(self.kernel_ns),
             busy_us: us(busy),
             span_us: us(span),
@@ -321,7 +335,8 @@ impl Lanes {
             kernel_count: self.count,
             est_sm_efficiency_pct: None,
             achieved_occupancy_pct: None,
-        }
+        };
+        (time, gaps)
     }
 }
 
@@ -359,6 +374,11 @@ pub struct Built {
     pub top_ops: Vec<TopRow>,
     pub steps: Vec<Step>,
     pub launch: LaunchStats,
+    pub extra: Extra,
+}
+
+/// Numbers the hints and diagnostics read that are not fields of the report.
+pub struct Extra {
     pub unattributed: (u64, i64),
     pub dangling_correlation: u64,
     pub gemm_simt_ns: i64,
@@ -502,14 +522,13 @@ pub fn build(c: &mut Collector, opts: &Options) -> Built {
     launch.sync_call_us = us(c.sync_ns);
 
     let total_ns = lanes.kernel_ns;
-    let mut gpu = lanes.time();
+    let (mut gpu, idle_gaps) = lanes.time_and_gaps();
     if c.sm_eff_dur > 0.0 {
         gpu.est_sm_efficiency_pct = Some(c.sm_eff_weighted / c.sm_eff_dur * 100.0);
     }
     if c.occupancy_dur > 0.0 {
         gpu.achieved_occupancy_pct = Some(c.occupancy_weighted / c.occupancy_dur);
     }
-    let idle_gaps = idle_gaps(&c.gpu);
 
     let mut devices: Vec<DeviceTime> = if device_lanes.len() > 1 {
         device_lanes.into_iter().map(|(d, l)| DeviceTime { device: d as i64, time: l.time() }).collect()
@@ -637,29 +656,16 @@ pub fn build(c: &mut Collector, opts: &Options) -> Built {
         top_ops,
         steps: steps_out,
         launch,
-        unattributed,
-        dangling_correlation: dangling,
-        gemm_simt_ns,
-        gemm_ns,
-        dataloader_ns,
-        cpu_step_ns,
-        idle_gaps,
+        extra: Extra {
+            unattributed,
+            dangling_correlation: dangling,
+            gemm_simt_ns,
+            gemm_ns,
+            dataloader_ns,
+            cpu_step_ns,
+            idle_gaps,
+        },
     }
-}
-
-/// Gaps between GPU activity longer than 50 us (host-side waits): count and total.
-fn idle_gaps(rows: &[GpuRow]) -> (u64, i64) {
-    let all = intervals::union(rows.iter().map(|r| (r.start, r.start + r.dur)).collect());
-    let mut n = 0;
-    let mut total = 0;
-    for w in all.windows(2) {
-        let gap = w[1].0 - w[0].1;
-        if gap > 50_000 {
-            n += 1;
-            total += gap;
-        }
-    }
-    (n, total)
 }
 
 fn top_row(name: &str, a: &Agg, total_ns: i64, op: Option<String>, bucket: String) -> TopRow {

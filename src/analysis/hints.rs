@@ -1,7 +1,7 @@
 //! Hints: a table of rules, each with an id, a threshold, the numbers that triggered it, and
 //! a fix. The seed's bucket-share rules keep their thresholds (15% / 15% / 8%).
 
-use super::build::Built;
+use super::build::Extra;
 use crate::report::{Hint, TraceReport};
 use crate::text::fmt_us;
 
@@ -29,7 +29,7 @@ fn hint(id: &str, severity: &str, message: String, evidence: Vec<String>, fix: &
 }
 
 /// Evaluates every rule on a finished report (plus the build's extra numbers).
-pub fn hints(r: &TraceReport, b: &Built) -> Vec<Hint> {
+pub fn hints(r: &TraceReport, b: &Extra) -> Vec<Hint> {
     let mut out = Vec::new();
     if !r.has_gpu || r.gpu.kernel_time_us <= 0.0 {
         return out;

@@ -129,30 +129,29 @@ pub fn analyze_slice(file: &str, bytes: &[u8], opts: &Options) -> Result<TraceRe
 }
 
 fn report(file: &str, c: &mut Collector, outcome: &trace::Outcome, opts: &Options) -> TraceReport {
-    let built = build::build(c, opts);
-    let device = device_info(c);
-    let has_gpu = !c.gpu.is_empty();
+    let build::Built { gpu, devices, buckets, attention, top_kernels, top_ops, steps, launch, extra } =
+        build::build(c, opts);
     let mut r = TraceReport {
         file: file.to_string(),
         events: outcome.events,
         json_bytes: outcome.bytes,
-        device,
+        device: device_info(c),
         rank: c.meta.rank,
         world_size: c.meta.world_size,
         distributed_backend: c.meta.backend.clone(),
-        has_gpu,
-        gpu: built.gpu.clone(),
-        devices: built.devices.clone(),
-        buckets: built.buckets.clone(),
-        attention: built.attention.clone(),
-        top_kernels: built.top_kernels.clone(),
-        top_ops: built.top_ops.clone(),
-        steps: built.steps.clone(),
+        has_gpu: !c.gpu.is_empty(),
+        gpu,
+        devices,
+        buckets,
+        attention,
+        top_kernels,
+        top_ops,
+        steps,
         hints: Vec::new(),
-        diagnostics: diagnostics(c, outcome, &built),
-        launch: built.launch.clone(),
+        diagnostics: diagnostics(c, outcome, &extra),
+        launch,
     };
-    r.hints = hints::hints(&r, &built);
+    r.hints = hints::hints(&r, &extra);
     r
 }
 
@@ -190,7 +189,7 @@ fn diag(id: &str, count: u64, severity: &str, message: String) -> Diagnostic {
     Diagnostic { id: id.into(), count, severity: severity.into(), message }
 }
 
-fn diagnostics(c: &Collector, o: &trace::Outcome, b: &build::Built) -> Vec<Diagnostic> {
+fn diagnostics(c: &Collector, o: &trace::Outcome, b: &build::Extra) -> Vec<Diagnostic> {
     let k = &c.counters;
     let mut d = Vec::new();
     match &o.end {
