@@ -2,7 +2,7 @@
 //! attention backend, time metrics, steps, top tables. Every sum runs in record order and every
 //! sort has a total order, so the native and the wasm build produce identical reports.
 
-use super::collect::{Collector, GpuKind, GpuRow, OpRow, RuntimeCall, NONE};
+use super::collect::{Collector, GpuKind, GpuRow, OpRow, RuntimeCall, NAME_DATALOADER, NAME_STEP, NONE};
 use super::intervals::{self, Span};
 use super::names::{self, Backend, Bucket, OpContext, Tokens, BUCKETS};
 use super::Options;
@@ -173,8 +173,7 @@ impl OpTree {
             }
         };
         for (i, o) in ops.iter().enumerate() {
-            let name = names.get(o.name);
-            if name.starts_with("ProfilerStep#") || (parent[i] == NO && name.starts_with("enumerate(DataLoader)")) {
+            if names.is(o.name, NAME_STEP) || (parent[i] == NO && names.is(o.name, NAME_DATALOADER)) {
                 keep_with_ancestors(i as u32);
             }
         }
@@ -241,10 +240,10 @@ fn step_windows(tree: &OpTree, names: &super::collect::Interner) -> Vec<StepWind
     let mut steps: Vec<StepWindow> = Vec::new();
     let mut index: FxHashMap<u32, usize> = FxHashMap::default();
     for o in &tree.ops {
-        let name = names.get(o.name);
-        if !name.starts_with("ProfilerStep#") {
+        if !names.is(o.name, NAME_STEP) {
             continue;
         }
+        let name = names.get(o.name);
         match index.get(&o.name) {
             Some(&k) => {
                 steps[k].start = steps[k].start.min(o.start);
@@ -642,7 +641,7 @@ pub fn build(c: &mut Collector, opts: &Options) -> Built {
         .ops
         .iter()
         .zip(&tree.parent)
-        .filter(|(o, &p)| p == NO && names.get(o.name).starts_with("enumerate(DataLoader)"))
+        .filter(|(o, &p)| p == NO && names.is(o.name, NAME_DATALOADER))
         .map(|(o, _)| o.end - o.start)
         .sum();
 

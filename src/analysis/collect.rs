@@ -19,6 +19,8 @@ pub struct Interner {
 pub const NAME_SYNC: u8 = 1;
 pub const NAME_LAUNCH: u8 = 2;
 pub const NAME_SDPA: u8 = 4;
+pub const NAME_STEP: u8 = 8;
+pub const NAME_DATALOADER: u8 = 16;
 
 fn name_flags(name: &[u8]) -> u8 {
     let mut f = 0;
@@ -30,6 +32,12 @@ fn name_flags(name: &[u8]) -> u8 {
     }
     if name.starts_with(b"aten::scaled_dot_product_attention") || name.starts_with(b"aten::_scaled_dot_product_") {
         f |= NAME_SDPA;
+    }
+    if name.starts_with(b"ProfilerStep#") {
+        f |= NAME_STEP;
+    }
+    if name.starts_with(b"enumerate(DataLoader)") {
+        f |= NAME_DATALOADER;
     }
     f
 }
@@ -47,6 +55,10 @@ impl Interner {
     }
     pub fn get(&self, id: u32) -> &str {
         &self.names[id as usize]
+    }
+    /// Whether the name has the `NAME_*` fact `flag`.
+    pub fn is(&self, id: u32, flag: u8) -> bool {
+        self.flags[id as usize] & flag != 0
     }
 }
 
@@ -336,7 +348,7 @@ impl Collector {
             Cat::Op => {
                 let thread = self.thread_key(&ev.pid, &ev.tid);
                 let name = self.names.intern(ev.name.bytes());
-                if self.names.flags[name as usize] & NAME_SDPA != 0 && self.sdpa_calls.len() < 16 {
+                if self.names.is(name, NAME_SDPA) && self.sdpa_calls.len() < 16 {
                     let raw = |v: Option<&[u8]>| v.map(|r| String::from_utf8_lossy(r).into_owned());
                     self.sdpa_calls.push(SdpaCall {
                         op: ev.name.to_str().into_owned(),
