@@ -164,7 +164,7 @@ mod cli {
                     let mb = r.json_bytes as f64 / 1e6;
                     eprintln!("[read] {name}: {} events, {mb:.1} MB of JSON in {secs:.2} s ({:.0} MB/s)", r.events, mb / secs.max(1e-9));
                 }
-                for d in r.diagnostics.iter().filter(|d| d.severity == "error") {
+                for d in r.diagnostics.iter().filter(|d| d.severity == tracesight::report::Severity::Error) {
                     eprintln!("tracesight: warning: {name}: {}", d.message);
                 }
             }

@@ -2,7 +2,32 @@
 //! share links, golden tests). Field names listed in the README's JSON contract are stable:
 //! add fields freely, never rename those. Times are microseconds (f64), shares are percent.
 
+use crate::analysis::diagnostics::DiagnosticId;
+use crate::analysis::hints::HintId;
+use crate::analysis::taxonomy::{Backend, Bucket as BucketId};
 use serde::{Deserialize, Serialize};
+
+/// How much a hint or diagnostic matters. Ordered from least to most severe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    #[default]
+    Info,
+    Warning,
+    Error,
+    Critical,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+            Severity::Critical => "critical",
+        }
+    }
+}
 
 /// Everything tracesight says about one or more trace files.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -69,6 +94,40 @@ pub struct TraceReport {
     /// Kernel launch statistics behind the launch-bound and efficiency hints.
     #[serde(default)]
     pub launch: LaunchStats,
+    /// Whether the trace shows training (backward ops or an optimizer) or only inference.
+    #[serde(default)]
+    pub training: bool,
+    /// memcpy / memset rows by direction.
+    #[serde(default)]
+    pub copies: Copies,
+    /// GEMM and convolution kernel time by whether it runs on tensor cores.
+    #[serde(default)]
+    pub tensor_cores: TensorCoreUse,
+}
+
+/// memcpy / memset GPU time by direction (microseconds, summed row durations).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Copies {
+    pub host_to_device_us: f64,
+    pub device_to_host_us: f64,
+    /// Host copies from or to pageable (not pinned) host memory.
+    pub pageable_us: f64,
+    pub device_to_device_us: f64,
+    pub peer_to_peer_us: f64,
+    pub memset_us: f64,
+}
+
+/// GEMM / convolution kernel time split by tensor-core use (from the kernel family's name).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TensorCoreUse {
+    pub tensor_core_us: f64,
+    /// fp32/fp64 SIMT kernels (sgemm, fp32 cuDNN implicit GEMM / winograd / FFT).
+    pub simt_us: f64,
+    /// Matrix-vector shaped kernels (gemv, gemmk1): SIMT by shape, not by precision.
+    #[serde(default)]
+    pub vector_us: f64,
+    /// Kernels whose name does not tell.
+    pub unknown_us: f64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -127,6 +186,9 @@ pub struct DeviceTime {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Bucket {
+    /// The stable id (`gemm`, `attention`, ..., see the README's taxonomy).
+    pub id: BucketId,
+    /// Display name.
     pub name: String,
     pub time_us: f64,
     pub pct: f64,
@@ -150,14 +212,20 @@ pub struct RuleHit {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NameTime {
     pub name: String,
+    /// Display form of the name (see `analysis::kernel_name`).
+    #[serde(default)]
+    pub short: String,
     pub time_us: f64,
     pub count: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Attention {
-    /// `flash`, `flash-attn`, `memory-efficient`, `cudnn`, `math`, `vendor`, or `none`.
-    pub backend: String,
+    /// `flash`, `flash-attn`, `memory-efficient`, `cudnn`, `math`, `eager`, `vendor`, or `none`.
+    pub backend: Backend,
+    /// The library of the winning backend's kernels, when the name tells (FlashInfer, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub library: Option<String>,
     /// GPU time of the winning backend's rows.
     pub time_us: f64,
     /// Total GPU time attributed to attention (all backends).
@@ -174,17 +242,33 @@ pub struct Attention {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Evidence {
-    pub backend: String,
-    /// `kernel` or `op`: what kind of name matched.
-    pub kind: String,
+    pub backend: Backend,
+    /// What kind of name is the evidence.
+    pub kind: EvidenceKind,
     pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub library: Option<String>,
     pub time_us: f64,
     pub count: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EvidenceKind {
+    /// A kernel whose name is a backend's signature.
+    Kernel,
+    /// The op the kernels ran under.
+    Op,
+    /// The module or op a hand-written attention was found in.
+    Scope,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TopRow {
     pub name: String,
+    /// Display form of the name (kernels: see `analysis::kernel_name`; ops: the name).
+    #[serde(default)]
+    pub short: String,
     pub time_us: f64,
     pub pct: f64,
     pub count: u64,
@@ -192,9 +276,9 @@ pub struct TopRow {
     pub max_us: f64,
     /// Kernels: the op that launched the most of its time. Ops: the most common parent op.
     pub op: Option<String>,
-    /// The bucket the row's time went to (the largest share when mixed).
-    #[serde(default)]
-    pub bucket: String,
+    /// The bucket of this row's time (a kernel whose time falls into several buckets has a
+    /// row per bucket; an op's is its largest share).
+    pub bucket: BucketId,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -218,9 +302,9 @@ pub struct Step {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hint {
-    pub id: String,
+    pub id: HintId,
     /// `info`, `warning` or `critical`.
-    pub severity: String,
+    pub severity: Severity,
     pub message: String,
     /// The numbers that triggered the hint, as readable `name = value` strings.
     pub evidence: Vec<String>,
@@ -231,22 +315,41 @@ pub struct Hint {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Diagnostic {
-    pub id: String,
+    pub id: DiagnosticId,
     pub count: u64,
     pub message: String,
     /// `info`, `warning` or `error`.
-    #[serde(default)]
-    pub severity: String,
+    pub severity: Severity,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LaunchStats {
     /// Kernels whose launching runtime call was found.
     pub launched_kernels: u64,
-    /// Of those, kernels that ran shorter than their launch call took on the CPU.
+    /// Of those, kernels that ran shorter than their launch call took on the CPU (graph
+    /// launches excluded: one call replays many kernels).
     pub shorter_than_launch: u64,
+    /// Kernels replayed by a CUDA/HIP graph launch (not in `launched_kernels`).
+    #[serde(default)]
+    pub graph_kernels: u64,
     /// Total time of runtime launch calls.
     pub launch_call_us: f64,
     /// Total time in synchronising runtime calls (cudaDeviceSynchronize, ...).
     pub sync_call_us: f64,
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::fmt::Display for EvidenceKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(match self {
+            EvidenceKind::Kernel => "kernel",
+            EvidenceKind::Op => "op",
+            EvidenceKind::Scope => "scope",
+        })
+    }
 }

@@ -1,6 +1,7 @@
 //! Plain-text rendering of a Report (the CLI's default output, in the seed's section order),
 //! and the small formatting helpers the web views share.
 
+use crate::analysis::taxonomy::{Backend, Bucket};
 use crate::report::{Report, TraceReport};
 use std::fmt::Write;
 
@@ -18,54 +19,7 @@ pub fn fmt_us(us: f64) -> String {
     }
 }
 
-/// A readable short form of a C++ kernel signature: `void ` and the argument list dropped,
-/// template arguments folded to `<…>`.
-pub fn short_name(name: &str) -> String {
-    let mut s = name.trim();
-    if let Some(rest) = s.strip_prefix("void ") {
-        s = rest;
-    }
-    let mut out = String::with_capacity(s.len().min(120));
-    let mut depth_angle = 0usize;
-    let mut depth_paren = 0usize;
-    let mut chars = s.char_indices().peekable();
-    while let Some((i, ch)) = chars.next() {
-        match ch {
-            '<' => {
-                if depth_angle == 0 && depth_paren == 0 {
-                    out.push_str("<…>");
-                }
-                depth_angle += 1;
-            }
-            '>' => depth_angle = depth_angle.saturating_sub(1),
-            '(' if depth_angle == 0 => {
-                // `(anonymous namespace)` is part of the name; any other paren starts the
-                // argument list.
-                if s[i..].starts_with("(anonymous namespace)") {
-                    if depth_paren == 0 {
-                        out.push_str("(anonymous namespace)");
-                    }
-                    for _ in 0.."(anonymous namespace)".len() - 1 {
-                        chars.next();
-                    }
-                } else if depth_paren == 0 && !out.is_empty() {
-                    break;
-                } else {
-                    depth_paren += 1;
-                }
-            }
-            ')' if depth_angle == 0 => depth_paren = depth_paren.saturating_sub(1),
-            _ if depth_angle == 0 && depth_paren == 0 => out.push(ch),
-            _ => {}
-        }
-    }
-    let out = out.trim().to_string();
-    if out.is_empty() {
-        name.to_string()
-    } else {
-        out
-    }
-}
+pub use crate::analysis::kernel_name::short_name;
 
 fn clip(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
@@ -150,11 +104,12 @@ fn render_trace(o: &mut String, t: &TraceReport) {
     }
 
     let a = &t.attention;
-    let _ = writeln!(o, "\n Attention backend: {}", a.backend);
+    let lib = a.library.as_deref().map(|l| format!(" ({l})")).unwrap_or_default();
+    let _ = writeln!(o, "\n Attention backend: {}{lib}", a.backend);
     for e in &a.evidence {
         let _ = writeln!(o, "   {:18} {:>12} {:>7}x  {} {}", e.backend, fmt_us(e.time_us), e.count, e.kind, clip(&short_name(&e.name), 60));
     }
-    if a.backend == "none" {
+    if a.backend == Backend::None {
         let _ = writeln!(o, "   (no attention kernels or SDPA ops found)");
     }
     if a.fix.is_some() {
@@ -200,10 +155,12 @@ fn render_trace(o: &mut String, t: &TraceReport) {
             let _ = writeln!(o, "   -> {}", h.fix);
         }
     }
-    let core = t.buckets.iter().filter(|b| b.name == "matmul (GEMM)" || b.name == "attention (SDPA/FA)").map(|b| b.pct).sum::<f64>();
-    if t.has_gpu {
+    let core = t.buckets.iter().filter(|b| matches!(b.id, Bucket::Gemm | Bucket::Attention)).map(|b| b.pct).sum::<f64>();
+    if t.has_gpu && t.gpu.kernel_time_us > 0.0 {
         let _ = writeln!(o, "\n Matmul + Attention (core compute): {core:.1}%");
-        let _ = writeln!(o, " Below 50% most time goes to non-core ops: large room to optimise. Llama 3 training typically shows 60-75%.");
+        if core < crate::analysis::hints::CORE_COMPUTE_LOW {
+            let _ = writeln!(o, " Below 50% most time goes to non-core ops: large room to optimise. Llama 3 training typically shows 60-75%.");
+        }
     }
 
     if !t.diagnostics.is_empty() {
@@ -217,21 +174,6 @@ fn render_trace(o: &mut String, t: &TraceReport) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn short_names() {
-        assert_eq!(
-            short_name("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul>)"),
-            "at::native::vectorized_elementwise_kernel<…>"
-        );
-        assert_eq!(
-            short_name("void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, float>(float*, int)"),
-            "at::native::(anonymous namespace)::cunn_SoftMaxForward<…>"
-        );
-        assert_eq!(short_name("nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NNT"), "nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NNT");
-        assert_eq!(short_name("Memcpy HtoD (Pageable -> Device)"), "Memcpy HtoD");
-        assert_eq!(short_name("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"), "ncclDevKernel_AllReduce_Sum_bf16_RING_LL");
-    }
 
     #[test]
     fn units_by_magnitude() {

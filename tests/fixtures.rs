@@ -3,6 +3,8 @@
 //! chunks) giving the identical report, and golden text/JSON reports.
 
 mod common;
+use tracesight::analysis::{diagnostics::DiagnosticId, hints::HintId, taxonomy::{Backend, Bucket}};
+use tracesight::report::Severity;
 use common::*;
 use tracesight::report::TraceReport;
 
@@ -10,8 +12,8 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-6
 }
 
-fn bucket(r: &TraceReport, name: &str) -> f64 {
-    r.buckets.iter().find(|b| b.name == name).map(|b| b.time_us).unwrap_or(0.0)
+fn bucket(r: &TraceReport, id: Bucket) -> f64 {
+    r.buckets.iter().find(|b| b.id == id).map(|b| b.time_us).unwrap_or(0.0)
 }
 
 #[test]
@@ -35,18 +37,19 @@ fn current_schema_numbers_by_hand() {
     let eff = (0.5 * 200.25 + 100.0) / 300.25 * 100.0;
     assert!((g.est_sm_efficiency_pct.unwrap() - eff).abs() < 1e-6);
 
-    assert!(close(bucket(&r, "matmul (GEMM)"), 200.25));
-    assert!(close(bucket(&r, "attention (SDPA/FA)"), 100.0));
-    assert!(close(bucket(&r, "elementwise (norm/act)"), 23.0));
-    assert!(close(bucket(&r, "memory (copy/permute/view)"), 30.0));
-    assert!(close(bucket(&r, "reduce (all-reduce/gather)"), 100.0));
-    assert!(close(bucket(&r, "other"), 10.0));
-    let attn = r.buckets.iter().find(|b| b.name == "attention (SDPA/FA)").unwrap();
-    assert_eq!(attn.matched[0].rule, "op chain: aten::_scaled_dot_product_flash_attention");
-    let coll = r.buckets.iter().find(|b| b.name == "reduce (all-reduce/gather)").unwrap();
-    assert_eq!(coll.matched[0].rule, "op chain: record_param_comms");
+    assert!(close(bucket(&r, Bucket::Gemm), 200.25));
+    assert!(close(bucket(&r, Bucket::Attention), 100.0));
+    assert!(close(bucket(&r, Bucket::Elementwise), 23.0));
+    assert!(close(bucket(&r, Bucket::Memory), 30.0));
+    assert!(close(bucket(&r, Bucket::Communication), 100.0));
+    assert!(close(bucket(&r, Bucket::Other), 10.0));
+    let attn = r.buckets.iter().find(|b| b.id == Bucket::Attention).unwrap();
+    assert!(attn.matched[0].rule.starts_with("under aten::_scaled_dot_product_flash_attention: SDPA flash op"), "{}", attn.matched[0].rule);
+    let coll = r.buckets.iter().find(|b| b.id == Bucket::Communication).unwrap();
+    // The kernel's own name decides before the op chain.
+    assert_eq!(coll.matched[0].rule, "kernel: NCCL / RCCL / MSCCL collective");
 
-    assert_eq!(r.attention.backend, "flash");
+    assert_eq!(r.attention.backend, Backend::Flash);
     assert!(close(r.attention.time_us, 100.0));
     assert!(r.attention.fix.is_none());
 
@@ -72,7 +75,7 @@ fn current_schema_numbers_by_hand() {
     assert!(close(s2.span_us, 2.5) && close(s2.busy_us, 2.5) && close(s2.idle_us, 0.0));
 
     assert_eq!((r.launch.launched_kernels, r.launch.shorter_than_launch), (5, 1));
-    let diag = |id: &str| r.diagnostics.iter().find(|d| d.id == id).map(|d| d.count);
+    let diag = |id: &str| r.diagnostics.iter().find(|d| d.id.id() == id).map(|d| d.count);
     assert_eq!(diag("dangling_correlation"), Some(1));
     assert_eq!(diag("unknown_category"), Some(1));
     assert_eq!(diag("no_category"), Some(1));
@@ -87,14 +90,14 @@ fn old_schema_bare_array() {
     assert!(close(r.gpu.kernel_time_us, 152.0));
     assert!(close(r.gpu.busy_us, 152.0));
     assert!(close(r.gpu.span_us, 202.0));
-    assert!(close(bucket(&r, "matmul (GEMM)"), 120.0));
-    assert!(close(bucket(&r, "elementwise (norm/act)"), 30.0));
-    assert!(close(bucket(&r, "memory (copy/permute/view)"), 2.0));
+    assert!(close(bucket(&r, Bucket::Gemm), 120.0));
+    assert!(close(bucket(&r, Bucket::Elementwise), 30.0));
+    assert!(close(bucket(&r, Bucket::Memory), 2.0));
     // "external id" (old spelling) links the launch to the op; "stream 7" is the stream.
     assert_eq!(r.top_kernels[0].op.as_deref(), Some("aten::cudnn_convolution"));
     assert_eq!(r.steps.len(), 1);
     assert!(close(r.steps[0].busy_us, 152.0));
-    assert!(r.hints.iter().any(|h| h.id == "no_tensor_cores"), "sgemm is a SIMT fp32 GEMM");
+    assert!(r.hints.iter().any(|h| h.id == HintId::NoTensorCores), "sgemm is a SIMT fp32 GEMM");
 }
 
 #[test]
@@ -102,15 +105,15 @@ fn math_backend_with_reasons_and_fix() {
     let r = analyze_bytes("math_sdpa.json", &read_fixture("math_sdpa.json")).unwrap();
     assert_invariants(&r);
     // The math backend's GEMMs and softmax count as attention: they run under the SDPA op.
-    assert!(close(bucket(&r, "attention (SDPA/FA)"), 90.0));
-    assert!(close(bucket(&r, "matmul (GEMM)"), 40.0));
-    assert_eq!(r.attention.backend, "math");
+    assert!(close(bucket(&r, Bucket::Attention), 90.0));
+    assert!(close(bucket(&r, Bucket::Gemm), 40.0));
+    assert_eq!(r.attention.backend, Backend::Math);
     assert!(r.attention.fix.as_deref().unwrap().contains("sdpa_kernel(SDPBackend.FLASH_ATTENTION)"));
     let reasons = r.attention.not_flash_reasons.join("\n");
     assert!(reasons.contains("float"), "{reasons}");
     assert!(reasons.contains("attn_mask"), "{reasons}");
-    let h = r.hints.iter().find(|h| h.id == "attention_not_flash").unwrap();
-    assert_eq!(h.severity, "critical");
+    let h = r.hints.iter().find(|h| h.id == HintId::AttentionNotFlash).unwrap();
+    assert_eq!(h.severity, Severity::Critical);
     assert!(h.evidence.iter().any(|e| e.contains("math attention = 90 us")), "{:?}", h.evidence);
 }
 
@@ -120,9 +123,9 @@ fn cpu_only_trace_reports_no_gpu() {
     assert_invariants(&r);
     assert!(!r.has_gpu);
     assert!(r.buckets.is_empty() && r.hints.is_empty());
-    assert_eq!(r.attention.backend, "none");
-    assert!(r.diagnostics.iter().any(|d| d.id == "no_gpu_rows"));
-    let unknown = r.diagnostics.iter().find(|d| d.id == "unknown_category").unwrap();
+    assert_eq!(r.attention.backend, Backend::None);
+    assert!(r.diagnostics.iter().any(|d| d.id == DiagnosticId::NoGpuRows));
+    let unknown = r.diagnostics.iter().find(|d| d.id == DiagnosticId::UnknownCategory).unwrap();
     assert!(unknown.message.contains("xpu_kernel"));
     assert_eq!((r.rank, r.world_size), (Some(1), Some(2)));
 }
@@ -202,7 +205,7 @@ fn gzip_trailer_is_verified() {
     let n = gz.len();
     gz[n - 8] ^= 0xff; // the CRC-32 of the member
     let r = analyze_bytes("crc.json.gz", &gz).unwrap();
-    let d = r.diagnostics.iter().find(|d| d.id == "input_error").expect("a CRC mismatch is reported");
+    let d = r.diagnostics.iter().find(|d| d.id == DiagnosticId::InputError).expect("a CRC mismatch is reported");
     assert!(d.message.contains("checksum"), "{}", d.message);
     // Everything before the damage was read.
     assert_eq!(r.events, 30);
@@ -211,7 +214,7 @@ fn gzip_trailer_is_verified() {
     junk.extend_from_slice(b"not gzip");
     let r = analyze_bytes("junk.json.gz", &junk);
     match r {
-        Ok(r) => assert!(r.diagnostics.iter().any(|d| d.severity == "error"), "{:?}", r.diagnostics),
+        Ok(r) => assert!(r.diagnostics.iter().any(|d| d.severity == Severity::Error), "{:?}", r.diagnostics),
         Err(e) => assert!(e.message.contains("gzip"), "{e}"),
     }
 }

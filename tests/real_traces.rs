@@ -2,6 +2,8 @@
 //! loads, satisfies the invariants, and gets the facts right that the seed got wrong.
 
 mod common;
+use tracesight::analysis::{diagnostics::DiagnosticId, taxonomy::{Backend, Bucket}};
+use tracesight::report::Severity;
 use common::*;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
@@ -34,7 +36,7 @@ fn every_real_trace_loads_with_invariants() {
         let r = load(&f);
         assert_invariants(&r);
         assert!(r.events > 0, "{}", r.file);
-        assert!(!r.diagnostics.iter().any(|d| d.severity == "error"), "{}: {:?}", r.file, r.diagnostics);
+        assert!(!r.diagnostics.iter().any(|d| d.severity == Severity::Error), "{}: {:?}", r.file, r.diagnostics);
     }
 }
 
@@ -42,15 +44,15 @@ fn every_real_trace_loads_with_invariants() {
 fn attention_backends_on_real_gpus() {
     let Some(dir) = shared_traces() else { return };
     let h100 = load(&dir.join("h100-bert-small-flash.json.gz"));
-    assert_eq!(h100.attention.backend, "flash");
+    assert_eq!(h100.attention.backend, Backend::Flash);
     assert!(h100.attention.evidence.iter().any(|e| e.name.contains("pytorch_flash::flash_fwd_kernel")));
     assert!(h100.attention.fix.is_none());
     let mi300 = load(&dir.join("mi300x-bert-small-attn-fwd.json.gz"));
-    assert_eq!(mi300.attention.backend, "vendor");
+    assert_eq!(mi300.attention.backend, Backend::Vendor);
     assert!(mi300.attention.evidence.iter().any(|e| e.name == "attn_fwd"), "{:?}", mi300.attention.evidence);
     // GEMMs are GEMMs (the seed put cuBLAS/hipBLASLt kernels in "other").
     for r in [&h100, &mi300] {
-        let gemm = r.buckets.iter().find(|b| b.name == "matmul (GEMM)").unwrap();
+        let gemm = r.buckets.iter().find(|b| b.id == Bucket::Gemm).unwrap();
         assert!(gemm.pct > 30.0, "{}: GEMM {}%", r.file, gemm.pct);
         let other = r.buckets.iter().find(|b| b.name == "other").map(|b| b.pct).unwrap_or(0.0);
         assert!(other < 5.0, "{}: other {other}%", r.file);
@@ -85,13 +87,13 @@ fn cpu_only_and_distributed_metadata() {
     let cpu = load(&dir.join("cpu-only-rank34.pt.trace.json.gz"));
     assert!(!cpu.has_gpu);
     assert_eq!((cpu.rank, cpu.world_size), (Some(34), Some(300)));
-    assert!(cpu.diagnostics.iter().any(|d| d.id == "no_gpu_rows"));
+    assert!(cpu.diagnostics.iter().any(|d| d.id == DiagnosticId::NoGpuRows));
     let nccl = load(&dir.join("a100-nccl-2rank-rank0.json.gz"));
     assert_eq!((nccl.rank, nccl.world_size), (Some(0), Some(2)));
     assert!(nccl.gpu.comm_us > 0.0);
-    assert!(nccl.buckets.iter().any(|b| b.name == "reduce (all-reduce/gather)" && b.pct > 0.0));
+    assert!(nccl.buckets.iter().any(|b| b.id == Bucket::Communication && b.pct > 0.0));
     let sync = load(&dir.join("a100-alexnet-cuda-sync.json.gz"));
-    assert!(sync.diagnostics.iter().any(|d| d.id == "cuda_sync_rows"));
+    assert!(sync.diagnostics.iter().any(|d| d.id == DiagnosticId::CudaSyncRows));
 }
 
 #[test]
@@ -188,11 +190,11 @@ fn cut_short_real_traces_still_report() {
     // Cut the gzip file in half: a truncated gzip stream.
     let half = analyze_bytes("x", &gz[..gz.len() / 2]).unwrap();
     assert!(half.events > 0 && half.events < full.events);
-    let d = half.diagnostics.iter().find(|d| d.severity == "error").unwrap();
+    let d = half.diagnostics.iter().find(|d| d.severity == Severity::Error).unwrap();
     assert!(d.message.contains("cut short"), "{}", d.message);
     // Cut the JSON itself.
     let plain = decompressed(&dir.join("a100-nccl-2rank-rank0.json.gz"));
     let cut = analyze_bytes("x", &plain[..plain.len() * 2 / 3]).unwrap();
-    assert!(cut.diagnostics.iter().any(|d| d.id == "truncated"));
+    assert!(cut.diagnostics.iter().any(|d| d.id == DiagnosticId::Truncated));
     assert_invariants(&cut);
 }

@@ -21,6 +21,10 @@ pub const NAME_LAUNCH: u8 = 2;
 pub const NAME_SDPA: u8 = 4;
 pub const NAME_STEP: u8 = 8;
 pub const NAME_DATALOADER: u8 = 16;
+/// A CUDA/HIP graph launch: one call replays many kernels.
+pub const NAME_GRAPH_LAUNCH: u8 = 32;
+/// An autograd backward op (the trace is of training).
+pub const NAME_BACKWARD: u8 = 64;
 
 fn name_flags(name: &[u8]) -> u8 {
     let mut f = 0;
@@ -38,6 +42,12 @@ fn name_flags(name: &[u8]) -> u8 {
     }
     if name.starts_with(b"enumerate(DataLoader)") {
         f |= NAME_DATALOADER;
+    }
+    if contains(name, b"GraphLaunch") {
+        f |= NAME_GRAPH_LAUNCH;
+    }
+    if contains(name, b"Backward") || contains(name, b"autograd::engine") || contains(name, b"_backward") {
+        f |= NAME_BACKWARD;
     }
     f
 }
@@ -91,6 +101,7 @@ pub struct RuntimeCall {
     pub start: i64,
     pub dur: i64,
     pub thread: u32,
+    pub name: u32,
 }
 
 /// A CPU op or annotation (`cpu_op`, `user_annotation`, old `Operator`).
@@ -140,6 +151,10 @@ pub struct Collector {
     pub gpu: Vec<GpuRow>,
     pub runtime: Vec<RuntimeCall>,
     pub ops: Vec<OpRow>,
+    /// `nn.Module: ...` spans (python_function events), which name the layer a kernel ran in.
+    pub modules: Vec<OpRow>,
+    /// First start and last end of any CPU op (the CPU extent of the trace).
+    pub cpu_extent: Option<(i64, i64)>,
     /// Runtime call names by correlation are not needed; synchronising calls are summed here.
     pub sync_ns: i64,
     pub launch_ns: i64,
@@ -198,6 +213,8 @@ enum Cat {
     Op,
     CudaSync,
     GpuAnnotation,
+    /// python_function: only `nn.Module` spans are kept.
+    Python,
     Ignored,
     Missing,
     Unknown,
@@ -205,7 +222,6 @@ enum Cat {
 
 fn category(cat: &[u8]) -> Cat {
     const IGNORED: &[&str] = &[
-        "python_function",
         "cpu_instant_event",
         "ac2g",
         "fwdbwd",
@@ -239,6 +255,8 @@ fn category(cat: &[u8]) -> Cat {
         Cat::CudaSync
     } else if is("gpu_user_annotation") {
         Cat::GpuAnnotation
+    } else if is("python_function") {
+        Cat::Python
     } else if IGNORED.iter().any(|s| is(s)) {
         Cat::Ignored
     } else {
@@ -342,7 +360,7 @@ impl Collector {
                         self.launch_ns += dur;
                     }
                     let thread = self.thread_key(&ev.pid, &ev.tid);
-                    self.runtime.push(RuntimeCall { correlation, external, start, dur, thread });
+                    self.runtime.push(RuntimeCall { correlation, external, start, dur, thread, name: id });
                 }
             }
             Cat::Op => {
@@ -357,7 +375,19 @@ impl Collector {
                         concrete_inputs: raw(args.and_then(|a| a.concrete_inputs)),
                     });
                 }
-                self.ops.push(OpRow { start, end: start.saturating_add(dur), external, name, thread });
+                let end = start.saturating_add(dur);
+                self.cpu_extent = Some(match self.cpu_extent {
+                    Some((a, b)) => (a.min(start), b.max(end)),
+                    None => (start, end),
+                });
+                self.ops.push(OpRow { start, end, external, name, thread });
+            }
+            Cat::Python => {
+                if ev.name.bytes().starts_with(b"nn.Module: ") {
+                    let thread = self.thread_key(&ev.pid, &ev.tid);
+                    let name = self.names.intern(ev.name.bytes());
+                    self.modules.push(OpRow { start, end: start.saturating_add(dur), external: NONE, name, thread });
+                }
             }
             Cat::CudaSync => self.counters.cuda_sync_rows += 1,
             Cat::GpuAnnotation => self.counters.gpu_annotations += 1,

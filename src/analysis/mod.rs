@@ -1,10 +1,18 @@
 //! The analysis: stream a trace into the collector, then build the Report.
 
+mod attention;
+mod attribution;
 mod build;
+mod classify;
 pub mod collect;
-mod hints;
+pub mod diagnostics;
+pub mod hints;
 pub mod intervals;
-pub mod names;
+pub mod kernel_name;
+mod steps;
+mod tables;
+pub mod taxonomy;
+pub mod tokens;
 
 use crate::input;
 use crate::report::*;
@@ -120,7 +128,7 @@ pub fn analyze_reader<R: Read>(
             }
         }
     }
-    Ok(report(file, &mut collector, &outcome, opts))
+    Ok(report(file, collector, &outcome, opts))
 }
 
 /// Analyses a trace held in memory.
@@ -128,30 +136,32 @@ pub fn analyze_slice(file: &str, bytes: &[u8], opts: &Options) -> Result<TraceRe
     analyze_reader(file, bytes, opts, &mut |_| true)
 }
 
-fn report(file: &str, c: &mut Collector, outcome: &trace::Outcome, opts: &Options) -> TraceReport {
-    let build::Built { gpu, devices, buckets, attention, top_kernels, top_ops, steps, launch, extra } =
-        build::build(c, opts);
+fn report(file: &str, c: Collector, outcome: &trace::Outcome, opts: &Options) -> TraceReport {
+    let (b, c) = build::build(c, opts);
     let mut r = TraceReport {
         file: file.to_string(),
         events: outcome.events,
         json_bytes: outcome.bytes,
-        device: device_info(c),
+        device: device_info(&c),
         rank: c.meta.rank,
         world_size: c.meta.world_size,
         distributed_backend: c.meta.backend.clone(),
         has_gpu: !c.gpu.is_empty(),
-        gpu,
-        devices,
-        buckets,
-        attention,
-        top_kernels,
-        top_ops,
-        steps,
+        gpu: b.gpu,
+        devices: b.devices,
+        buckets: b.buckets,
+        attention: b.attention,
+        top_kernels: b.top_kernels,
+        top_ops: b.top_ops,
+        steps: b.steps,
         hints: Vec::new(),
-        diagnostics: diagnostics(c, outcome, &extra),
-        launch,
+        diagnostics: diagnostics::diagnostics(&c, outcome, &b.extra),
+        launch: b.launch,
+        training: b.training,
+        copies: b.copies,
+        tensor_cores: b.tensor_cores,
     };
-    r.hints = hints::hints(&r, &extra);
+    r.hints = hints::hints(&r, &b.extra);
     r
 }
 
@@ -183,74 +193,6 @@ fn device_info(c: &Collector) -> DeviceInfo {
         memory_gb: int(d.total_global_mem).map(|b| (b as f64 / (1u64 << 30) as f64 * 10.0).round() / 10.0),
         count: devs.len(),
     }
-}
-
-fn diag(id: &str, count: u64, severity: &str, message: String) -> Diagnostic {
-    Diagnostic { id: id.into(), count, severity: severity.into(), message }
-}
-
-fn diagnostics(c: &Collector, o: &trace::Outcome, b: &build::Extra) -> Vec<Diagnostic> {
-    let k = &c.counters;
-    let mut d = Vec::new();
-    match &o.end {
-        End::Complete | End::Cancelled => {}
-        End::Truncated { at } => d.push(diag(
-            "truncated",
-            1,
-            "error",
-            format!("the file is cut short: the JSON ends at byte {at} inside the trace; this report covers the {} events read before that", o.events),
-        )),
-        End::Invalid { at, message } => d.push(diag(
-            "invalid_json",
-            1,
-            "error",
-            format!("invalid JSON at byte {at} ({message}); reading stopped there, this report covers the {} events before it", o.events),
-        )),
-        End::Io { at, message, .. } => d.push(diag(
-            "input_error",
-            1,
-            "error",
-            format!("{message} (after {at} bytes of JSON); this report covers the {} events read before that", o.events),
-        )),
-    }
-    if c.gpu.is_empty() {
-        d.push(diag(
-            "no_gpu_rows",
-            1,
-            "warning",
-            "no GPU kernel, memcpy or memset rows: a CPU-only trace, or an accelerator whose rows tracesight does not know (see unknown categories)".into(),
-        ));
-    }
-    if k.malformed > 0 {
-        let (at, why) = k.first_malformed.clone().unwrap_or_default();
-        d.push(diag("malformed_event", k.malformed, "warning", format!("trace events that are not readable event objects were skipped (first at byte {at}: {why})")));
-    }
-    for (cat, n) in &k.unknown_cats {
-        d.push(diag("unknown_category", *n, "warning", format!("events with unknown category \"{cat}\" were not analysed")));
-    }
-    let mut add = |id: &str, n: u64, sev: &str, msg: &str| {
-        if n > 0 {
-            d.push(diag(id, n, sev, msg.to_string()));
-        }
-    };
-    add("missing_timestamp", k.missing_ts, "warning", "complete events without a readable ts were skipped");
-    add("negative_duration", k.negative_dur, "warning", "events with a negative dur were counted as 0");
-    add("dangling_correlation", b.dangling_correlation, "info", "GPU rows whose correlation id matches no runtime launch call (they keep their kernel name only)");
-    add("unattributed_gpu_rows", b.unattributed.0, "info", "GPU rows with no resolvable launching op (bucketed by kernel name only)");
-    add("gpu_row_without_correlation", k.gpu_without_correlation, "info", "GPU rows without args.correlation");
-    add("zero_duration_gpu_rows", k.zero_dur_gpu, "info", "GPU rows with dur 0");
-    add("cuda_sync_rows", k.cuda_sync_rows, "info", "cuda_sync rows (GPU-side waits) are not GPU work and are not counted in GPU time (HolisticTraceAnalysis counts them as kernels)");
-    add("gpu_user_annotations", k.gpu_annotations, "info", "gpu_user_annotation spans are annotations, not GPU work; not counted in GPU time");
-    add("begin_end_events", k.begin_end, "warning", "B/E (begin/end) events are not analysed; only complete (X) events are");
-    add("flow_events", k.flow, "info", "flow events (ph s/f) were not needed: launches are linked to GPU rows by correlation id");
-    add("instant_events", k.instant, "info", "instant events (ph i) are not analysed");
-    add("counter_events", k.counters, "info", "counter events (ph C) are not analysed");
-    add("no_category", k.no_category, "info", "events without a cat (e.g. old [memory] instant events) were skipped");
-    add("stray_commas", o.stray_commas, "info", "empty elements (stray commas) in traceEvents were skipped");
-    if o.trailing_bytes {
-        d.push(diag("trailing_data", 1, "warning", "data after the end of the top-level JSON value was ignored".into()));
-    }
-    d
 }
 
 /// Combines per-file results into one Report: traces in rank order (then file name), files

@@ -1,0 +1,259 @@
+//! Pass 1, attribution: which CPU op launched each GPU row.
+//!
+//! A GPU row's correlation id finds its launching runtime call; the call's External id names
+//! an op, which is used only when that op encloses the call on the call's thread (some traces
+//! reuse the correlation id as the External id, which then names an unrelated op). Otherwise
+//! the innermost op around the call on its thread is the launcher. Intervals are half-open: an
+//! op that ends where a call starts does not enclose it. A graph launch replays many kernels
+//! with one call, so they all belong to the op around that call.
+
+use super::collect::{GpuRow, Interner, OpRow, RuntimeCall, NAME_DATALOADER, NAME_STEP, NONE};
+use rustc_hash::FxHashMap;
+use std::cmp::Reverse;
+
+pub const NO: u32 = u32::MAX;
+
+/// Spans nested by time on each thread (ops, or `nn.Module` spans).
+pub struct SpanTree {
+    pub spans: Vec<OpRow>,
+    pub parent: Vec<u32>,
+    /// Per thread, its range in `spans` (sorted by thread, start).
+    threads: FxHashMap<u32, (usize, usize)>,
+}
+
+impl SpanTree {
+    pub fn new(mut spans: Vec<OpRow>) -> SpanTree {
+        spans.sort_unstable_by_key(|o| (o.thread, o.start, Reverse(o.end), o.name, o.external));
+        let n = spans.len();
+        let mut parent = vec![NO; n];
+        let mut threads: FxHashMap<u32, (usize, usize)> = FxHashMap::default();
+        let mut stack: Vec<u32> = Vec::new();
+        let mut range_start = 0;
+        for i in 0..n {
+            let op = spans[i];
+            if i > 0 && spans[i - 1].thread != op.thread {
+                threads.insert(spans[i - 1].thread, (range_start, i));
+                range_start = i;
+                stack.clear();
+            }
+            while let Some(&top) = stack.last() {
+                let t = spans[top as usize];
+                if t.end >= op.end && t.start <= op.start && t.end > op.start {
+                    break;
+                }
+                stack.pop();
+            }
+            parent[i] = stack.last().copied().unwrap_or(NO);
+            stack.push(i as u32);
+        }
+        if n > 0 {
+            threads.insert(spans[n - 1].thread, (range_start, n));
+        }
+        SpanTree { spans, parent, threads }
+    }
+
+    /// Whether span `i` encloses time `t` on `thread` (half-open: start <= t < end).
+    pub fn encloses(&self, i: u32, thread: u32, t: i64) -> bool {
+        let o = &self.spans[i as usize];
+        o.thread == thread && o.start <= t && t < o.end
+    }
+
+    /// The innermost span enclosing `t` on `thread`.
+    pub fn innermost(&self, thread: u32, t: i64) -> u32 {
+        let Some(&(lo, hi)) = self.threads.get(&thread) else { return NO };
+        let k = self.spans[lo..hi].partition_point(|o| o.start <= t);
+        if k == 0 {
+            return NO;
+        }
+        let mut i = (lo + k - 1) as u32;
+        while i != NO {
+            if self.encloses(i, thread, t) {
+                return i;
+            }
+            i = self.parent[i as usize];
+        }
+        NO
+    }
+
+    /// `i` and its ancestors, innermost first.
+    pub fn chain(&self, mut i: u32) -> impl Iterator<Item = u32> + '_ {
+        std::iter::from_fn(move || {
+            if i == NO {
+                return None;
+            }
+            let cur = i;
+            i = self.parent[i as usize];
+            Some(cur)
+        })
+    }
+
+    /// Keeps only the spans marked, with parents remapped; returns the old -> new index map.
+    fn retain(self, keep: &[bool]) -> (SpanTree, Vec<u32>) {
+        let n = self.spans.len();
+        let mut remap = vec![NO; n];
+        let mut kept = 0u32;
+        for i in 0..n {
+            if keep[i] {
+                remap[i] = kept;
+                kept += 1;
+            }
+        }
+        let mut spans = Vec::with_capacity(kept as usize);
+        let mut parent = Vec::with_capacity(kept as usize);
+        for i in 0..n {
+            if remap[i] != NO {
+                spans.push(self.spans[i]);
+                // Ancestors of kept spans are kept, so a kept span's parent has a new index.
+                parent.push(if self.parent[i] == NO { NO } else { remap[self.parent[i] as usize] });
+            }
+        }
+        let mut threads: FxHashMap<u32, (usize, usize)> = FxHashMap::default();
+        let mut start = 0;
+        for i in 0..spans.len() {
+            if i + 1 == spans.len() || spans[i + 1].thread != spans[i].thread {
+                threads.insert(spans[i].thread, (start, i + 1));
+                start = i + 1;
+            }
+        }
+        (SpanTree { spans, parent, threads }, remap)
+    }
+}
+
+/// Where each GPU row came from.
+pub struct Attribution {
+    /// The op tree, reduced to launching ops, their ancestors, step and DataLoader spans.
+    pub ops: SpanTree,
+    /// `nn.Module` spans.
+    pub modules: SpanTree,
+    /// Per GPU row: index into the sorted runtime calls, or NO.
+    pub runtime: Vec<u32>,
+    /// Per GPU row: the launching (leaf) op in `ops`, or NO.
+    pub leaf: Vec<u32>,
+    /// Launch calls whose External id named an op that does not enclose the call.
+    pub external_mismatch: u64,
+    /// CPU time of top-level DataLoader spans.
+    pub dataloader_ns: i64,
+}
+
+fn sorted_find(v: &[(i64, u32)], key: i64) -> u32 {
+    match v.binary_search_by_key(&key, |x| x.0) {
+        Ok(i) => v[i].1,
+        Err(_) => NO,
+    }
+}
+
+/// `runtime` must be sorted by correlation id.
+pub fn attribute(ops: Vec<OpRow>, modules: Vec<OpRow>, names: &Interner, gpu: &[GpuRow], runtime: &[RuntimeCall]) -> Attribution {
+    let tree = SpanTree::new(ops);
+    let runtime_of: Vec<u32> = gpu
+        .iter()
+        .map(|row| {
+            if row.correlation == NONE {
+                return NO;
+            }
+            runtime.binary_search_by_key(&row.correlation, |r| r.correlation).map(|i| i as u32).unwrap_or(NO)
+        })
+        .collect();
+
+    // The External ids launches refer to, and the ops that carry them.
+    let mut wanted: Vec<i64> = gpu
+        .iter()
+        .zip(&runtime_of)
+        .flat_map(|(row, &r)| [if r == NO { NONE } else { runtime[r as usize].external }, row.external])
+        .filter(|&e| e != NONE)
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let mut by_external: Vec<(i64, u32)> = tree
+        .spans
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.external != NONE && wanted.binary_search(&o.external).is_ok())
+        .map(|(i, o)| (o.external, i as u32))
+        .collect();
+    by_external.sort_unstable();
+    by_external.dedup_by_key(|x| x.0);
+    drop(wanted);
+
+    // Each distinct launch call is checked once (a graph launch serves many rows).
+    let mut external_mismatch = 0u64;
+    let mut call_leaf: FxHashMap<u32, u32> = FxHashMap::default();
+    let mut leaf: Vec<u32> = Vec::with_capacity(gpu.len());
+    for (row, &r) in gpu.iter().zip(&runtime_of) {
+        let mut l = NO;
+        if r != NO {
+            l = *call_leaf.entry(r).or_insert_with(|| {
+                let call = runtime[r as usize];
+                if call.external != NONE {
+                    let named = sorted_find(&by_external, call.external);
+                    if named != NO && tree.encloses(named, call.thread, call.start) {
+                        return named;
+                    }
+                    if named != NO {
+                        external_mismatch += 1;
+                    }
+                }
+                tree.innermost(call.thread, call.start)
+            });
+        } else if row.external != NONE {
+            // No launch call in the trace: the row's own External id is all there is.
+            l = sorted_find(&by_external, row.external);
+        }
+        leaf.push(l);
+    }
+    drop((by_external, call_leaf));
+
+    // Keep launching ops, their ancestors, and the spans the report reads by name.
+    let n = tree.spans.len();
+    let mut keep = vec![false; n];
+    let mut keep_with_ancestors = |i: u32| {
+        for a in tree.chain(i) {
+            if keep[a as usize] {
+                break;
+            }
+            keep[a as usize] = true;
+        }
+    };
+    let mut dataloader_ns = 0;
+    for (i, o) in tree.spans.iter().enumerate() {
+        let top_loader = tree.parent[i] == NO && names.is(o.name, NAME_DATALOADER);
+        if top_loader {
+            dataloader_ns += o.end - o.start;
+        }
+        if names.is(o.name, NAME_STEP) || top_loader {
+            keep_with_ancestors(i as u32);
+        }
+    }
+    for &l in &leaf {
+        keep_with_ancestors(l);
+    }
+    let (ops, remap) = tree.retain(&keep);
+    for l in leaf.iter_mut() {
+        if *l != NO {
+            *l = remap[*l as usize];
+        }
+    }
+    Attribution { ops, modules: SpanTree::new(modules), runtime: runtime_of, leaf, external_mismatch, dataloader_ns }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn op(start: i64, end: i64, name: u32, thread: u32) -> OpRow {
+        OpRow { start, end, external: NONE, name, thread }
+    }
+
+    #[test]
+    fn intervals_are_half_open() {
+        let t = SpanTree::new(vec![op(0, 10, 0, 1), op(10, 20, 1, 1), op(12, 15, 2, 1)]);
+        // An op ending where the call starts does not enclose it.
+        let at10 = t.innermost(1, 10);
+        assert_eq!(t.spans[at10 as usize].name, 1);
+        let at13 = t.innermost(1, 13);
+        assert_eq!(t.spans[at13 as usize].name, 2);
+        assert_eq!(t.innermost(1, 20), NO);
+        assert_eq!(t.innermost(2, 13), NO, "other thread");
+        assert_eq!(t.chain(at13).map(|i| t.spans[i as usize].name).collect::<Vec<_>>(), [2, 1]);
+    }
+}

@@ -1,0 +1,157 @@
+//! Pass 2, classification: the bucket of every GPU row, and why.
+//!
+//! Precedence, first that applies:
+//! 1. memcpy / memset rows are memory movement (peer-to-peer copies are communication);
+//! 2. an SDPA op anywhere in the launching chain: attention (the math backend's GEMMs and
+//!    softmax are attention time);
+//! 3. a kernel whose own name gives it an identity (GEMM, norm, rope, quantize, copy, ...)
+//!    keeps it, under any other op;
+//! 4. the innermost op in the chain that sets a context (optimizer, collective, embedding,
+//!    a fused attention Function, ...) claims the remaining, neutral kernels;
+//! 5. a neutral kernel's own name (elementwise, fill, ...);
+//! 6. the launching (leaf) op's name, for kernels whose name matched nothing;
+//! 7. other.
+
+use super::attribution::{SpanTree, NO};
+use super::collect::{GpuKind, Interner};
+use super::taxonomy::{self, Bucket, Identity, KernelFacts, OpContext, KERNEL_RULES, LEAF_OP_RULES, OP_CONTEXT_RULES};
+
+/// Why a row went to its bucket (indices into the taxonomy tables, name ids).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Why {
+    /// An enclosing op (name id) matched an op-context rule.
+    Op { op: u32, rule: u16 },
+    Kernel(u16),
+    LeafOp(u16),
+    CopyRow(CopyKind),
+    /// Hand-written attention; the scope (module or op name id, or NO) it was found in.
+    Eager(u32),
+    Unmatched,
+}
+
+/// What a memcpy / memset row copies, from its name (`Memcpy HtoD (Pageable -> Device)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CopyKind {
+    HostToDevice { pageable: bool },
+    DeviceToHost { pageable: bool },
+    DeviceToDevice,
+    PeerToPeer,
+    Memset,
+    Other,
+}
+
+impl CopyKind {
+    pub fn of(name: &str, kind: GpuKind) -> CopyKind {
+        if kind == GpuKind::Memset {
+            return CopyKind::Memset;
+        }
+        let pageable = name.contains("Pageable");
+        if name.contains("HtoD") {
+            CopyKind::HostToDevice { pageable }
+        } else if name.contains("DtoH") {
+            CopyKind::DeviceToHost { pageable }
+        } else if name.contains("PtoP") {
+            CopyKind::PeerToPeer
+        } else if name.contains("DtoD") {
+            CopyKind::DeviceToDevice
+        } else {
+            CopyKind::Other
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            CopyKind::HostToDevice { .. } => "host-to-device memcpy row",
+            CopyKind::DeviceToHost { .. } => "device-to-host memcpy row",
+            CopyKind::DeviceToDevice => "device-to-device memcpy row",
+            CopyKind::PeerToPeer => "peer-to-peer memcpy row (between devices)",
+            CopyKind::Memset => "memset row",
+            CopyKind::Other => "memcpy row",
+        }
+    }
+}
+
+/// The words shown for a `Why` in a bucket's "matched" list.
+pub fn why_label(why: Why, names: &Interner) -> String {
+    match why {
+        Why::Op { op, rule } => format!("under {}: {}", names.get(op), OP_CONTEXT_RULES[rule as usize].why),
+        Why::Kernel(i) => format!("kernel: {}", KERNEL_RULES[i as usize].why),
+        Why::LeafOp(i) => format!("unnamed kernel launched by {}", LEAF_OP_RULES[i as usize].why),
+        Why::CopyRow(k) => k.label().to_string(),
+        Why::Eager(scope) if scope != NO => format!("hand-written attention (matmul, softmax, matmul) in {}", names.get(scope)),
+        Why::Eager(_) => "hand-written attention (matmul, softmax, matmul)".to_string(),
+        Why::Unmatched => "no rule matched".to_string(),
+    }
+}
+
+/// The op-chain facts classification reads, per kept op.
+pub struct Chains {
+    /// Per op name id: the context rule it matches.
+    pub rule_of_name: Vec<Option<u16>>,
+    /// Per op: the innermost SDPA op at or above it.
+    pub sdpa: Vec<u32>,
+    /// Per op: the innermost other context op at or above it.
+    pub context: Vec<u32>,
+}
+
+impl Chains {
+    pub fn new(tree: &SpanTree, names: &Interner) -> Chains {
+        let rule_of_name: Vec<Option<u16>> = names
+            .names
+            .iter()
+            .map(|n| taxonomy::op_context(n).map(|i| i as u16))
+            .collect();
+        let m = tree.spans.len();
+        let (mut sdpa, mut context) = (vec![NO; m], vec![NO; m]);
+        // Spans are sorted so that parents come before children: one pass inherits.
+        for i in 0..m {
+            let p = tree.parent[i];
+            let inherit = |v: &Vec<u32>| if p == NO { NO } else { v[p as usize] };
+            let ctx = rule_of_name[tree.spans[i].name as usize].map(|r| OP_CONTEXT_RULES[r as usize].context);
+            sdpa[i] = if ctx == Some(OpContext::Sdpa) { i as u32 } else { inherit(&sdpa) };
+            context[i] = match ctx {
+                Some(OpContext::Sdpa) | None => inherit(&context),
+                Some(_) => i as u32,
+            };
+        }
+        Chains { rule_of_name, sdpa, context }
+    }
+
+    fn op_why(&self, tree: &SpanTree, op: u32) -> (Bucket, Why) {
+        let name = tree.spans[op as usize].name;
+        let rule = self.rule_of_name[name as usize].unwrap_or(0);
+        (OP_CONTEXT_RULES[rule as usize].context.bucket(), Why::Op { op: name, rule })
+    }
+
+    /// The bucket of one GPU row launched by `leaf` (NO when unattributed).
+    pub fn classify(&self, tree: &SpanTree, names: &Interner, kind: GpuKind, copy: CopyKind, facts: &KernelFacts, leaf: u32) -> (Bucket, Why) {
+        if kind != GpuKind::Kernel {
+            let bucket = if copy == CopyKind::PeerToPeer { Bucket::Communication } else { Bucket::Memory };
+            return (bucket, Why::CopyRow(copy));
+        }
+        let at = |v: &Vec<u32>| if leaf == NO { NO } else { v[leaf as usize] };
+        let (sdpa, context) = (at(&self.sdpa), at(&self.context));
+        if sdpa != NO {
+            return self.op_why(tree, sdpa);
+        }
+        let rule = facts.rule.map(|i| (&KERNEL_RULES[i], i as u16));
+        if let Some((r, i)) = rule {
+            if r.identity == Identity::Own {
+                return (r.bucket, Why::Kernel(i));
+            }
+        }
+        if context != NO {
+            return self.op_why(tree, context);
+        }
+        if let Some((r, i)) = rule {
+            return (r.bucket, Why::Kernel(i));
+        }
+        if leaf != NO {
+            let op = names.get(tree.spans[leaf as usize].name);
+            if let Some(i) = taxonomy::leaf_op_rule(op) {
+                return (LEAF_OP_RULES[i].bucket, Why::LeafOp(i as u16));
+            }
+        }
+        (Bucket::Other, Why::Unmatched)
+    }
+}

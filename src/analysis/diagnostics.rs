@@ -1,0 +1,175 @@
+//! Diagnostics: what the reader and the analysis noticed about the input, one typed table.
+//! Each id has one fixed severity; the message adds the numbers of this trace.
+
+use super::build::Extra;
+use super::collect::Collector;
+use crate::report::{Diagnostic, Severity};
+use crate::trace::{self, End};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiagnosticId {
+    Truncated,
+    InvalidJson,
+    InputError,
+    NoGpuRows,
+    MalformedEvent,
+    UnknownCategory,
+    MissingTimestamp,
+    NegativeDuration,
+    ExternalIdMismatch,
+    DanglingCorrelation,
+    UnattributedGpuRows,
+    GpuRowWithoutCorrelation,
+    ZeroDurationGpuRows,
+    CudaSyncRows,
+    GpuUserAnnotations,
+    BeginEndEvents,
+    FlowEvents,
+    InstantEvents,
+    CounterEvents,
+    NoCategory,
+    StrayCommas,
+    TrailingData,
+}
+
+impl DiagnosticId {
+    pub const ALL: [DiagnosticId; 22] = [
+        DiagnosticId::Truncated,
+        DiagnosticId::InvalidJson,
+        DiagnosticId::InputError,
+        DiagnosticId::NoGpuRows,
+        DiagnosticId::MalformedEvent,
+        DiagnosticId::UnknownCategory,
+        DiagnosticId::MissingTimestamp,
+        DiagnosticId::NegativeDuration,
+        DiagnosticId::ExternalIdMismatch,
+        DiagnosticId::DanglingCorrelation,
+        DiagnosticId::UnattributedGpuRows,
+        DiagnosticId::GpuRowWithoutCorrelation,
+        DiagnosticId::ZeroDurationGpuRows,
+        DiagnosticId::CudaSyncRows,
+        DiagnosticId::GpuUserAnnotations,
+        DiagnosticId::BeginEndEvents,
+        DiagnosticId::FlowEvents,
+        DiagnosticId::InstantEvents,
+        DiagnosticId::CounterEvents,
+        DiagnosticId::NoCategory,
+        DiagnosticId::StrayCommas,
+        DiagnosticId::TrailingData,
+    ];
+
+    pub fn severity(self) -> Severity {
+        use DiagnosticId::*;
+        match self {
+            Truncated | InvalidJson | InputError => Severity::Error,
+            NoGpuRows | MalformedEvent | UnknownCategory | MissingTimestamp | NegativeDuration | ExternalIdMismatch | BeginEndEvents | TrailingData => Severity::Warning,
+            DanglingCorrelation | UnattributedGpuRows | GpuRowWithoutCorrelation | ZeroDurationGpuRows | CudaSyncRows | GpuUserAnnotations | FlowEvents | InstantEvents | CounterEvents | NoCategory | StrayCommas => Severity::Info,
+        }
+    }
+
+    /// The stable id, as in the JSON.
+    pub fn id(self) -> String {
+        serde_json::to_value(self).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+    }
+
+    /// What the diagnostic means, for the README's table.
+    pub fn meaning(self) -> &'static str {
+        use DiagnosticId::*;
+        match self {
+            Truncated => "the file ends inside the trace; the report covers the events before the cut",
+            InvalidJson => "invalid JSON inside traceEvents; reading stopped there",
+            InputError => "the byte stream failed (read or decompression error) after some events were read",
+            NoGpuRows => "no kernel, memcpy or memset rows: a CPU-only trace or an unknown accelerator",
+            MalformedEvent => "array elements that are not readable event objects were skipped",
+            UnknownCategory => "events with categories tracesight does not know were not analysed (the categories are listed)",
+            MissingTimestamp => "complete events without a readable ts were skipped",
+            NegativeDuration => "events with a negative dur were counted as 0",
+            ExternalIdMismatch => "launch calls whose External id names an op that does not enclose the call; the enclosing op was used",
+            DanglingCorrelation => "GPU rows whose correlation id matches no launch call",
+            UnattributedGpuRows => "GPU rows with no launching op (bucketed by kernel name only)",
+            GpuRowWithoutCorrelation => "GPU rows without args.correlation",
+            ZeroDurationGpuRows => "GPU rows with dur 0",
+            CudaSyncRows => "cuda_sync rows are waits, not GPU work; not counted",
+            GpuUserAnnotations => "gpu_user_annotation spans are annotations, not GPU work; not counted",
+            BeginEndEvents => "B/E events are not analysed; only complete (X) events are",
+            FlowEvents => "flow events are not needed (launches are linked by correlation id)",
+            InstantEvents => "instant events are not analysed",
+            CounterEvents => "counter events are not analysed",
+            NoCategory => "events without a cat (old [memory] events) were skipped",
+            StrayCommas => "empty elements (stray commas) in traceEvents were skipped",
+            TrailingData => "data after the end of the top-level JSON value was ignored",
+        }
+    }
+}
+
+fn diag(id: DiagnosticId, count: u64, message: String) -> Diagnostic {
+    Diagnostic { id, count, severity: id.severity(), message }
+}
+
+pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnostic> {
+    use DiagnosticId as D;
+    let k = &c.counters;
+    let mut d = Vec::new();
+    match &o.end {
+        End::Complete | End::Cancelled => {}
+        End::Truncated { at } => d.push(diag(
+            D::Truncated,
+            1,
+            format!("the file is cut short: the JSON ends at byte {at} inside the trace; this report covers the {} events read before that", o.events),
+        )),
+        End::Invalid { at, message } => d.push(diag(
+            D::InvalidJson,
+            1,
+            format!("invalid JSON at byte {at} ({message}); reading stopped there, this report covers the {} events before it", o.events),
+        )),
+        End::Io { at, message, .. } => d.push(diag(
+            D::InputError,
+            1,
+            format!("{message} (after {at} bytes of JSON); this report covers the {} events read before that", o.events),
+        )),
+    }
+    if c.gpu.is_empty() {
+        d.push(diag(D::NoGpuRows, 1, "no GPU kernel, memcpy or memset rows: a CPU-only trace, or an accelerator whose rows tracesight does not know (see unknown categories)".into()));
+    }
+    if k.malformed > 0 {
+        let (at, why) = k.first_malformed.clone().unwrap_or_default();
+        d.push(diag(D::MalformedEvent, k.malformed, format!("trace events that are not readable event objects were skipped (first at byte {at}: {why})")));
+    }
+    if !k.unknown_cats.is_empty() {
+        let total: u64 = k.unknown_cats.iter().map(|(_, n)| n).sum();
+        let list: Vec<String> = k.unknown_cats.iter().map(|(cat, n)| format!("\"{cat}\" ({n})")).collect();
+        d.push(diag(D::UnknownCategory, total, format!("events with unknown categories were not analysed: {}", list.join(", "))));
+    }
+    let mut add = |id: D, n: u64, msg: String| {
+        if n > 0 {
+            d.push(diag(id, n, msg));
+        }
+    };
+    add(D::MissingTimestamp, k.missing_ts, "complete events without a readable ts were skipped".into());
+    add(D::NegativeDuration, k.negative_dur, "events with a negative dur were counted as 0".into());
+    add(D::ExternalIdMismatch, b.external_mismatch, format!("{} launch calls carry an External id naming an op that does not enclose the call (on another thread or at another time); the op around the call was used instead", b.external_mismatch));
+    add(D::DanglingCorrelation, b.dangling_correlation, "GPU rows whose correlation id matches no runtime launch call (they keep their kernel name only)".into());
+    add(D::UnattributedGpuRows, b.unattributed.0, "GPU rows with no resolvable launching op (bucketed by kernel name only)".into());
+    add(D::GpuRowWithoutCorrelation, k.gpu_without_correlation, "GPU rows without args.correlation".into());
+    add(D::ZeroDurationGpuRows, k.zero_dur_gpu, "GPU rows with dur 0".into());
+    add(D::CudaSyncRows, k.cuda_sync_rows, "cuda_sync rows (GPU-side waits) are not GPU work and are not counted in GPU time (HolisticTraceAnalysis counts them as kernels)".into());
+    add(D::GpuUserAnnotations, k.gpu_annotations, "gpu_user_annotation spans are annotations, not GPU work; not counted in GPU time".into());
+    add(D::BeginEndEvents, k.begin_end, "B/E (begin/end) events are not analysed; only complete (X) events are".into());
+    add(D::FlowEvents, k.flow, "flow events (ph s/f) were not needed: launches are linked to GPU rows by correlation id".into());
+    add(D::InstantEvents, k.instant, "instant events (ph i) are not analysed".into());
+    add(D::CounterEvents, k.counters, "counter events (ph C) are not analysed".into());
+    add(D::NoCategory, k.no_category, "events without a cat (e.g. old [memory] instant events) were skipped".into());
+    add(D::StrayCommas, o.stray_commas, "empty elements (stray commas) in traceEvents were skipped".into());
+    if o.trailing_bytes {
+        d.push(diag(D::TrailingData, 1, "data after the end of the top-level JSON value was ignored".into()));
+    }
+    d
+}
+
+impl std::fmt::Display for DiagnosticId {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.id())
+    }
+}

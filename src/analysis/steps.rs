@@ -1,0 +1,132 @@
+//! Pass 5, time: interval metrics (busy, idle, compute, communication, overlap) over any set
+//! of GPU rows, and the ProfilerStep windows they are split by. Exact integer nanoseconds.
+
+use super::attribution::{SpanTree, NO};
+use super::collect::{GpuKind, GpuRow, Interner, NAME_STEP};
+use super::intervals::{self, Span};
+use super::taxonomy::Bucket;
+use crate::report::GpuTime;
+use rustc_hash::FxHashMap;
+
+pub fn us(ns: i64) -> f64 {
+    ns as f64 / 1000.0
+}
+
+pub fn pct(part: i64, whole: i64) -> f64 {
+    if whole <= 0 {
+        0.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
+}
+
+/// A ProfilerStep window on the CPU.
+pub struct StepWindow {
+    pub name: String,
+    pub start: i64,
+    pub end: i64,
+}
+
+pub fn step_windows(tree: &SpanTree, names: &Interner) -> Vec<StepWindow> {
+    let mut steps: Vec<StepWindow> = Vec::new();
+    let mut index: FxHashMap<u32, usize> = FxHashMap::default();
+    for o in &tree.spans {
+        if !names.is(o.name, NAME_STEP) {
+            continue;
+        }
+        let name = names.get(o.name);
+        match index.get(&o.name) {
+            Some(&k) => {
+                steps[k].start = steps[k].start.min(o.start);
+                steps[k].end = steps[k].end.max(o.end);
+            }
+            None => {
+                index.insert(o.name, steps.len());
+                steps.push(StepWindow { name: name.to_string(), start: o.start, end: o.end });
+            }
+        }
+    }
+    steps.sort_by(|a, b| (a.start, a.end, &a.name).cmp(&(b.start, b.end, &b.name)));
+    steps
+}
+
+pub fn step_of(steps: &[StepWindow], t: i64) -> u32 {
+    let k = steps.partition_point(|s| s.start <= t);
+    // Steps do not overlap in practice; check the latest one that started, then its neighbour.
+    for i in (k.saturating_sub(2)..k).rev() {
+        if steps[i].start <= t && t <= steps[i].end {
+            return i as u32;
+        }
+    }
+    NO
+}
+
+/// Interval metrics over a set of GPU rows.
+#[derive(Default)]
+pub struct Lanes {
+    all: Vec<Span>,
+    compute: Vec<Span>,
+    comm: Vec<Span>,
+    memory: Vec<Span>,
+    pub kernel_ns: i64,
+    count: u64,
+}
+
+impl Lanes {
+    pub fn add(&mut self, row: &GpuRow, bucket: Bucket) {
+        let span = (row.start, row.start + row.dur);
+        self.all.push(span);
+        self.kernel_ns += row.dur;
+        self.count += 1;
+        if row.kind != GpuKind::Kernel {
+            self.memory.push(span);
+        } else if bucket == Bucket::Communication {
+            self.comm.push(span);
+        } else {
+            self.compute.push(span);
+        }
+    }
+
+    pub fn time(self) -> GpuTime {
+        self.time_and_gaps().0
+    }
+
+    /// The metrics, plus the gaps between busy intervals longer than 50 us (host-side waits:
+    /// count and total), read off the same union.
+    pub fn time_and_gaps(self) -> (GpuTime, (u64, i64)) {
+        let first = self.all.iter().map(|s| s.0).min().unwrap_or(0);
+        let last = self.all.iter().map(|s| s.1).max().unwrap_or(0);
+        let all = intervals::union(self.all);
+        let compute = intervals::union(self.compute);
+        let comm = intervals::union(self.comm);
+        let memory = intervals::union(self.memory);
+        let busy = intervals::total(&all);
+        let mut gaps = (0u64, 0i64);
+        for w in all.windows(2) {
+            let gap = w[1].0 - w[0].1;
+            if gap > 50_000 {
+                gaps.0 += 1;
+                gaps.1 += gap;
+            }
+        }
+        let span = last - first;
+        let comm_ns = intervals::total(&comm);
+        let overlap = intervals::intersection(&comm, &compute);
+        let time = GpuTime {
+            kernel_time_us: us(self.kernel_ns),
+            busy_us: us(busy),
+            span_us: us(span),
+            idle_us: us(span - busy),
+            compute_us: us(intervals::total(&compute)),
+            comm_us: us(comm_ns),
+            exposed_comm_us: us(comm_ns - overlap),
+            overlap_pct: pct(overlap, comm_ns),
+            memory_us: us(intervals::total(&memory)),
+            kernel_count: self.count,
+            est_sm_efficiency_pct: None,
+            achieved_occupancy_pct: None,
+        };
+        (time, gaps)
+    }
+}
+
