@@ -1,7 +1,40 @@
 //! One trace event as serde sees it: borrowed from the input chunk wherever possible, with
 //! only the fields the analysis reads. Everything else is skipped by serde without allocating.
+//!
+//! This file also holds what the serde reference and the fast scanner (`scan.rs`) share, so
+//! that the two read every event the same way:
+//! - the key tables ([`EventKey`], [`ArgKey`]): which keys are read, in every spelling, and
+//!   (`event_member`, `arg_member`) which field each key fills with what kind of value;
+//! - the number path ([`Num`] -> [`Loose`] / [`Id`]): how a JSON number becomes a value.
+//!
+//! # Numbers
+//!
+//! A number literal is first classified as serde_json classifies it ([`Num`]): a
+//! non-negative integer that fits `u64`, a negative one that fits `i64`, or else an `f64`
+//! (fractions, exponents, `-0`, and integers beyond those ranges, rounded to nearest). Then:
+//! - [`Loose`] keeps integers within `i64` as `Int`, everything else as `Float`: an integer
+//!   literal `>= 2^63` or `< -2^63` becomes the nearest `f64`, never a wrapped (`-1`) or
+//!   saturated (`i64::MAX`) integer.
+//! - [`Loose::as_i64`] reads `Int` as is, and a `Float` only when it is a whole number of
+//!   magnitude at most 2^53 - 1 (where every integer is exact): `3.0`, `1.5e3` and `-0` give
+//!   3, 1500 and 0; `1.5`, `1e19` and every out-of-range integer give `None` ("not an
+//!   integer"), so an id that does not fit can never collide with a real one.
+//! - [`Id`] (pid, tid) is `Int` when [`Loose::as_i64`] reads the number, otherwise the number's
+//!   canonical text as `Id::Str` (`"18446744073709551615"`, `"1.5"`): a distinct thread, not
+//!   an integer one.
+//! - A literal whose value overflows `f64` (`1e400`) is an error in serde_json ("number out of
+//!   range"); the scanner hands such events back to serde_json. Inside a string (`"1e400"`)
+//!   it reads as an infinite `Float`, which neither `as_i64` nor `as_f64` accepts.
+//! - Numbers written as strings (`"12"`, `" 1.5 "`) follow the same rules after trimming;
+//!   a string that is not a JSON number (`"0x0"`, `"007"`, `"+1"`, `"inf"`) is `Loose::Null`.
+//!
+//! # Duplicate keys
+//!
+//! Both parsers store members in order, so the last of duplicate keys wins (also across
+//! spellings: of `"External id"` and `"external id"`, the later one). A duplicate `args`
+//! replaces the earlier object entirely.
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -86,6 +119,141 @@ impl Args<'_> {
     }
 }
 
+/// Declares a key table: an enum with one variant per field, the byte spellings of each
+/// (compared after unescaping, case-sensitively), a `SPELLINGS` list and an `of` lookup.
+macro_rules! key_table {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $($spelling:literal)|+,)* }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name {
+            $($(#[$vdoc])* $variant,)*
+        }
+
+        impl $name {
+            /// Every spelling read, with its key, in table order.
+            pub const SPELLINGS: &'static [(&'static [u8], $name)] = &[$($(($spelling, $name::$variant),)+)*];
+
+            /// The key spelled `key`, if it is one the parsers read.
+            #[inline(always)]
+            pub fn of(key: &[u8]) -> Option<$name> {
+                match key {
+                    $($($spelling)|+ => Some($name::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+key_table! {
+    /// The top-level members of an event object that both parsers read.
+    EventKey {
+        Ph = b"ph",
+        Cat = b"cat",
+        Name = b"name",
+        Pid = b"pid",
+        Tid = b"tid",
+        Ts = b"ts",
+        Dur = b"dur",
+        Args = b"args",
+    }
+}
+
+key_table! {
+    /// The members of an event's `args` that both parsers read.
+    ArgKey {
+        Correlation = b"correlation",
+        /// Current Kineto writes "External id", 2020-2021 traces "external id".
+        ExternalId = b"External id" | b"external id",
+        Device = b"device",
+        Stream = b"stream",
+        BlocksPerSm = b"blocks per SM",
+        OccupancyPct = b"est. achieved occupancy %",
+        InputDims = b"Input Dims" | b"Input dims",
+        InputType = b"Input type",
+        ConcreteInputs = b"Concrete Inputs",
+    }
+}
+
+/// A member value read as one of the kinds the key tables store. Implemented by the serde
+/// visitors (over `MapAccess`) and by the scanner's cursor, so that [`event_member`] and
+/// [`arg_member`] are the one place that says how each key is read.
+pub(crate) trait Values<'a> {
+    type Error;
+    /// A string, as raw bytes.
+    fn text(&mut self) -> Result<Text<'a>, Self::Error>;
+    /// A pid or tid.
+    fn id(&mut self) -> Result<Id<'a>, Self::Error>;
+    /// A number, numeric string or boolean; `null` is `None`.
+    fn number(&mut self) -> Result<Option<Loose>, Self::Error>;
+    /// Any value, kept as its raw JSON text.
+    fn raw(&mut self) -> Result<&'a [u8], Self::Error>;
+    /// An `args` object, or `null`.
+    fn args(&mut self) -> Result<Option<Args<'a>>, Self::Error>;
+    /// Any value, ignored.
+    fn skip(&mut self) -> Result<(), Self::Error>;
+}
+
+/// Reads the value of the event member named `key` into `ev` (or skips it).
+#[inline(always)]
+pub(crate) fn event_member<'a, V: Values<'a>>(ev: &mut RawEvent<'a>, key: &[u8], v: &mut V) -> Result<(), V::Error> {
+    match EventKey::of(key) {
+        Some(EventKey::Ph) => ev.ph = v.text()?,
+        Some(EventKey::Cat) => ev.cat = v.text()?,
+        Some(EventKey::Name) => ev.name = v.text()?,
+        Some(EventKey::Pid) => ev.pid = v.id()?,
+        Some(EventKey::Tid) => ev.tid = v.id()?,
+        Some(EventKey::Ts) => ev.ts = Some(v.raw()?),
+        Some(EventKey::Dur) => ev.dur = Some(v.raw()?),
+        Some(EventKey::Args) => ev.args = v.args()?,
+        None => v.skip()?,
+    }
+    Ok(())
+}
+
+/// Reads the value of the `args` member named `key` into `a` (or skips it).
+#[inline(always)]
+pub(crate) fn arg_member<'a, V: Values<'a>>(a: &mut Args<'a>, key: &[u8], v: &mut V) -> Result<(), V::Error> {
+    match ArgKey::of(key) {
+        Some(ArgKey::Correlation) => a.correlation = v.number()?,
+        Some(ArgKey::ExternalId) => a.external_id = v.number()?,
+        Some(ArgKey::Device) => a.device = v.number()?,
+        Some(ArgKey::Stream) => a.stream = v.number()?,
+        Some(ArgKey::BlocksPerSm) => a.blocks_per_sm = v.number()?,
+        Some(ArgKey::OccupancyPct) => a.occupancy_pct = v.number()?,
+        Some(ArgKey::InputDims) => a.input_dims = Some(v.raw()?),
+        Some(ArgKey::InputType) => a.input_type = Some(v.raw()?),
+        Some(ArgKey::ConcreteInputs) => a.concrete_inputs = Some(v.raw()?),
+        None => v.skip()?,
+    }
+    Ok(())
+}
+
+/// [`Values`] for serde: the next value of a map.
+struct NextValue<'m, A>(&'m mut A);
+
+impl<'de, A: MapAccess<'de>> Values<'de> for NextValue<'_, A> {
+    type Error = A::Error;
+    fn text(&mut self) -> Result<Text<'de>, A::Error> {
+        self.0.next_value()
+    }
+    fn id(&mut self) -> Result<Id<'de>, A::Error> {
+        self.0.next_value()
+    }
+    fn number(&mut self) -> Result<Option<Loose>, A::Error> {
+        self.0.next_value()
+    }
+    fn raw(&mut self) -> Result<&'de [u8], A::Error> {
+        Ok(self.0.next_value::<&RawValue>()?.get().as_bytes())
+    }
+    fn args(&mut self) -> Result<Option<Args<'de>>, A::Error> {
+        self.0.next_value()
+    }
+    fn skip(&mut self) -> Result<(), A::Error> {
+        self.0.next_value::<IgnoredAny>().map(|_| ())
+    }
+}
+
 impl<'de: 'a, 'a> Deserialize<'de> for RawEvent<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -97,19 +265,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawEvent<'a> {
             fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<RawEvent<'de>, A::Error> {
                 let mut ev = RawEvent::default();
                 while let Some(k) = m.next_key::<Text<'de>>()? {
-                    match k.bytes() {
-                        b"ph" => ev.ph = m.next_value()?,
-                        b"cat" => ev.cat = m.next_value()?,
-                        b"name" => ev.name = m.next_value()?,
-                        b"pid" => ev.pid = m.next_value()?,
-                        b"tid" => ev.tid = m.next_value()?,
-                        b"ts" => ev.ts = Some(m.next_value::<&RawValue>()?.get().as_bytes()),
-                        b"dur" => ev.dur = Some(m.next_value::<&RawValue>()?.get().as_bytes()),
-                        b"args" => ev.args = m.next_value()?,
-                        _ => {
-                            m.next_value::<IgnoredAny>()?;
-                        }
-                    }
+                    event_member(&mut ev, k.bytes(), &mut NextValue(&mut m))?;
                 }
                 Ok(ev)
             }
@@ -129,21 +285,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Args<'a> {
             fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Args<'de>, A::Error> {
                 let mut a = Args::default();
                 while let Some(k) = m.next_key::<Text<'de>>()? {
-                    match k.bytes() {
-                        b"correlation" => a.correlation = m.next_value()?,
-                        // Current Kineto writes "External id", 2020-2021 traces "external id".
-                        b"External id" | b"external id" => a.external_id = m.next_value()?,
-                        b"device" => a.device = m.next_value()?,
-                        b"stream" => a.stream = m.next_value()?,
-                        b"blocks per SM" => a.blocks_per_sm = m.next_value()?,
-                        b"est. achieved occupancy %" => a.occupancy_pct = m.next_value()?,
-                        b"Input Dims" | b"Input dims" => a.input_dims = Some(m.next_value::<&RawValue>()?.get().as_bytes()),
-                        b"Input type" => a.input_type = Some(m.next_value::<&RawValue>()?.get().as_bytes()),
-                        b"Concrete Inputs" => a.concrete_inputs = Some(m.next_value::<&RawValue>()?.get().as_bytes()),
-                        _ => {
-                            m.next_value::<IgnoredAny>()?;
-                        }
-                    }
+                    arg_member(&mut a, k.bytes(), &mut NextValue(&mut m))?;
                 }
                 Ok(a)
             }
@@ -152,25 +294,184 @@ impl<'de: 'a, 'a> Deserialize<'de> for Args<'a> {
     }
 }
 
-/// A number written as an integer, a float, a numeric string, or `null`.
+/// A JSON number as serde_json classifies it, before any conversion: what it hands a visitor
+/// (`visit_u64` / `visit_i64` / `visit_f64`), and what [`Num::parse`] makes of a literal's
+/// bytes. Every number either parser reads becomes a [`Loose`] or an [`Id`] from here.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Num {
+    /// A non-negative integer literal below 2^64.
+    U64(u64),
+    /// A negative integer literal down to -2^63.
+    I64(i64),
+    /// Anything else: a fraction or exponent, `-0`, or an integer beyond the two above,
+    /// rounded to the nearest `f64` (infinite when it overflows, where serde_json errs).
+    F64(f64),
+}
+
+impl Num {
+    /// Reads a whole JSON number literal exactly as serde_json (with `float_roundtrip`)
+    /// does. `None` when the bytes are not a JSON number: leading zeros, `+`, `.5`, `1.`,
+    /// `inf`, hex, surrounding spaces.
+    pub fn parse(b: &[u8]) -> Option<Num> {
+        match Num::parse_prefix(b) {
+            Some((n, len)) if len == b.len() => Some(n),
+            _ => None,
+        }
+    }
+
+    /// Reads the JSON number at the start of `b` (the longest that the grammar
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?` matches) and returns it with its length.
+    /// `None` when `b` does not start with one, or starts with a leading zero followed by a
+    /// digit. The caller checks what follows.
+    #[inline]
+    pub(crate) fn parse_prefix(b: &[u8]) -> Option<(Num, usize)> {
+        let neg = b.first() == Some(&b'-');
+        let start = neg as usize;
+        // The integer part, accumulated while it is scanned (wrapping; checked below when
+        // it is too long to be sure).
+        let mut m: u64 = 0;
+        let mut i = start;
+        while let Some(&c) = b.get(i) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            m = m.wrapping_mul(10).wrapping_add(d as u64);
+            i += 1;
+        }
+        let n = i - start;
+        if n == 0 || (n > 1 && b[start] == b'0') {
+            return None;
+        }
+        if let Some(b'.' | b'e' | b'E') = b.get(i) {
+            let end = fraction_end(b, i)?;
+            return Some((Num::F64(parse_f64(&b[..end])), end));
+        }
+        if n > 19 {
+            // 10^19 - 1 is the longest that cannot overflow u64.
+            let exact = b[start..i].iter().try_fold(0u64, |v, &c| v.checked_mul(10)?.checked_add((c - b'0') as u64));
+            match exact {
+                Some(v) => m = v,
+                None => return Some((Num::F64(parse_f64(&b[..i])), i)),
+            }
+        }
+        let num = if !neg {
+            Num::U64(m)
+        } else if m == 0 {
+            Num::F64(-0.0)
+        } else if m <= 1 << 63 {
+            Num::I64((m as i64).wrapping_neg())
+        } else {
+            // serde_json: `-(significand as f64)`, the same correctly rounded value.
+            Num::F64(-(m as f64))
+        };
+        Some((num, i))
+    }
+}
+
+/// The length of the JSON number at the start of `b`, checking only the grammar (as
+/// serde_json does for a `RawValue`): `1e400` passes. `None` when `b` does not start with one.
+#[inline]
+pub(crate) fn number_len(b: &[u8]) -> Option<usize> {
+    let start = (b.first() == Some(&b'-')) as usize;
+    let i = start + digits(b, start);
+    if i == start || (i - start > 1 && b[start] == b'0') {
+        return None;
+    }
+    match b.get(i) {
+        Some(b'.' | b'e' | b'E') => fraction_end(b, i),
+        _ => Some(i),
+    }
+}
+
+/// The end of a number's fraction and exponent, `(\.[0-9]+)?([eE][+-]?[0-9]+)?`, starting
+/// at `i` (just after the integer part).
+#[inline]
+fn fraction_end(b: &[u8], mut i: usize) -> Option<usize> {
+    if b.get(i) == Some(&b'.') {
+        let n = digits(b, i + 1);
+        if n == 0 {
+            return None;
+        }
+        i += 1 + n;
+    }
+    if let Some(b'e' | b'E') = b.get(i) {
+        i += 1;
+        if let Some(b'+' | b'-') = b.get(i) {
+            i += 1;
+        }
+        let n = digits(b, i);
+        if n == 0 {
+            return None;
+        }
+        i += n;
+    }
+    Some(i)
+}
+
+/// The number of ASCII digits in `b` from `i` on.
+#[inline(always)]
+fn digits(b: &[u8], i: usize) -> usize {
+    b.get(i..).map_or(0, |t| t.iter().take_while(|c| c.is_ascii_digit()).count())
+}
+
+/// The nearest f64 of a literal that matched the number grammar (Rust's parser rounds
+/// correctly, as serde_json's `float_roundtrip` does).
+#[cold]
+fn parse_f64(b: &[u8]) -> f64 {
+    // Both fail only on bytes outside the grammar, which the callers have ruled out.
+    std::str::from_utf8(b).ok().and_then(|s| s.parse().ok()).unwrap_or(f64::NAN)
+}
+
+/// A number written as an integer, a float, a numeric string, a boolean or `null`; see the
+/// module documentation for how literals map onto it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Loose {
+    /// An integer within `i64` (a boolean as 1 or 0).
     Int(i64),
+    /// Any other number: fractions, exponents, `-0`, integers beyond `i64`.
     Float(f64),
+    /// `null`, or a string that is not a number.
     Null,
 }
 
+/// The largest magnitude up to which every integer is exactly an `f64`: 2^53 - 1
+/// (JavaScript's `MAX_SAFE_INTEGER`). [`Loose::as_i64`] reads no `Float` beyond it.
+pub const MAX_EXACT_F64_INT: f64 = 9_007_199_254_740_991.0;
+
+impl From<Num> for Loose {
+    #[inline]
+    fn from(n: Num) -> Loose {
+        match n {
+            Num::U64(v) => match i64::try_from(v) {
+                Ok(i) => Loose::Int(i),
+                Err(_) => Loose::Float(v as f64),
+            },
+            Num::I64(v) => Loose::Int(v),
+            Num::F64(f) => Loose::Float(f),
+        }
+    }
+}
+
+impl From<bool> for Loose {
+    fn from(v: bool) -> Loose {
+        Loose::Int(v as i64)
+    }
+}
+
 impl Loose {
-    /// A number written as a string ("12", "1.5"); anything else ("0x0") is `Null`.
+    /// A number written as a string (`"12"`, `" 1.5 "`), read like a literal after trimming;
+    /// anything that is not a JSON number (`"0x0"`, `"007"`) is `Null`.
     pub fn from_text(v: &str) -> Loose {
-        let t = v.trim();
-        t.parse::<i64>().map(Loose::Int).or_else(|_| t.parse::<f64>().map(Loose::Float)).unwrap_or(Loose::Null)
+        Num::parse(v.trim().as_bytes()).map_or(Loose::Null, Loose::from)
     }
 
+    /// The value as an integer: `Int` as is, a `Float` only when it is a whole number within
+    /// ±(2^53 - 1). Out-of-range integers, fractions and infinities are `None`.
     pub fn as_i64(self) -> Option<i64> {
         match self {
             Loose::Int(i) => Some(i),
-            Loose::Float(f) if f.is_finite() => Some(f as i64),
+            Loose::Float(f) if f.fract() == 0.0 && f.abs() <= MAX_EXACT_F64_INT => Some(f as i64),
             _ => None,
         }
     }
@@ -192,22 +493,22 @@ impl<'de> Deserialize<'de> for Loose {
                 f.write_str("a number")
             }
             fn visit_i64<E>(self, v: i64) -> Result<Loose, E> {
-                Ok(Loose::Int(v))
+                Ok(Num::I64(v).into())
             }
             fn visit_u64<E>(self, v: u64) -> Result<Loose, E> {
-                Ok(Loose::Int(v.min(i64::MAX as u64) as i64))
+                Ok(Num::U64(v).into())
             }
             fn visit_f64<E>(self, v: f64) -> Result<Loose, E> {
-                Ok(Loose::Float(v))
+                Ok(Num::F64(v).into())
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Loose, E> {
+            fn visit_str<E>(self, v: &str) -> Result<Loose, E> {
                 Ok(Loose::from_text(v))
             }
             fn visit_unit<E>(self) -> Result<Loose, E> {
                 Ok(Loose::Null)
             }
             fn visit_bool<E>(self, v: bool) -> Result<Loose, E> {
-                Ok(Loose::Int(v as i64))
+                Ok(v.into())
             }
         }
         d.deserialize_any(V)
@@ -224,17 +525,40 @@ pub enum Id<'a> {
 }
 
 impl Id<'_> {
-    /// The numeric value: integers, numeric strings and Kineto's old "stream 7" spelling.
+    /// The numeric value: integers, numeric strings and Kineto's old "stream 7" spelling,
+    /// read as [`Loose::from_text`] and [`Loose::as_i64`] read them.
     pub fn as_int(&self) -> Option<i64> {
         match self {
             Id::Int(i) => Some(*i),
             Id::Str(s) => {
                 let t = s.trim();
-                let t = t.strip_prefix("stream").map(str::trim).unwrap_or(t);
-                t.parse::<i64>().ok()
+                let t = t.strip_prefix("stream").unwrap_or(t);
+                Loose::from_text(t).as_i64()
             }
             Id::Missing => None,
         }
+    }
+}
+
+impl From<Num> for Id<'_> {
+    /// `Int` when [`Loose::as_i64`] reads the number; otherwise (`2^64 - 1`, `1.5`) its
+    /// canonical text, so that such ids stay distinct from each other and from integer ids.
+    #[inline]
+    fn from(n: Num) -> Self {
+        match Loose::from(n).as_i64() {
+            Some(i) => Id::Int(i),
+            None => Id::Str(Cow::Owned(num_text(n))),
+        }
+    }
+}
+
+/// A number's canonical text (for the rare ids that are not integers).
+#[cold]
+fn num_text(n: Num) -> String {
+    match n {
+        Num::U64(v) => v.to_string(),
+        Num::I64(v) => v.to_string(),
+        Num::F64(f) => format!("{f:?}"),
     }
 }
 
@@ -247,14 +571,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for Id<'a> {
                 f.write_str("an integer or a string")
             }
             fn visit_i64<E>(self, v: i64) -> Result<Id<'de>, E> {
-                Ok(Id::Int(v))
+                Ok(Num::I64(v).into())
             }
             fn visit_u64<E>(self, v: u64) -> Result<Id<'de>, E> {
-                // Thread ids above 2^63 exist only as wrapped unsigned values; keep the bits.
-                Ok(Id::Int(v as i64))
+                Ok(Num::U64(v).into())
             }
             fn visit_f64<E>(self, v: f64) -> Result<Id<'de>, E> {
-                Ok(Id::Int(v as i64))
+                Ok(Num::F64(v).into())
             }
             fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Id<'de>, E> {
                 Ok(Id::Str(Cow::Borrowed(v)))

@@ -7,9 +7,16 @@
 //! terminated strings), not for full JSON grammar; anything it cannot read as an event is
 //! reported so the caller can fall back to serde_json for an exact verdict and message.
 //! The serde implementation in `event.rs` stays as the reference; tests compare the two on
-//! every real trace.
+//! every real trace and on hand-made edge cases.
+//!
+//! What a member means is not decided here: keys are looked up in `event.rs`'s key tables
+//! (`event_member` / `arg_member`, the same functions the serde visitors call), and numbers
+//! go through the same `Num` -> `Loose` / `Id` conversions. This file only reads the JSON
+//! syntax, and falls back wherever serde_json would disagree on a value it reads (a number
+//! outside the JSON grammar or beyond f64, a boolean pid, a numeric string with raw control
+//! characters or invalid UTF-8).
 
-use super::event::{Args, Id, Loose, RawEvent, Text};
+use super::event::{arg_member, event_member, number_len, Args, Id, Loose, Num, RawEvent, Text, Values};
 use std::borrow::Cow;
 
 /// Why an event could not be read here.
@@ -31,6 +38,12 @@ struct Cur<'a> {
 #[inline]
 fn is_ws(c: u8) -> bool {
     matches!(c, b' ' | b'\n' | b'\r' | b'\t')
+}
+
+/// A byte that may end a scalar.
+#[inline]
+fn is_delim(c: u8) -> bool {
+    matches!(c, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')
 }
 
 impl<'a> Cur<'a> {
@@ -106,7 +119,7 @@ impl<'a> Cur<'a> {
         let start = self.i;
         while self.i < self.b.len() {
             match self.b[self.i] {
-                b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t' => {
+                c if is_delim(c) => {
                     if self.i == start {
                         return Err(Miss::Fallback);
                     }
@@ -152,56 +165,89 @@ impl<'a> Cur<'a> {
         }
     }
 
-    /// A value kept as raw JSON text (for `ts`, `dur` and the SDPA shape arguments).
+    /// A value kept as raw JSON text (for `ts`, `dur` and the SDPA shape arguments). A
+    /// scalar must be a JSON number or literal, as serde_json's `RawValue` checks (only the
+    /// grammar: `1e400` is kept).
     fn raw(&mut self) -> R<&'a [u8]> {
+        let first = self.ws()?;
         let start = self.i;
-        self.skip_value()?;
+        match first {
+            b'"' | b'{' | b'[' => self.skip_value()?,
+            _ => match number_len(&self.b[start..]) {
+                Some(n) if self.b.get(start + n).is_some_and(|&c| is_delim(c)) => self.i += n,
+                _ => {
+                    if !matches!(self.scalar()?, b"null" | b"true" | b"false") {
+                        return Err(Miss::Fallback);
+                    }
+                }
+            },
+        }
         Ok(&self.b[start..self.i])
     }
 
-    fn number(&mut self) -> R<Option<Loose>> {
-        match self.ws()? {
-            // Numbers written as strings ("0x0", "12"), read as `Loose` reads them.
-            b'"' => {
-                Ok(Some(Loose::from_text(&self.string()?.to_str())))
+    /// A string value as serde_json's `visit_str` would see it: valid UTF-8 without raw
+    /// control characters (else serde_json decides).
+    fn str_value(&mut self) -> R<Cow<'a, str>> {
+        match self.string()?.0 {
+            Cow::Borrowed(b) if b.iter().all(|&c| c >= 0x20) => {
+                std::str::from_utf8(b).map(Cow::Borrowed).map_err(|_| Miss::Fallback)
             }
-            b'{' | b'[' => Err(Miss::Fallback),
-            _ => {
-                let s = self.scalar()?;
-                Ok(match s {
-                    b"null" => None,
-                    b"true" => Some(Loose::Int(1)),
-                    b"false" => Some(Loose::Int(0)),
-                    _ => {
-                        if let Some(i) = small_int(s) {
-                            return Ok(Some(Loose::Int(i)));
-                        }
-                        let t = std::str::from_utf8(s).map_err(|_| Miss::Fallback)?;
-                        match t.parse::<i64>() {
-                            Ok(i) => Some(Loose::Int(i)),
-                            Err(_) => Some(Loose::Float(t.parse::<f64>().map_err(|_| Miss::Fallback)?)),
-                        }
-                    }
-                })
-            }
+            Cow::Borrowed(_) => Err(Miss::Fallback),
+            // Decoded by serde_json as a `str`, so already checked.
+            Cow::Owned(v) => String::from_utf8(v).map(Cow::Owned).map_err(|_| Miss::Fallback),
         }
     }
 
+    /// A number literal (not a string, not `null`/`true`/`false`) as serde_json classifies
+    /// it; anything serde_json rejects, including `1e400` ("number out of range"), goes back
+    /// to it.
+    #[inline]
+    fn num(&mut self) -> R<Num> {
+        match Num::parse_prefix(&self.b[self.i..]) {
+            Some((num, n)) if self.b.get(self.i + n).is_some_and(|&c| is_delim(c)) => {
+                if let Num::F64(f) = num {
+                    if !f.is_finite() {
+                        return Err(Miss::Fallback);
+                    }
+                }
+                self.i += n;
+                Ok(num)
+            }
+            // Not a number followed by a delimiter: cut short by the window's end (the
+            // scalar then needs more), or not a number.
+            _ => self.scalar().and(Err(Miss::Fallback)),
+        }
+    }
+
+    /// A [`Loose`] number, as `Option<Loose>`'s `Deserialize` reads it.
+    fn number(&mut self) -> R<Option<Loose>> {
+        match self.ws()? {
+            b'"' => Ok(Some(Loose::from_text(&self.str_value()?))),
+            b'n' => self.literal(b"null", None),
+            b't' => self.literal(b"true", Some(Loose::from(true))),
+            b'f' => self.literal(b"false", Some(Loose::from(false))),
+            b'-' | b'0'..=b'9' => Ok(Some(Loose::from(self.num()?))),
+            _ => Err(Miss::Fallback),
+        }
+    }
+
+    /// An [`Id`], as its `Deserialize` reads it (booleans are an error there).
     fn id(&mut self) -> R<Id<'a>> {
         match self.ws()? {
-            b'"' => {
-                let t = self.string()?;
-                Ok(Id::Str(match t.0 {
-                    Cow::Borrowed(b) => Cow::Borrowed(std::str::from_utf8(b).map_err(|_| Miss::Fallback)?),
-                    Cow::Owned(v) => Cow::Owned(String::from_utf8(v).map_err(|_| Miss::Fallback)?),
-                }))
-            }
-            _ => Ok(match self.number()? {
-                None => Id::Missing,
-                Some(Loose::Int(i)) => Id::Int(i),
-                Some(Loose::Float(f)) => Id::Int(f as i64),
-                Some(Loose::Null) => Id::Missing,
-            }),
+            b'"' => Ok(Id::Str(self.str_value()?)),
+            b'n' => self.literal(b"null", Id::Missing),
+            b'-' | b'0'..=b'9' => Ok(Id::from(self.num()?)),
+            _ => Err(Miss::Fallback),
+        }
+    }
+
+    /// The literal `word`, giving `v`.
+    #[inline]
+    fn literal<T>(&mut self, word: &[u8], v: T) -> R<T> {
+        if self.scalar()? == word {
+            Ok(v)
+        } else {
+            Err(Miss::Fallback)
         }
     }
 
@@ -211,6 +257,16 @@ impl<'a> Cur<'a> {
         } else {
             Err(Miss::Fallback)
         }
+    }
+
+    /// An `args` object, or `null`.
+    fn args(&mut self) -> R<Option<Args<'a>>> {
+        if self.ws()? == b'n' {
+            return self.literal(b"null", None);
+        }
+        let mut a = Args::default();
+        self.object(|c, key| arg_member(&mut a, key, c))?;
+        Ok(Some(a))
     }
 
     /// Iterates the members of an object: `f(cursor, key)` must consume the value.
@@ -240,66 +296,39 @@ impl<'a> Cur<'a> {
     }
 }
 
-/// Plain decimal integers (the common case) without going through `str::parse`.
-#[inline]
-fn small_int(s: &[u8]) -> Option<i64> {
-    let (neg, digits) = match s.first()? {
-        b'-' => (true, &s[1..]),
-        _ => (false, s),
-    };
-    if digits.is_empty() || digits.len() > 18 {
-        return None;
+/// The scanner reads member values through the same table and rules as the serde reference.
+impl<'a> Values<'a> for Cur<'a> {
+    type Error = Miss;
+    #[inline(always)]
+    fn text(&mut self) -> R<Text<'a>> {
+        Cur::text(self)
     }
-    let mut v: i64 = 0;
-    for &c in digits {
-        if !c.is_ascii_digit() {
-            return None;
-        }
-        v = v * 10 + (c - b'0') as i64;
+    #[inline(always)]
+    fn id(&mut self) -> R<Id<'a>> {
+        Cur::id(self)
     }
-    Some(if neg { -v } else { v })
-}
-
-fn args<'a>(c: &mut Cur<'a>) -> R<Option<Args<'a>>> {
-    if c.ws()? == b'n' {
-        return c.scalar().and_then(|s| if s == b"null" { Ok(None) } else { Err(Miss::Fallback) });
+    #[inline(always)]
+    fn number(&mut self) -> R<Option<Loose>> {
+        Cur::number(self)
     }
-    let mut a = Args::default();
-    c.object(|c, key| {
-        match key {
-            b"correlation" => a.correlation = c.number()?,
-            b"External id" | b"external id" => a.external_id = c.number()?,
-            b"device" => a.device = c.number()?,
-            b"stream" => a.stream = c.number()?,
-            b"blocks per SM" => a.blocks_per_sm = c.number()?,
-            b"est. achieved occupancy %" => a.occupancy_pct = c.number()?,
-            b"Input Dims" | b"Input dims" => a.input_dims = Some(c.raw()?),
-            b"Input type" => a.input_type = Some(c.raw()?),
-            b"Concrete Inputs" => a.concrete_inputs = Some(c.raw()?),
-            _ => c.skip_value()?,
-        }
-        Ok(())
-    })?;
-    Ok(Some(a))
+    #[inline(always)]
+    fn raw(&mut self) -> R<&'a [u8]> {
+        Cur::raw(self)
+    }
+    #[inline(always)]
+    fn args(&mut self) -> R<Option<Args<'a>>> {
+        Cur::args(self)
+    }
+    #[inline(always)]
+    fn skip(&mut self) -> R<()> {
+        self.skip_value()
+    }
 }
 
 /// Parses the event object at the start of `window`; returns it and the bytes consumed.
 pub fn event(window: &[u8]) -> Result<(RawEvent<'_>, usize), Miss> {
     let mut c = Cur { b: window, i: 0 };
     let mut ev = RawEvent::default();
-    c.object(|c, key| {
-        match key {
-            b"ph" => ev.ph = c.text()?,
-            b"cat" => ev.cat = c.text()?,
-            b"name" => ev.name = c.text()?,
-            b"pid" => ev.pid = c.id()?,
-            b"tid" => ev.tid = c.id()?,
-            b"ts" => ev.ts = Some(c.raw()?),
-            b"dur" => ev.dur = Some(c.raw()?),
-            b"args" => ev.args = args(c)?,
-            _ => c.skip_value()?,
-        }
-        Ok(())
-    })?;
+    c.object(|c, key| event_member(&mut ev, key, c))?;
     Ok((ev, c.i))
 }
