@@ -246,6 +246,9 @@ pub struct Evidence {
     /// What kind of name is the evidence.
     pub kind: EvidenceKind,
     pub name: String,
+    /// Display form of the name.
+    #[serde(default)]
+    pub short: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub library: Option<String>,
     pub time_us: f64,

@@ -9,6 +9,7 @@
 use super::attribution::{Attribution, NO};
 use super::classify::Why;
 use super::collect::{Collector, GpuKind, Interner};
+use super::kernel_name::short_name;
 use super::steps::us;
 use super::taxonomy::{self, Backend, Bucket};
 use crate::report::{Attention, Evidence, EvidenceKind};
@@ -163,6 +164,7 @@ impl AttentionEvidence {
                 backend: *b,
                 kind: *kind,
                 name: if *n == NO { String::new() } else { names.get(*n).to_string() },
+                short: if *n == NO { String::new() } else { short_name(names.get(*n)) },
                 library: (!lib.is_empty()).then(|| lib.to_string()),
                 time_us: us(*ns),
                 count: *count,

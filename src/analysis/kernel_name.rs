@@ -199,7 +199,8 @@ fn qualified_names(t: &str, out: &mut Vec<String>) {
     let mut cur = String::new();
     let flush = |cur: &mut String, out: &mut Vec<String>| {
         let name = cur.trim().trim_end_matches(':').trim();
-        let name = name.rsplit(' ').next().unwrap_or(name);
+        let name = name.rsplit(' ').next().unwrap_or(name).replace(ANON_WORD, ANON);
+        let name = name.as_str();
         if !name.is_empty()
             && name.as_bytes()[0].is_ascii_alphabetic()
             && !NOT_IDENTITY.contains(&name)
@@ -216,7 +217,7 @@ fn qualified_names(t: &str, out: &mut Vec<String>) {
     while i < b.len() {
         if t[i..].starts_with(ANON) {
             if depth_paren == 0 {
-                cur.push_str(ANON);
+                cur.push_str(ANON_WORD);
             }
             i += ANON.len();
             continue;
@@ -271,6 +272,10 @@ mod tests {
         assert_eq!(k.short, "cutlass::device_kernel<flash::FlashAttnBwdSm90>");
         let k = KernelName::parse("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul>)");
         assert_eq!(k.inner, "at::native::CUDAFunctor_add");
+        let clamp = KernelName::parse("void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#14}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul> >(int, float, std::array<char*, 2ul>)");
+        assert_eq!(clamp.short, "at::native::vectorized_elementwise_kernel<at::native::(anonymous namespace)::launch_clamp_scalar>");
+        let foreach = KernelName::parse("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, float>(T1, T2, T3, T4)");
+        assert_eq!(foreach.short, "at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::BinaryOpListAlphaFunctor>");
         assert_eq!(k.short, "at::native::vectorized_elementwise_kernel<at::native::CUDAFunctor_add>");
         let k = KernelName::parse("void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>, 4>(int)");
         assert!(k.inner.starts_with("at::native::direct_copy_kernel_cuda"), "{}", k.inner);

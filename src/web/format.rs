@@ -48,8 +48,3 @@ pub fn seconds(s: f64) -> String {
         format!("{:.0} min {:.0} s", (s / 60.0).floor(), s % 60.0)
     }
 }
-
-/// Short form of a kernel's C++ signature (see `crate::text::short_name`).
-pub fn short(name: &str) -> String {
-    crate::text::short_name(name)
-}

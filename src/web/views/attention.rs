@@ -1,4 +1,5 @@
 use super::report::{backend_class, backend_label};
+use crate::analysis::taxonomy::Backend;
 use crate::report::Attention;
 use crate::web::format;
 use leptos::prelude::*;
@@ -15,25 +16,30 @@ pub fn AttentionSection(attention: Attention) -> impl IntoView {
     let a = attention;
     // Fused flash kernels (PyTorch's, the flash-attn package's, or a vendor's own, e.g.
     // AMD's Triton attn_fwd) need no advice; the unfused or slower SDPA backends do.
-    let not_flash = a.fix.is_some() || matches!(a.backend.as_str(), "math" | "memory-efficient" | "cudnn");
-    let verdict = match a.backend.as_str() {
-        "none" | "" => "No attention kernels or SDPA ops were found in this trace.".to_string(),
-        "flash" | "flash-attn" => format!("Attention runs fused flash kernels ({} of GPU time).", format::us(a.time_us)),
-        "vendor" => format!(
-            "Attention runs a vendor's fused kernel ({} of GPU time); see the evidence below.",
+    let not_flash = a.fix.is_some() || !a.backend.is_fused_flash_like() && a.backend != Backend::None;
+    let verdict = match a.backend {
+        Backend::None => "No attention kernels or SDPA ops were found in this trace.".to_string(),
+        Backend::Flash | Backend::FlashAttn => format!("Attention runs fused flash kernels ({} of GPU time).", format::us(a.time_us)),
+        Backend::Vendor => format!(
+            "Attention runs a fused kernel of {} ({} of GPU time); see the evidence below.",
+            a.library.as_deref().unwrap_or("another library"),
+            format::us(a.time_us)
+        ),
+        Backend::Eager => format!(
+            "Attention is written by hand (matmul, softmax, matmul), not through SDPA: {} of GPU time.",
             format::us(a.time_us)
         ),
         _ => format!(
             "Attention does not use the flash kernel: {} of GPU time went to the {} backend.",
             format::us(a.time_us),
-            backend_label(&a.backend)
+            backend_label(a.backend)
         ),
     };
     let evidence = a.evidence.iter().map(|e| view! {
         <tr>
-            <td>{backend_label(&e.backend)}</td>
-            <td>{e.kind.clone()}</td>
-            <td class="name"><span class="kname" title=e.name.clone()>{format::short(&e.name)}</span></td>
+            <td>{backend_label(e.backend)}</td>
+            <td>{e.kind.to_string()}</td>
+            <td class="name"><span class="kname" title=e.name.clone()>{if e.short.is_empty() { e.name.clone() } else { e.short.clone() }}</span></td>
             <td class="num">{format::us(e.time_us)}</td>
             <td class="num">{format::count(e.count)}</td>
         </tr>
@@ -43,8 +49,8 @@ pub fn AttentionSection(attention: Attention) -> impl IntoView {
         <section class="panel" aria-labelledby="attn-h">
             <h2 id="attn-h">"Attention backend"</h2>
             <p class="verdict">
-                <span class=format!("badge backend-{}", backend_class(&a.backend)) data-testid="attention-backend"
-                      data-backend=a.backend.clone()>{backend_label(&a.backend)}</span>
+                <span class=format!("badge backend-{}", backend_class(a.backend)) data-testid="attention-backend"
+                      data-backend=a.backend.id()>{backend_label(a.backend)}</span>
                 " " {verdict}
             </p>
             {(a.total_us > a.time_us && a.time_us > 0.0).then(|| view! {

@@ -1,3 +1,4 @@
+use crate::analysis::taxonomy::Bucket as BucketId;
 use crate::report::{Bucket, GpuTime};
 use crate::web::format;
 use leptos::prelude::*;
@@ -13,7 +14,7 @@ const VALUE_W: f64 = 170.0;
 pub fn BucketSection(
     buckets: Vec<Bucket>,
     gpu: GpuTime,
-    filter: RwSignal<Option<String>>,
+    filter: RwSignal<Option<BucketId>>,
 ) -> impl IntoView {
     let mut buckets: Vec<Bucket> = buckets
         .into_iter()
@@ -22,29 +23,20 @@ pub fn BucketSection(
     buckets.sort_by(|a, b| b.time_us.total_cmp(&a.time_us));
     let max = buckets.iter().map(|b| b.time_us).fold(0.0, f64::max);
     let height = ROW_H * buckets.len() as f64 + 4.0;
-    let toggle = move |name: String| {
-        filter.update(|f| {
-            *f = if f.as_deref() == Some(&name) {
-                None
-            } else {
-                Some(name)
-            }
-        })
-    };
+    let toggle = move |id: BucketId| filter.update(|f| *f = if *f == Some(id) { None } else { Some(id) });
 
     let bars = buckets.iter().enumerate().map(|(i, b)| {
         let y = i as f64 * ROW_H + 2.0;
         let w = if max > 0.0 { (b.time_us / max * BAR_W).max(1.0) } else { 0.0 };
-        let name = b.name.clone();
-        let name_key = b.name.clone();
-        let active = move || filter.get().as_deref() == Some(name_key.as_str());
-        let on_key = { let name = name.clone(); move |ev: leptos::ev::KeyboardEvent| {
-            if ev.key() == "Enter" || ev.key() == " " { ev.prevent_default(); toggle(name.clone()); }
+        let id = b.id;
+        let active = move || filter.get() == Some(id);
+        let on_key = { move |ev: leptos::ev::KeyboardEvent| {
+            if ev.key() == "Enter" || ev.key() == " " { ev.prevent_default(); toggle(id); }
         }};
         view! {
-            <g class=format!("bar {}", bucket_class(&b.name)) class:active=active
+            <g class=format!("bar {}", bucket_class(b.id)) class:active=active
                role="button" tabindex="0" aria-label=format!("{}: {}, {}. Show its kernels", b.name, format::us(b.time_us), format::pct(b.pct))
-               on:click={ let name = name.clone(); move |_| toggle(name.clone()) } on:keydown=on_key>
+               on:click=move |_| toggle(id) on:keydown=on_key>
                 <rect class="hit" x="0" y=y width=LABEL_W + BAR_W + VALUE_W height=ROW_H - 2.0 rx="3"></rect>
                 <text class="label" x=LABEL_W - 10.0 y=y + ROW_H / 2.0 + 1.0>{b.name.clone()}</text>
                 <rect class="fill" x=LABEL_W y=y + 5.0 width=w height=ROW_H - 12.0 rx="2"></rect>
@@ -56,12 +48,11 @@ pub fn BucketSection(
     }).collect_view();
 
     let rows = buckets.into_iter().map(|b| {
-        let name = b.name.clone();
-        let name_key = b.name.clone();
-        let active = move || filter.get().as_deref() == Some(name_key.as_str());
+        let id = b.id;
+        let active = move || filter.get() == Some(id);
         let pressed = active.clone();
         let top = b.top_names.iter().take(5).map(|n| view! {
-            <li><span class="kname" title=n.name.clone()>{format::short(&n.name)}</span>" "<span class="num muted">{format::us(n.time_us)}</span></li>
+            <li><span class="kname" title=n.name.clone()>{n.short.clone()}</span>" "<span class="num muted">{format::us(n.time_us)}</span></li>
         }).collect_view();
         let matched = b.matched.iter().map(|m| view! {
             <li>{m.rule.clone()}" "<span class="num muted">{format!("{} · {}×", format::us(m.time_us), format::count(m.count))}</span></li>
@@ -70,8 +61,8 @@ pub fn BucketSection(
             <tr class:active=active>
                 <th scope="row">
                     <button type="button" class="linklike" aria-pressed=move || pressed().to_string()
-                        on:click=move |_| toggle(name.clone())>
-                        <span class=format!("swatch {}", bucket_class(&b.name)) aria-hidden="true"></span>{b.name.clone()}
+                        on:click=move |_| toggle(id)>
+                        <span class=format!("swatch {}", bucket_class(b.id)) aria-hidden="true"></span>{b.name.clone()}
                     </button>
                 </th>
                 <td class="num">{format::us(b.time_us)}</td>
@@ -113,33 +104,7 @@ pub fn BucketSection(
     }
 }
 
-/// A stable colour class per bucket name (the name is always printed next to it).
-pub fn bucket_class(name: &str) -> String {
-    let n = name.to_ascii_lowercase();
-    let key = if n.contains("gemm") || n.contains("matmul") {
-        "gemm"
-    } else if n.contains("attention") {
-        "attn"
-    } else if n.contains("softmax") {
-        "softmax"
-    } else if n.contains("elementwise") || n.contains("norm") {
-        "elem"
-    } else if n.contains("collective")
-        || n.contains("comm")
-        || n.contains("reduce")
-        || n.contains("nccl")
-    {
-        "comm"
-    } else if n.contains("memory") || n.contains("memcpy") {
-        "mem"
-    } else if n.contains("optim") {
-        "optim"
-    } else if n.contains("embed") || n.contains("rope") {
-        "embed"
-    } else if n.contains("dropout") {
-        "dropout"
-    } else {
-        "other"
-    };
-    format!("c-{key}")
+/// The colour class of a bucket, from its id (the name is always printed next to it).
+pub fn bucket_class(id: BucketId) -> String {
+    format!("b-{}", id.id())
 }

@@ -1,11 +1,10 @@
-use super::report::severity_rank;
 use crate::report::{Diagnostic, Hint};
 use leptos::prelude::*;
 
 /// Hints as cards, most severe first, each with the numbers that triggered it.
 #[component]
 pub fn HintCards(mut hints: Vec<Hint>) -> impl IntoView {
-    hints.sort_by_key(|h| std::cmp::Reverse(severity_rank(&h.severity)));
+    hints.sort_by_key(|h| std::cmp::Reverse(h.severity));
     let empty = hints.is_empty();
     view! {
         <section class="panel" aria-labelledby="hints-h" data-testid="hints">
@@ -13,10 +12,10 @@ pub fn HintCards(mut hints: Vec<Hint>) -> impl IntoView {
             {empty.then(|| view! { <p class="empty">"Nothing stands out: no hint rule fired for this trace."</p> })}
             <div class="hint-grid">
                 {hints.into_iter().map(|h| view! {
-                    <article class=format!("hint hint-{}", h.severity)>
+                    <article class=format!("hint hint-{}", h.severity.as_str())>
                         <header>
-                            <span class=format!("badge sev-{}", h.severity)>{h.severity.clone()}</span>
-                            <code class="muted">{h.id.clone()}</code>
+                            <span class=format!("badge sev-{}", h.severity.as_str())>{h.severity.as_str()}</span>
+                            <code class="muted">{h.id.id()}</code>
                         </header>
                         <p class="hint-msg">{super::rich(&h.message)}</p>
                         {(!h.evidence.is_empty()).then(|| view! {
@@ -46,8 +45,8 @@ pub fn Diagnostics(diagnostics: Vec<Diagnostic>) -> impl IntoView {
                             <thead><tr><th scope="col">"Severity"</th><th scope="col">"Id"</th><th scope="col" class="num">"Count"</th><th scope="col">"Explanation"</th></tr></thead>
                             <tbody>{diagnostics.into_iter().map(|d| view! {
                                 <tr>
-                                    <td><span class=format!("badge sev-{}", d.severity)>{d.severity.clone()}</span></td>
-                                    <td><code>{d.id}</code></td>
+                                    <td><span class=format!("badge sev-{}", d.severity.as_str())>{d.severity.as_str()}</span></td>
+                                    <td><code>{d.id.id()}</code></td>
                                     <td class="num">{d.count}</td>
                                     <td>{d.message}</td>
                                 </tr>

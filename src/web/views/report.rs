@@ -3,7 +3,8 @@ use super::buckets::BucketSection;
 use super::hints::{Diagnostics, HintCards};
 use super::tables::{RankTable, StepTable, TopKind, TopTable};
 use super::FilePicker;
-use crate::report::TraceReport;
+use crate::analysis::taxonomy::{Backend, Bucket as BucketId};
+use crate::report::{Severity, TraceReport};
 use crate::web::app::Loaded;
 use crate::web::{export, format, share};
 use leptos::prelude::*;
@@ -18,7 +19,7 @@ pub fn ReportScreen(
     on_reset: Callback<()>,
 ) -> impl IntoView {
     let selected = RwSignal::new(0usize);
-    let bucket_filter = RwSignal::new(None::<String>);
+    let bucket_filter = RwSignal::new(None::<BucketId>);
     let share_state = RwSignal::new(None::<String>);
     let report = Arc::new(loaded.report.clone());
     let traces = report.traces.len();
@@ -124,11 +125,11 @@ fn rank_label(t: &TraceReport) -> String {
 
 /// One trace's sections.
 #[component]
-fn TraceView(trace: TraceReport, bucket_filter: RwSignal<Option<String>>) -> impl IntoView {
+fn TraceView(trace: TraceReport, bucket_filter: RwSignal<Option<BucketId>>) -> impl IntoView {
     let incomplete: Vec<_> = trace
         .diagnostics
         .iter()
-        .filter(|d| d.severity == "error")
+        .filter(|d| d.severity == Severity::Error)
         .cloned()
         .collect();
     view! {
@@ -192,9 +193,9 @@ fn Summary(trace: TraceReport) -> impl IntoView {
     let top_hint = trace
         .hints
         .iter()
-        .max_by_key(|h| severity_rank(&h.severity))
+        .max_by_key(|h| h.severity)
         .cloned();
-    let backend = trace.attention.backend.clone();
+    let backend = trace.attention.backend;
     let cards: Vec<(&str, String, String)> = vec![
         (
             "GPU span",
@@ -234,11 +235,11 @@ fn Summary(trace: TraceReport) -> impl IntoView {
             }).collect_view()}
             <div class="card">
                 <span class="card-label">"Attention"</span>
-                <span class="card-value"><span class=format!("badge backend-{}", backend_class(&backend))>{backend_label(&backend)}</span></span>
+                <span class="card-value"><span class=format!("badge backend-{}", backend_class(backend))>{backend_label(backend)}</span></span>
                 <span class="card-detail">{format::us(trace.attention.total_us.max(trace.attention.time_us))}" of GPU time"</span>
             </div>
             {top_hint.map(|h| view! {
-                <div class=format!("card wide hint-{}", h.severity)>
+                <div class=format!("card wide hint-{}", h.severity.as_str())>
                     <span class="card-label">"Most important hint"</span>
                     <span class="card-value small">{h.message}</span>
                     <span class="card-detail">{h.evidence.join(" · ")}</span>
@@ -248,34 +249,19 @@ fn Summary(trace: TraceReport) -> impl IntoView {
     }
 }
 
-pub fn severity_rank(s: &str) -> u8 {
-    match s {
-        "critical" | "error" => 3,
-        "warning" => 2,
-        "info" => 1,
-        _ => 0,
-    }
-}
-
 /// CSS class for the backend badge: the colour repeats what the text says.
-pub fn backend_class(backend: &str) -> &'static str {
+pub fn backend_class(backend: Backend) -> &'static str {
     match backend {
-        "flash" | "flash-attn" => "good",
-        "memory-efficient" | "cudnn" | "vendor" => "ok",
-        "math" => "bad",
-        _ => "none",
+        Backend::Flash | Backend::FlashAttn => "good",
+        Backend::MemEfficient | Backend::Cudnn | Backend::Vendor => "ok",
+        Backend::Math | Backend::Eager => "bad",
+        Backend::None => "none",
     }
 }
 
-pub fn backend_label(backend: &str) -> String {
+pub fn backend_label(backend: Backend) -> &'static str {
     match backend {
-        "flash" => "flash (PyTorch FA2)".into(),
-        "flash-attn" => "flash-attn package".into(),
-        "memory-efficient" => "memory-efficient".into(),
-        "cudnn" => "cuDNN".into(),
-        "math" => "math (unfused)".into(),
-        "vendor" => "vendor kernel".into(),
-        "none" | "" => "no attention".into(),
-        other => other.into(),
+        Backend::None => "no attention",
+        b => b.label(),
     }
 }

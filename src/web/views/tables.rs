@@ -1,4 +1,5 @@
 use super::buckets::bucket_class;
+use crate::analysis::taxonomy::Bucket as BucketId;
 use crate::report::{RankRow, Step, TopRow};
 use crate::web::{export, format};
 use leptos::prelude::*;
@@ -24,7 +25,7 @@ enum Col {
 pub fn TopTable(
     kind: TopKind,
     rows: Vec<TopRow>,
-    filter: RwSignal<Option<String>>,
+    filter: RwSignal<Option<BucketId>>,
 ) -> impl IntoView {
     let sort = RwSignal::new((Col::Time, true));
     let query = RwSignal::new(String::new());
@@ -41,7 +42,7 @@ pub fn TopTable(
         let mut v: Vec<(usize, TopRow)> = rows.with_value(|r| {
             r.iter()
                 .enumerate()
-                .filter(|(_, r)| f.as_ref().is_none_or(|b| &r.bucket == b))
+                .filter(|(_, r)| f.is_none_or(|b| r.bucket == b))
                 .filter(|(_, r)| {
                     q.is_empty()
                         || r.name.to_lowercase().contains(&q)
@@ -94,8 +95,8 @@ pub fn TopTable(
                     on:input:target=move |ev| query.set(ev.target().value()) />
                 {move || filter.get().map(|b| view! {
                     <span class="chip">
-                        <span class=format!("swatch {}", bucket_class(&b)) aria-hidden="true"></span>
-                        {format!("category: {b}")}
+                        <span class=format!("swatch {}", bucket_class(b)) aria-hidden="true"></span>
+                        {format!("category: {}", b.name())}
                         <button type="button" class="chip-x" aria-label="Clear the category filter" on:click=move |_| filter.set(None)>"×"</button>
                     </span>
                 })}
@@ -127,11 +128,7 @@ pub fn TopTable(
 }
 
 fn top_row(rank: usize, r: TopRow, kind: TopKind) -> impl IntoView {
-    let short = if kind == TopKind::Kernels {
-        format::short(&r.name)
-    } else {
-        r.name.clone()
-    };
+    let short = if kind == TopKind::Kernels && !r.short.is_empty() { r.short.clone() } else { r.name.clone() };
     let long = short != r.name;
     let full = r.name.clone();
     view! {
@@ -155,7 +152,7 @@ fn top_row(rank: usize, r: TopRow, kind: TopKind) -> impl IntoView {
             <td class="num">{format::count(r.count)}</td>
             <td class="num">{format::us(r.mean_us)}</td>
             <td class="num">{format::us(r.max_us)}</td>
-            <td><span class=format!("swatch {}", bucket_class(&r.bucket)) aria-hidden="true"></span>{r.bucket.clone()}</td>
+            <td><span class=format!("swatch {}", bucket_class(r.bucket)) aria-hidden="true"></span>{r.bucket.name()}</td>
             <td class="op">{r.op.clone().unwrap_or_default()}</td>
         </tr>
     }
