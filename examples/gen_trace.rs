@@ -115,10 +115,7 @@ fn parse_size(s: &str) -> Result<u64, String> {
             break;
         }
     }
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("bad size '{s}' (try 300K, 500M, 2G)"))?;
+    let v: f64 = num.trim().parse().map_err(|_| format!("bad size '{s}' (try 300K, 500M, 2G)"))?;
     if v.is_nan() || v <= 0.0 {
         return Err(format!("size must be positive: '{s}'"));
     }
@@ -147,13 +144,10 @@ fn parse_args() -> Result<Opts, String> {
     let mut i = 0;
     fn val<'a>(args: &'a [String], i: &mut usize, name: &str) -> Result<&'a str, String> {
         *i += 1;
-        args.get(*i)
-            .map(|s| s.as_str())
-            .ok_or_else(|| format!("{name} needs a value"))
+        args.get(*i).map(|s| s.as_str()).ok_or_else(|| format!("{name} needs a value"))
     }
     fn num<T: std::str::FromStr>(s: &str, name: &str) -> Result<T, String> {
-        s.parse()
-            .map_err(|_| format!("{name}: not a number: '{s}'"))
+        s.parse().map_err(|_| format!("{name}: not a number: '{s}'"))
     }
     while i < args.len() {
         let a = args[i].as_str();
@@ -190,11 +184,7 @@ fn parse_args() -> Result<Opts, String> {
                     "efficient" | "mem_efficient" | "mem-efficient" => Backend::Efficient,
                     "cudnn" => Backend::Cudnn,
                     "math" => Backend::Math,
-                    v => {
-                        return Err(format!(
-                            "--backend: unknown '{v}' (flash|efficient|cudnn|math)"
-                        ))
-                    }
+                    v => return Err(format!("--backend: unknown '{v}' (flash|efficient|cudnn|math)")),
                 }
             }
             "--mlp" => {
@@ -360,25 +350,9 @@ enum Eff {
 }
 
 enum Node {
-    Scope {
-        tpl: u32,
-        pre: u64,
-        post: u64,
-        kids: Vec<Node>,
-    },
-    Launch {
-        rt: u32,
-        act: u32,
-        comm: bool,
-        cpu: u64,
-        gpu: u64,
-        bytes: u64,
-    },
-    Call {
-        rt: u32,
-        cpu: u64,
-        eff: Eff,
-    },
+    Scope { tpl: u32, pre: u64, post: u64, kids: Vec<Node> },
+    Launch { rt: u32, act: u32, comm: bool, cpu: u64, gpu: u64, bytes: u64 },
+    Call { rt: u32, cpu: u64, eff: Eff },
     Gap(u64),
 }
 
@@ -424,11 +398,7 @@ impl Cfg {
             tid_main: pid,
             tid_bwd: pid + 4000 + (h >> 32) % 6000,
             device: rank % 8,
-            loader_factor: if world > 1 && rank == world - 1 {
-                2.5
-            } else {
-                1.0
-            },
+            loader_factor: if world > 1 && rank == world - 1 { 2.5 } else { 1.0 },
         }
     }
 }
@@ -460,25 +430,11 @@ struct K {
 }
 
 fn k(name: &str, regs: u32, smem: u32, grid: [u32; 3], block: [u32; 3]) -> K {
-    K {
-        name: name.to_string(),
-        regs,
-        smem,
-        grid,
-        block,
-        exc: false,
-    }
+    K { name: name.to_string(), regs, smem, grid, block, exc: false }
 }
 
 fn gemm(name: &str, grid: [u32; 3]) -> K {
-    K {
-        name: name.to_string(),
-        regs: 168,
-        smem: 213_248,
-        grid,
-        block: [384, 1, 1],
-        exc: true,
-    }
+    K { name: name.to_string(), regs: 168, smem: 213_248, grid, block: [384, 1, 1], exc: true }
 }
 
 fn elementwise(functor: &str, arity: u32, grid: u32) -> K {
@@ -523,16 +479,8 @@ fn kernel_tail(k: &K) -> String {
     let bps = blocks as f64 / NUM_SMS;
     let wps = bps * wpb as f64;
     let by_warps = 64 / wpb;
-    let by_regs = if k.regs > 0 {
-        65536 / (k.regs as u64 * wpb * 32)
-    } else {
-        32
-    };
-    let by_smem = if k.smem > 0 {
-        233_472 / k.smem as u64
-    } else {
-        32
-    };
+    let by_regs = if k.regs > 0 { 65536 / (k.regs as u64 * wpb * 32) } else { 32 };
+    let by_smem = if k.smem > 0 { 233_472 / k.smem as u64 } else { 32 };
     let active = by_warps.min(by_regs).min(by_smem).min(32);
     let theo = (active * wpb) as f64 / 64.0;
     let occ = ((wps / 64.0).min(theo) * 100.0) as u64;
@@ -584,13 +532,7 @@ fn dlist(items: &[&str]) -> String {
             if s.is_empty() {
                 "[]".to_string()
             } else {
-                format!(
-                    "[{}]",
-                    s.split(',')
-                        .map(|x| x.trim())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
+                format!("[{}]", s.split(',').map(|x| x.trim()).collect::<Vec<_>>().join(", "))
             }
         })
         .collect();
@@ -599,12 +541,7 @@ fn dlist(items: &[&str]) -> String {
 
 impl<'c> Bld<'c> {
     fn new(cfg: &'c Cfg) -> Self {
-        Bld {
-            cfg,
-            tpls: RefCell::new(Vec::new()),
-            map: RefCell::new(HashMap::new()),
-            th: Cell::new(Th::Main),
-        }
+        Bld { cfg, tpls: RefCell::new(Vec::new()), map: RefCell::new(HashMap::new()), th: Cell::new(Th::Main) }
     }
 
     fn tid(&self, th: Th) -> u64 {
@@ -614,23 +551,12 @@ impl<'c> Bld<'c> {
         }
     }
 
-    fn intern(
-        &self,
-        kind: Kind,
-        th: Th,
-        stream: u32,
-        name: &str,
-        extra: &str,
-        make: impl FnOnce(&Self) -> Tpl,
-    ) -> u32 {
+    fn intern(&self, kind: Kind, th: Th, stream: u32, name: &str, extra: &str, make: impl FnOnce(&Self) -> Tpl) -> u32 {
         let key = (kind, th, stream, name.to_string(), extra.to_string());
         if let Some(&id) = self.map.borrow().get(&key) {
             return id;
         }
-        assert!(
-            !name.contains('"') && !name.contains('\\'),
-            "name needs escaping: {name}"
-        );
+        assert!(!name.contains('"') && !name.contains('\\'), "name needs escaping: {name}");
         let t = make(self);
         let mut tpls = self.tpls.borrow_mut();
         let id = tpls.len() as u32;
@@ -670,25 +596,13 @@ impl<'c> Bld<'c> {
                 Kind::Py => "python_function",
                 _ => "user_annotation",
             };
-            Tpl {
-                kind,
-                th,
-                a: b.cpu_head(cat, name, th),
-                b: extra.as_bytes().to_vec(),
-                c: vec![],
-                d: vec![],
-            }
+            Tpl { kind, th, a: b.cpu_head(cat, name, th), b: extra.as_bytes().to_vec(), c: vec![], d: vec![] }
         })
     }
 
     fn op_x(&self, name: &str, extra: &str, pre: f64, post: f64, kids: Vec<Node>) -> Node {
         let tpl = self.scope_tpl(Kind::Op, name, extra);
-        Node::Scope {
-            tpl,
-            pre: us(pre),
-            post: us(post),
-            kids,
-        }
+        Node::Scope { tpl, pre: us(pre), post: us(post), kids }
     }
 
     /// cpu_op without shapes args
@@ -698,22 +612,12 @@ impl<'c> Bld<'c> {
 
     fn ann(&self, name: &str, pre: f64, post: f64, kids: Vec<Node>) -> Node {
         let tpl = self.scope_tpl(Kind::Annot, name, "");
-        Node::Scope {
-            tpl,
-            pre: us(pre),
-            post: us(post),
-            kids,
-        }
+        Node::Scope { tpl, pre: us(pre), post: us(post), kids }
     }
 
     fn py(&self, name: &str, pre: f64, post: f64, kids: Vec<Node>) -> Node {
         let tpl = self.scope_tpl(Kind::Py, name, "");
-        Node::Scope {
-            tpl,
-            pre: us(pre),
-            post: us(post),
-            kids,
-        }
+        Node::Scope { tpl, pre: us(pre), post: us(post), kids }
     }
 
     fn step_tpl(&self) -> u32 {
@@ -721,14 +625,8 @@ impl<'c> Bld<'c> {
         self.intern(Kind::Step, th, 0, "ProfilerStep#", "", |b| Tpl {
             kind: Kind::Step,
             th,
-            a: b"  {\n    \"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#"
-                .to_vec(),
-            b: format!(
-                "\", \"pid\": {}, \"tid\": {},\n    \"ts\": ",
-                b.cfg.pid,
-                b.tid(th)
-            )
-            .into_bytes(),
+            a: b"  {\n    \"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#".to_vec(),
+            b: format!("\", \"pid\": {}, \"tid\": {},\n    \"ts\": ", b.cfg.pid, b.tid(th)).into_bytes(),
             c: vec![],
             d: vec![],
         })
@@ -739,11 +637,7 @@ impl<'c> Bld<'c> {
             kind: Kind::Step,
             th: Th::Main,
             a: b"  {\n    \"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"ProfilerStep#".to_vec(),
-            b: format!(
-                "\", \"pid\": {}, \"tid\": {},\n    \"ts\": ",
-                b.cfg.device, COMPUTE_STREAM
-            )
-            .into_bytes(),
+            b: format!("\", \"pid\": {}, \"tid\": {},\n    \"ts\": ", b.cfg.device, COMPUTE_STREAM).into_bytes(),
             c: vec![],
             d: vec![],
         })
@@ -794,70 +688,34 @@ impl<'c> Bld<'c> {
     }
 
     fn launch(&self, k: &K, gpu: f64) -> Node {
-        let rt = if k.exc {
-            self.rt_tpl("cudaLaunchKernelExC", 430)
-        } else {
-            self.rt_tpl("cudaLaunchKernel", 211)
-        };
+        let rt = if k.exc { self.rt_tpl("cudaLaunchKernelExC", 430) } else { self.rt_tpl("cudaLaunchKernel", 211) };
         let tail = kernel_tail(k);
         let act = self.act_tpl(Kind::Kernel, &k.name, COMPUTE_STREAM, &tail);
-        Node::Launch {
-            rt,
-            act,
-            comm: false,
-            cpu: us(if k.exc { 6.5 } else { 4.5 }),
-            gpu: us(gpu),
-            bytes: 0,
-        }
+        Node::Launch { rt, act, comm: false, cpu: us(if k.exc { 6.5 } else { 4.5 }), gpu: us(gpu), bytes: 0 }
     }
 
     fn comm_launch(&self, k: &K, extra: &str, gpu: f64) -> Node {
         let rt = self.rt_tpl("cudaLaunchKernel", 211);
         let tail = kernel_tail(k) + extra;
         let act = self.act_tpl(Kind::Kernel, &k.name, COMM_STREAM, &tail);
-        Node::Launch {
-            rt,
-            act,
-            comm: true,
-            cpu: us(9.0),
-            gpu: us(gpu),
-            bytes: 0,
-        }
+        Node::Launch { rt, act, comm: true, cpu: us(9.0), gpu: us(gpu), bytes: 0 }
     }
 
     fn memcpy(&self, name: &str, bytes: u64, gpu: f64) -> Node {
         let rt = self.rt_tpl("cudaMemcpyAsync", 41);
         let act = self.act_tpl(Kind::Memcpy, name, COMPUTE_STREAM, "");
-        Node::Launch {
-            rt,
-            act,
-            comm: false,
-            cpu: us(7.0),
-            gpu: us(gpu),
-            bytes,
-        }
+        Node::Launch { rt, act, comm: false, cpu: us(7.0), gpu: us(gpu), bytes }
     }
 
     fn memset(&self, bytes: u64, gpu: f64) -> Node {
         let rt = self.rt_tpl("cudaMemsetAsync", 51);
         let act = self.act_tpl(Kind::Memset, "Memset (Device)", COMPUTE_STREAM, "");
-        Node::Launch {
-            rt,
-            act,
-            comm: false,
-            cpu: us(4.0),
-            gpu: us(gpu),
-            bytes,
-        }
+        Node::Launch { rt, act, comm: false, cpu: us(4.0), gpu: us(gpu), bytes }
     }
 
     fn call(&self, name: &str, cbid: u32, cpu: f64, eff: Eff) -> Node {
         let rt = self.rt_tpl(name, cbid);
-        Node::Call {
-            rt,
-            cpu: us(cpu),
-            eff,
-        }
+        Node::Call { rt, cpu: us(cpu), eff }
     }
 }
 
@@ -1088,22 +946,12 @@ impl<'b, 'c> Model<'b, 'c> {
     }
 
     fn view(&self, from: &str) -> Node {
-        let e = self.b.sh(
-            &["", ""],
-            &[BF16, "ScalarList"],
-            &[&contig(from), ""],
-            &[from, ""],
-        );
+        let e = self.b.sh(&["", ""], &[BF16, "ScalarList"], &[&contig(from), ""], &[from, ""]);
         self.b.op_x("aten::view", &e, 2.0, 1.0, vec![])
     }
 
     fn transpose(&self, from: &str, strides: &str) -> Node {
-        let e = self.b.sh(
-            &["", "1", "2"],
-            &[BF16, "Scalar", "Scalar"],
-            &[strides, "", ""],
-            &[from, "", ""],
-        );
+        let e = self.b.sh(&["", "1", "2"], &[BF16, "Scalar", "Scalar"], &[strides, "", ""], &[from, "", ""]);
         let kids = vec![self.as_strided()];
         self.b.op_x("aten::transpose", &e, 3.0, 1.0, kids)
     }
@@ -1132,19 +980,9 @@ impl<'b, 'c> Model<'b, 'c> {
             &["", "", "", "1", "1"],
             &[BF16, BF16, BF16, "Scalar", "Scalar"],
             &["1", &format!("{inf},1"), &format!("1,{inf}"), "", ""],
-            &[
-                &outf.to_string(),
-                &format!("{TOK},{inf}"),
-                &format!("{inf},{outf}"),
-                "",
-                "",
-            ],
+            &[&outf.to_string(), &format!("{TOK},{inf}"), &format!("{inf},{outf}"), "", ""],
         );
-        let kern = if wide {
-            self.k.gemm_fwd_wide.clone()
-        } else {
-            self.k.gemm_fwd.clone()
-        };
+        let kern = if wide { self.k.gemm_fwd_wide.clone() } else { self.k.gemm_fwd.clone() };
         let l = self.b.launch(&kern, gemm_us);
         let kids = vec![
             self.t(outf, inf),
@@ -1158,14 +996,7 @@ impl<'b, 'c> Model<'b, 'c> {
     fn layer_norm(&self) -> Node {
         let x = dims3(BATCH, SEQ, DM);
         let e = self.b.sh(
-            &[
-                "",
-                &format!("[{DM}]"),
-                "",
-                "",
-                "1.0000000000000001e-05",
-                "True",
-            ],
+            &["", &format!("[{DM}]"), "", "", "1.0000000000000001e-05", "True"],
             &[BF16, "ScalarList", BF16, BF16, "Scalar", "Scalar"],
             &[&contig(&x), "", "1", "1", "", ""],
             &[&x, "", &DM.to_string(), &DM.to_string(), "", ""],
@@ -1177,12 +1008,7 @@ impl<'b, 'c> Model<'b, 'c> {
             &[&x, "", &DM.to_string(), &DM.to_string(), ""],
         );
         let kl = self.k.ln_fwd.clone();
-        let kids = vec![
-            self.empty(),
-            self.empty(),
-            self.empty(),
-            self.b.launch(&kl, 45.0),
-        ];
+        let kids = vec![self.empty(), self.empty(), self.empty(), self.b.launch(&kl, 45.0)];
         let nat = self.b.op_x("aten::native_layer_norm", &en, 5.0, 2.0, kids);
         self.b.op_x("aten::layer_norm", &e, 3.0, 1.5, vec![nat])
     }
@@ -1195,12 +1021,7 @@ impl<'b, 'c> Model<'b, 'c> {
     }
 
     fn binary(&self, name: &str, kern: &K, gpu: f64, dims: &str, dtype: &str) -> Node {
-        let e = self.b.sh(
-            &["", ""],
-            &[dtype, dtype],
-            &[&contig(dims), &contig(dims)],
-            &[dims, dims],
-        );
+        let e = self.b.sh(&["", ""], &[dtype, dtype], &[&contig(dims), &contig(dims)], &[dims, dims]);
         let l = self.b.launch(kern, gpu);
         self.b.op_x(name, &e, 6.0, 2.0, vec![l])
     }
@@ -1250,16 +1071,8 @@ impl<'b, 'c> Model<'b, 'c> {
         };
         let causal = if mask { "False" } else { "True" };
         let mask_t = if mask { BF16 } else { "" };
-        let mask_d = if mask {
-            format!("{BATCH},1,{SEQ},{SEQ}")
-        } else {
-            String::new()
-        };
-        let mask_s = if mask {
-            format!("{},{},{},1", SEQ * SEQ, SEQ * SEQ, SEQ)
-        } else {
-            String::new()
-        };
+        let mask_d = if mask { format!("{BATCH},1,{SEQ},{SEQ}") } else { String::new() };
+        let mask_s = if mask { format!("{},{},{},1", SEQ * SEQ, SEQ * SEQ, SEQ) } else { String::new() };
         let e = self.b.sh(
             &["", "", "", "", "0.", causal, "", "False"],
             &[dt, dt, dt, mask_t, "Scalar", "Scalar", "", "Scalar"],
@@ -1283,20 +1096,12 @@ impl<'b, 'c> Model<'b, 'c> {
                     self.b.op("aten::empty_like", 2.0, 1.0, vec![]),
                     self.b.launch(&kf, 440.0),
                 ];
-                let fa = self
-                    .b
-                    .op_x("aten::_flash_attention_forward", &ei, 8.0, 3.0, kids);
+                let fa = self.b.op_x("aten::_flash_attention_forward", &ei, 8.0, 3.0, kids);
                 let tr: Vec<Node> = (0..3).map(|_| self.transpose(&q, &qs)).collect();
                 let mut kids = tr;
                 kids.push(fa);
                 kids.push(self.transpose(&q, &qs));
-                self.b.op_x(
-                    "aten::_scaled_dot_product_flash_attention",
-                    &ei,
-                    4.0,
-                    2.0,
-                    kids,
-                )
+                self.b.op_x("aten::_scaled_dot_product_flash_attention", &ei, 4.0, 2.0, kids)
             }
             Backend::Efficient => {
                 let ei = self.b.sh(
@@ -1307,43 +1112,22 @@ impl<'b, 'c> Model<'b, 'c> {
                 );
                 let kf = self.k.eff_fwd.clone();
                 let kids = vec![self.empty(), self.empty(), self.b.launch(&kf, 640.0)];
-                let fa = self
-                    .b
-                    .op_x("aten::_efficient_attention_forward", &ei, 9.0, 3.0, kids);
+                let fa = self.b.op_x("aten::_efficient_attention_forward", &ei, 9.0, 3.0, kids);
                 let mut kids: Vec<Node> = (0..3).map(|_| self.transpose(&q, &qs)).collect();
                 kids.push(fa);
                 kids.push(self.transpose(&q, &qs));
-                self.b.op_x(
-                    "aten::_scaled_dot_product_efficient_attention",
-                    &ei,
-                    4.0,
-                    2.0,
-                    kids,
-                )
+                self.b.op_x("aten::_scaled_dot_product_efficient_attention", &ei, 4.0, 2.0, kids)
             }
             Backend::Cudnn => {
                 let ei = self.b.sh(
                     &["", "", "", "", "True", "0.", "True", "False", ""],
-                    &[
-                        BF16, BF16, BF16, "", "Scalar", "Scalar", "Scalar", "Scalar", "",
-                    ],
+                    &[BF16, BF16, BF16, "", "Scalar", "Scalar", "Scalar", "Scalar", ""],
                     &[&qs, &qs, &qs, "", "", "", "", "", ""],
                     &[&q, &q, &q, "", "", "", "", "", ""],
                 );
                 let kf = self.k.cudnn_fwd.clone();
-                let kids = vec![
-                    self.empty(),
-                    self.empty(),
-                    self.empty(),
-                    self.b.launch(&kf, 380.0),
-                ];
-                self.b.op_x(
-                    "aten::_scaled_dot_product_cudnn_attention",
-                    &ei,
-                    12.0,
-                    3.0,
-                    kids,
-                )
+                let kids = vec![self.empty(), self.empty(), self.empty(), self.b.launch(&kf, 380.0)];
+                self.b.op_x("aten::_scaled_dot_product_cudnn_attention", &ei, 12.0, 3.0, kids)
             }
             Backend::Math => {
                 // fp32 attention: q, k, v upcast before, the result cast back after
@@ -1360,28 +1144,13 @@ impl<'b, 'c> Model<'b, 'c> {
                     &[&contig(&q), &contig(&q), &contig(&q), "", "", "", "", ""],
                     &[&q, &q, &q, "", "", "", "", ""],
                 );
-                let (km, kg, ka, ks) = (
-                    self.k.mul_f32.clone(),
-                    self.k.gemm_f32.clone(),
-                    self.k.add_f32.clone(),
-                    self.k.softmax.clone(),
-                );
+                let (km, kg, ka, ks) =
+                    (self.k.mul_f32.clone(), self.k.gemm_f32.clone(), self.k.add_f32.clone(), self.k.softmax.clone());
                 let mul = self.binary("aten::mul", &km, 70.0, &q, "float");
-                let eb = self.b.sh(
-                    &["", ""],
-                    &["float", "float"],
-                    &[&contig(&bs), &contig(&bs)],
-                    &[&bs, &bs],
-                );
+                let eb = self.b.sh(&["", ""], &["float", "float"], &[&contig(&bs), &contig(&bs)], &[&bs, &bs]);
                 let l1 = self.b.launch(&kg, 420.0);
                 let bmm1 = self.b.op_x("aten::bmm", &eb, 8.0, 2.0, vec![l1]);
-                let mm1 = self.b.op_x(
-                    "aten::matmul",
-                    &eb,
-                    4.0,
-                    2.0,
-                    vec![self.view(&q), bmm1, self.view(&bs)],
-                );
+                let mm1 = self.b.op_x("aten::matmul", &eb, 4.0, 2.0, vec![self.view(&q), bmm1, self.view(&bs)]);
                 let add = self.binary("aten::add", &ka, 300.0, &s, "float");
                 let esm = self.b.sh(
                     &["", "-1", "False"],
@@ -1394,32 +1163,14 @@ impl<'b, 'c> Model<'b, 'c> {
                 let sm = self.b.op_x("aten::softmax", &esm, 2.0, 1.0, vec![sm_inner]);
                 let l2 = self.b.launch(&kg, 420.0);
                 let bmm2 = self.b.op_x("aten::bmm", &eb, 8.0, 2.0, vec![l2]);
-                let mm2 = self.b.op_x(
-                    "aten::matmul",
-                    &eb,
-                    4.0,
-                    2.0,
-                    vec![self.view(&s), bmm2, self.view(&bs)],
-                );
+                let mm2 = self.b.op_x("aten::matmul", &eb, 4.0, 2.0, vec![self.view(&s), bmm2, self.view(&bs)]);
                 let kt = self.k.copy_f32.clone();
                 let lback = self.b.launch(&kt, 55.0);
                 post.push(self.to_copy(&q, "float", "15", lback));
-                self.b.op_x(
-                    "aten::_scaled_dot_product_attention_math",
-                    &ei,
-                    6.0,
-                    2.0,
-                    vec![mul, mm1, add, sm, mm2],
-                )
+                self.b.op_x("aten::_scaled_dot_product_attention_math", &ei, 6.0, 2.0, vec![mul, mm1, add, sm, mm2])
             }
         };
-        let sdpa = self.b.op_x(
-            "aten::scaled_dot_product_attention",
-            &e,
-            5.0,
-            2.0,
-            vec![inner],
-        );
+        let sdpa = self.b.op_x("aten::scaled_dot_product_attention", &e, 5.0, 2.0, vec![inner]);
         let mut v = pre;
         v.push(sdpa);
         v.extend(post);
@@ -1451,32 +1202,21 @@ impl<'b, 'c> Model<'b, 'c> {
             attn.push(self.transpose(&q4, &q4s));
         }
         attn.extend(self.sdpa_fwd());
-        attn.push(self.transpose(
-            &format!("{BATCH},{NH},{SEQ},{HD}"),
-            &format!("{},{},{},1", SEQ * DM, HD, DM),
-        ));
+        attn.push(self.transpose(&format!("{BATCH},{NH},{SEQ},{HD}"), &format!("{},{},{},1", SEQ * DM, HD, DM)));
         let kc = self.k.copy.clone();
         let lc = self.b.launch(&kc, 48.0);
         let clone = self.b.op(
             "aten::clone",
             4.0,
             2.0,
-            vec![
-                self.b.op("aten::empty_like", 2.0, 1.0, vec![]),
-                self.b.op("aten::copy_", 5.0, 2.0, vec![lc]),
-            ],
+            vec![self.b.op("aten::empty_like", 2.0, 1.0, vec![]), self.b.op("aten::copy_", 5.0, 2.0, vec![lc])],
         );
         attn.push(self.b.op("aten::contiguous", 2.0, 1.0, vec![clone]));
         attn.push(self.view(&x));
         attn.push(self.linear(DM, DM, 260.0, false));
         attn.push(self.dropout(&x));
         let attn_fwd = self.b.py("model.py(58): forward", 6.0, 4.0, attn);
-        let attn_call = self.b.py(
-            "torch/nn/modules/module.py(1784): _call_impl",
-            3.0,
-            2.0,
-            vec![attn_fwd],
-        );
+        let attn_call = self.b.py("torch/nn/modules/module.py(1784): _call_impl", 3.0, 2.0, vec![attn_fwd]);
 
         // mlp
         let h = dims3(BATCH, SEQ, FF);
@@ -1485,9 +1225,7 @@ impl<'b, 'c> Model<'b, 'c> {
             Mlp::Gelu => {
                 mlp.push(self.linear(DM, FF, 1010.0, true));
                 let kg = self.k.gelu.clone();
-                let e = self
-                    .b
-                    .sh(&["", "none"], &[BF16, ""], &[&contig(&h), ""], &[&h, ""]);
+                let e = self.b.sh(&["", "none"], &[BF16, ""], &[&contig(&h), ""], &[&h, ""]);
                 let l = self.b.launch(&kg, 95.0);
                 mlp.push(self.b.op_x("aten::gelu", &e, 5.0, 2.0, vec![l]));
             }
@@ -1503,12 +1241,7 @@ impl<'b, 'c> Model<'b, 'c> {
         mlp.push(self.linear(FF, DM, 1000.0, false));
         mlp.push(self.dropout(&x));
         let mlp_fwd = self.b.py("model.py(81): forward", 5.0, 3.0, mlp);
-        let mlp_call = self.b.py(
-            "torch/nn/modules/module.py(1784): _call_impl",
-            3.0,
-            2.0,
-            vec![mlp_fwd],
-        );
+        let mlp_call = self.b.py("torch/nn/modules/module.py(1784): _call_impl", 3.0, 2.0, vec![mlp_fwd]);
 
         let ka = self.k.add.clone();
         let kids = vec![
@@ -1520,12 +1253,7 @@ impl<'b, 'c> Model<'b, 'c> {
             self.binary("aten::add", &ka, 48.0, &x, BF16),
         ];
         let blk = self.b.py("model.py(104): forward", 5.0, 3.0, kids);
-        self.b.py(
-            "torch/nn/modules/module.py(1784): _call_impl",
-            3.0,
-            2.0,
-            vec![blk],
-        )
+        self.b.py("torch/nn/modules/module.py(1784): _call_impl", 3.0, 2.0, vec![blk])
     }
 
     fn embedding(&self, rows: u64, gpu: f64) -> Node {
@@ -1540,8 +1268,7 @@ impl<'b, 'c> Model<'b, 'c> {
         let l = self.b.launch(&ki, gpu);
         let kids = vec![
             self.b.op("aten::reshape", 2.5, 1.0, vec![]),
-            self.b
-                .op("aten::index_select", 8.0, 2.0, vec![self.empty(), l]),
+            self.b.op("aten::index_select", 8.0, 2.0, vec![self.empty(), l]),
             self.view(&TOK.to_string()),
         ];
         self.b.op_x("aten::embedding", &e, 3.0, 1.5, kids)
@@ -1582,33 +1309,16 @@ impl<'b, 'c> Model<'b, 'c> {
             &e,
             4.0,
             2.0,
-            vec![
-                self.view(&x),
-                mm,
-                self.b.op("aten::_unsafe_view", 2.5, 1.0, vec![]),
-            ],
+            vec![self.view(&x), mm, self.b.op("aten::_unsafe_view", 2.5, 1.0, vec![])],
         );
         let tt = self.t(VOCAB, DM);
         kids.push(self.b.op_x("aten::linear", &e, 3.0, 2.0, vec![tt, matmul]));
         let model_fwd = self.b.py("model.py(160): forward", 8.0, 5.0, kids);
-        let call = self.b.py(
-            "torch/nn/modules/module.py(1784): _call_impl",
-            3.0,
-            2.0,
-            vec![model_fwd],
-        );
-        let call = self.b.py(
-            "torch/nn/modules/module.py(1773): _wrapped_call_impl",
-            2.0,
-            1.0,
-            vec![call],
-        );
+        let call = self.b.py("torch/nn/modules/module.py(1784): _call_impl", 3.0, 2.0, vec![model_fwd]);
+        let call = self.b.py("torch/nn/modules/module.py(1773): _wrapped_call_impl", 2.0, 1.0, vec![call]);
         let mut v = Vec::new();
         if self.cfg().world > 1 {
-            v.push(
-                self.b
-                    .ann("DistributedDataParallel.forward", 25.0, 6.0, vec![call]),
-            );
+            v.push(self.b.ann("DistributedDataParallel.forward", 25.0, 6.0, vec![call]));
         } else {
             v.push(call);
         }
@@ -1632,10 +1342,7 @@ impl<'b, 'c> Model<'b, 'c> {
             &[&contig(&lo), "1", "", "", "", ""],
             &[&lo, &TOK.to_string(), "", "", "", ""],
         );
-        v.push(
-            self.b
-                .op_x("aten::cross_entropy_loss", &el, 4.0, 2.0, vec![lso, nll]),
-        );
+        v.push(self.b.op_x("aten::cross_entropy_loss", &el, 4.0, 2.0, vec![lso, nll]));
         v
     }
 
@@ -1643,43 +1350,23 @@ impl<'b, 'c> Model<'b, 'c> {
 
     fn eval_fn(&self, name: &str, inner: Vec<Node>) -> Node {
         let n = self.b.op(name, 3.0, 2.0, inner);
-        self.b.op(
-            &format!("autograd::engine::evaluate_function: {name}"),
-            4.0,
-            3.0,
-            vec![n],
-        )
+        self.b.op(&format!("autograd::engine::evaluate_function: {name}"), 4.0, 3.0, vec![n])
     }
 
     fn accumulate_grad(&self) -> Node {
-        let inner = self.b.op(
-            "torch::autograd::AccumulateGrad",
-            3.0,
-            2.0,
-            vec![self.b.op("aten::detach", 1.5, 0.8, vec![])],
-        );
-        self.b.op(
-            "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
-            2.0,
-            2.0,
-            vec![inner],
-        )
+        let inner =
+            self.b.op("torch::autograd::AccumulateGrad", 3.0, 2.0, vec![self.b.op("aten::detach", 1.5, 0.8, vec![])]);
+        self.b.op("autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", 2.0, 2.0, vec![inner])
     }
 
     fn mm(&self, kern: &K, gpu: f64, a: &str, b: &str) -> Node {
-        let e = self
-            .b
-            .sh(&["", ""], &[BF16, BF16], &[&contig(a), &contig(b)], &[a, b]);
+        let e = self.b.sh(&["", ""], &[BF16, BF16], &[&contig(a), &contig(b)], &[a, b]);
         let l = self.b.launch(kern, gpu);
         self.b.op_x("aten::mm", &e, 8.0, 2.0, vec![l])
     }
 
     fn addmm_bwd(&self, inf: u64, outf: u64, gemm_us: f64, bias: bool) -> Vec<Node> {
-        let (kn, kt, kr) = (
-            self.k.gemm_bwd_nn.clone(),
-            self.k.gemm_bwd_nt.clone(),
-            self.k.reduce_sum.clone(),
-        );
+        let (kn, kt, kr) = (self.k.gemm_bwd_nn.clone(), self.k.gemm_bwd_nt.clone(), self.k.reduce_sum.clone());
         let g = format!("{TOK},{outf}");
         let w = format!("{outf},{inf}");
         let x = format!("{TOK},{inf}");
@@ -1699,16 +1386,9 @@ impl<'b, 'c> Model<'b, 'c> {
             let l = self.b.launch(&kr, (outf as f64 / 2048.0) * 14.0 + 8.0);
             inner.push(self.b.op_x("aten::sum", &e, 8.0, 2.0, vec![l]));
         }
-        let name = if bias {
-            "AddmmBackward0"
-        } else {
-            "MmBackward0"
-        };
+        let name = if bias { "AddmmBackward0" } else { "MmBackward0" };
         vec![
-            self.eval_fn(
-                "UnsafeViewBackward0",
-                vec![self.b.op("aten::reshape", 2.0, 1.0, vec![self.view(&g)])],
-            ),
+            self.eval_fn("UnsafeViewBackward0", vec![self.b.op("aten::reshape", 2.0, 1.0, vec![self.view(&g)])]),
             self.eval_fn(name, inner),
             self.eval_fn("TBackward0", vec![self.t(inf, outf)]),
         ]
@@ -1718,26 +1398,8 @@ impl<'b, 'c> Model<'b, 'c> {
         let (ki, kg) = (self.k.ln_bwd_in.clone(), self.k.ln_bwd_gamma.clone());
         let x = dims3(BATCH, SEQ, DM);
         let e = self.b.sh(
-            &[
-                "",
-                "",
-                &format!("[{DM}]"),
-                "",
-                "",
-                "",
-                "",
-                "[True, True, True]",
-            ],
-            &[
-                BF16,
-                BF16,
-                "ScalarList",
-                "float",
-                "float",
-                BF16,
-                BF16,
-                "ScalarList",
-            ],
+            &["", "", &format!("[{DM}]"), "", "", "", "", "[True, True, True]"],
+            &[BF16, BF16, "ScalarList", "float", "float", BF16, BF16, "ScalarList"],
             &[&contig(&x), &contig(&x), "", "", "", "1", "1", ""],
             &[
                 &x,
@@ -1750,16 +1412,8 @@ impl<'b, 'c> Model<'b, 'c> {
                 "",
             ],
         );
-        let kids = vec![
-            self.empty(),
-            self.empty(),
-            self.empty(),
-            self.b.launch(&ki, 68.0),
-            self.b.launch(&kg, 38.0),
-        ];
-        let n = self
-            .b
-            .op_x("aten::native_layer_norm_backward", &e, 8.0, 3.0, kids);
+        let kids = vec![self.empty(), self.empty(), self.empty(), self.b.launch(&ki, 68.0), self.b.launch(&kg, 38.0)];
+        let n = self.b.op_x("aten::native_layer_norm_backward", &e, 8.0, 3.0, kids);
         self.eval_fn("NativeLayerNormBackward0", vec![n])
     }
 
@@ -1773,13 +1427,7 @@ impl<'b, 'c> Model<'b, 'c> {
             &[&x, &x, ""],
         );
         let l = self.b.launch(&kd, 52.0);
-        let n = self.b.op_x(
-            "aten::native_dropout_backward",
-            &e,
-            6.0,
-            2.0,
-            vec![self.empty(), l],
-        );
+        let n = self.b.op_x("aten::native_dropout_backward", &e, 6.0, 2.0, vec![self.empty(), l]);
         self.eval_fn("NativeDropoutBackward0", vec![n])
     }
 
@@ -1809,12 +1457,7 @@ impl<'b, 'c> Model<'b, 'c> {
                     1.0,
                     vec![
                         self.empty(),
-                        self.b.op(
-                            "aten::zero_",
-                            2.0,
-                            1.0,
-                            vec![self.b.op("aten::fill_", 4.0, 1.0, vec![fill])],
-                        ),
+                        self.b.op("aten::zero_", 2.0, 1.0, vec![self.b.op("aten::fill_", 4.0, 1.0, vec![fill])]),
                     ],
                 );
                 let kids = vec![
@@ -1827,9 +1470,7 @@ impl<'b, 'c> Model<'b, 'c> {
                     self.b.launch(&k2, 1120.0),
                     self.b.launch(&k3, 24.0),
                 ];
-                let fb = self
-                    .b
-                    .op_x("aten::_flash_attention_backward", &e, 10.0, 3.0, kids);
+                let fb = self.b.op_x("aten::_flash_attention_backward", &e, 10.0, 3.0, kids);
                 let kids = vec![
                     self.transpose(&q, &qs),
                     self.transpose(&q, &qs),
@@ -1838,13 +1479,7 @@ impl<'b, 'c> Model<'b, 'c> {
                     self.transpose(&q, &qs),
                     self.transpose(&q, &qs),
                 ];
-                let sb = self.b.op_x(
-                    "aten::_scaled_dot_product_flash_attention_backward",
-                    &e,
-                    5.0,
-                    2.0,
-                    kids,
-                );
+                let sb = self.b.op_x("aten::_scaled_dot_product_flash_attention_backward", &e, 5.0, 2.0, kids);
                 vec![self.eval_fn("ScaledDotProductFlashAttentionBackward0", vec![sb])]
             }
             Backend::Efficient => {
@@ -1858,9 +1493,7 @@ impl<'b, 'c> Model<'b, 'c> {
                     self.b.memset(BATCH * NH * SEQ * 4, 3.5),
                     self.b.launch(&kb, 1650.0),
                 ];
-                let fb = self
-                    .b
-                    .op_x("aten::_efficient_attention_backward", &e, 12.0, 3.0, kids);
+                let fb = self.b.op_x("aten::_efficient_attention_backward", &e, 12.0, 3.0, kids);
                 let kids = vec![
                     self.transpose(&q, &qs),
                     self.transpose(&q, &qs),
@@ -1869,60 +1502,27 @@ impl<'b, 'c> Model<'b, 'c> {
                     self.transpose(&q, &qs),
                     self.transpose(&q, &qs),
                 ];
-                let sb = self.b.op_x(
-                    "aten::_scaled_dot_product_efficient_attention_backward",
-                    &e,
-                    5.0,
-                    2.0,
-                    kids,
-                );
+                let sb = self.b.op_x("aten::_scaled_dot_product_efficient_attention_backward", &e, 5.0, 2.0, kids);
                 vec![self.eval_fn("ScaledDotProductEfficientAttentionBackward0", vec![sb])]
             }
             Backend::Cudnn => {
                 let kb = self.k.cudnn_bwd.clone();
                 let e = e4(self.b, 6, BF16);
-                let kids = vec![
-                    self.empty(),
-                    self.empty(),
-                    self.empty(),
-                    self.b.launch(&kb, 950.0),
-                ];
-                let sb = self.b.op_x(
-                    "aten::_scaled_dot_product_cudnn_attention_backward",
-                    &e,
-                    14.0,
-                    3.0,
-                    kids,
-                );
+                let kids = vec![self.empty(), self.empty(), self.empty(), self.b.launch(&kb, 950.0)];
+                let sb = self.b.op_x("aten::_scaled_dot_product_cudnn_attention_backward", &e, 14.0, 3.0, kids);
                 vec![self.eval_fn("ScaledDotProductCudnnAttentionBackward0", vec![sb])]
             }
             Backend::Math => {
-                let (kg, ks, km, kc) = (
-                    self.k.gemm_f32.clone(),
-                    self.k.softmax_bwd.clone(),
-                    self.k.mul_f32.clone(),
-                    self.k.copy.clone(),
-                );
+                let (kg, ks, km, kc) =
+                    (self.k.gemm_f32.clone(), self.k.softmax_bwd.clone(), self.k.mul_f32.clone(), self.k.copy.clone());
                 let bs = format!("{},{SEQ},{SEQ}", BATCH * NH);
                 let s = format!("{BATCH},{NH},{SEQ},{SEQ}");
-                let eb = self.b.sh(
-                    &["", ""],
-                    &["float", "float"],
-                    &[&contig(&bs), &contig(&bs)],
-                    &[&bs, &bs],
-                );
+                let eb = self.b.sh(&["", ""], &["float", "float"], &[&contig(&bs), &contig(&bs)], &[&bs, &bs]);
                 let mut v = Vec::new();
-                v.push(self.eval_fn(
-                    "ToCopyBackward0",
-                    vec![self.to_copy(&q, "float", "15", self.b.launch(&kc, 55.0))],
-                ));
-                for name in [
-                    "BmmBackward0",
-                    "SoftmaxBackward0",
-                    "AddBackward0",
-                    "BmmBackward0",
-                    "MulBackward0",
-                ] {
+                v.push(
+                    self.eval_fn("ToCopyBackward0", vec![self.to_copy(&q, "float", "15", self.b.launch(&kc, 55.0))]),
+                );
+                for name in ["BmmBackward0", "SoftmaxBackward0", "AddBackward0", "BmmBackward0", "MulBackward0"] {
                     let inner = match name {
                         "BmmBackward0" => {
                             let l1 = self.b.launch(&kg, 410.0);
@@ -1940,13 +1540,7 @@ impl<'b, 'c> Model<'b, 'c> {
                                 &[&contig(&s), &contig(&s), "", ""],
                                 &[&s, &s, "", ""],
                             );
-                            vec![self.b.op_x(
-                                "aten::_softmax_backward_data",
-                                &esm,
-                                6.0,
-                                2.0,
-                                vec![self.empty(), l],
-                            )]
+                            vec![self.b.op_x("aten::_softmax_backward_data", &esm, 6.0, 2.0, vec![self.empty(), l])]
                         }
                         "MulBackward0" => vec![self.binary("aten::mul", &km, 70.0, &q, "float")],
                         _ => vec![],
@@ -1982,14 +1576,11 @@ impl<'b, 'c> Model<'b, 'c> {
         let kids = vec![
             self.b.call("cudaStreamIsCapturing", 317, 1.2, Eff::None),
             self.b.call("cudaEventRecord", 135, 2.3, Eff::None),
-            self.b
-                .call("cudaStreamWaitEvent", 147, 1.6, Eff::CommWaitsCompute),
+            self.b.call("cudaStreamWaitEvent", 147, 1.6, Eff::CommWaitsCompute),
             self.b.ann("nccl:all_reduce", 12.0, 4.0, vec![launch]),
             self.b.call("cudaEventRecord", 135, 1.5, Eff::None),
         ];
-        let rpc = self
-            .b
-            .op_x("record_param_comms", &rpc_args, 18.0, 10.0, kids);
+        let rpc = self.b.op_x("record_param_comms", &rpc_args, 18.0, 10.0, kids);
         let e = self.b.sh(
             &["", "", "", "-1"],
             &["TensorList", "Object", "Object", "Scalar"],
@@ -2009,16 +1600,9 @@ impl<'b, 'c> Model<'b, 'c> {
             Mlp::Gelu => {
                 let kg = self.k.gelu_bwd.clone();
                 let h = dims3(BATCH, SEQ, FF);
-                let e = self.b.sh(
-                    &["", "", "none"],
-                    &[BF16, BF16, ""],
-                    &[&contig(&h), &contig(&h), ""],
-                    &[&h, &h, ""],
-                );
+                let e = self.b.sh(&["", "", "none"], &[BF16, BF16, ""], &[&contig(&h), &contig(&h), ""], &[&h, &h, ""]);
                 let l = self.b.launch(&kg, 150.0);
-                let gb = self
-                    .b
-                    .op_x("aten::gelu_backward", &e, 6.0, 2.0, vec![self.empty(), l]);
+                let gb = self.b.op_x("aten::gelu_backward", &e, 6.0, 2.0, vec![self.empty(), l]);
                 v.push(self.eval_fn("GeluBackward0", vec![gb]));
                 v.extend(self.addmm_bwd(DM, FF, 1010.0, true));
             }
@@ -2039,10 +1623,7 @@ impl<'b, 'c> Model<'b, 'c> {
         v.push(self.dropout_bwd());
         v.extend(self.addmm_bwd(DM, DM, 265.0, true));
         let x = dims3(BATCH, SEQ, DM);
-        v.push(self.eval_fn(
-            "ViewBackward0",
-            vec![self.b.op("aten::reshape", 2.0, 1.0, vec![self.view(&x)])],
-        ));
+        v.push(self.eval_fn("ViewBackward0", vec![self.b.op("aten::reshape", 2.0, 1.0, vec![self.view(&x)])]));
         v.push(self.eval_fn("CloneBackward0", vec![]));
         let q = format!("{BATCH},{NH},{SEQ},{HD}");
         let qs = format!("{},{},{},1", SEQ * DM, HD, DM);
@@ -2050,36 +1631,21 @@ impl<'b, 'c> Model<'b, 'c> {
         v.extend(self.sdpa_bwd());
         for _ in 0..3 {
             v.push(self.eval_fn("TransposeBackward0", vec![self.transpose(&q, &qs)]));
-            v.push(self.eval_fn(
-                "ViewBackward0",
-                vec![self.b.op("aten::reshape", 2.0, 1.0, vec![self.view(&q)])],
-            ));
+            v.push(self.eval_fn("ViewBackward0", vec![self.b.op("aten::reshape", 2.0, 1.0, vec![self.view(&q)])]));
         }
         let kc = self.k.cat.clone();
-        let e = self
-            .b
-            .sh(&["", "2"], &["TensorList", "Scalar"], &["", ""], &["", ""]);
+        let e = self.b.sh(&["", "2"], &["TensorList", "Scalar"], &["", ""], &["", ""]);
         let l = self.b.launch(&kc, 88.0);
         let cat = self.b.op_x("aten::cat", &e, 8.0, 2.0, vec![l]);
         v.push(self.eval_fn("SplitBackward0", vec![cat]));
         v.extend(self.addmm_bwd(DM, 3 * DM, 760.0, true));
         v.push(self.layer_norm_bwd());
-        let nparams = if self.cfg().mlp == Mlp::SwiGlu {
-            14
-        } else {
-            12
-        };
+        let nparams = if self.cfg().mlp == Mlp::SwiGlu { 14 } else { 12 };
         for _ in 0..nparams {
             v.push(self.accumulate_grad());
         }
         if self.cfg().world > 1 {
-            let per_layer = 4 * DM * DM
-                + 2 * DM * FF
-                + if self.cfg().mlp == Mlp::SwiGlu {
-                    DM * FF
-                } else {
-                    0
-                };
+            let per_layer = 4 * DM * DM + 2 * DM * FF + if self.cfg().mlp == Mlp::SwiGlu { DM * FF } else { 0 };
             v.push(self.allreduce(per_layer + 9 * DM));
         }
         v
@@ -2088,80 +1654,37 @@ impl<'b, 'c> Model<'b, 'c> {
     fn embedding_bwd(&self, rows: u64, memset_us: f64, gpu: f64) -> Node {
         let ke = self.k.emb_bwd.clone();
         let ms = self.b.memset(rows * DM * 2, memset_us);
-        let zeros = self.b.op(
-            "aten::zeros",
-            3.0,
-            1.0,
-            vec![self.empty(), self.b.op("aten::zero_", 3.0, 1.0, vec![ms])],
-        );
+        let zeros =
+            self.b.op("aten::zeros", 3.0, 1.0, vec![self.empty(), self.b.op("aten::zero_", 3.0, 1.0, vec![ms])]);
         let l = self.b.launch(&ke, gpu);
         let e = self.b.sh(
             &["", "", &rows.to_string(), "-1", "False"],
             &[BF16, "long int", "Scalar", "Scalar", "Scalar"],
-            &[
-                &contig(&dims3(BATCH, SEQ, DM)),
-                &format!("{SEQ},1"),
-                "",
-                "",
-                "",
-            ],
-            &[
-                &dims3(BATCH, SEQ, DM),
-                &format!("{BATCH},{SEQ}"),
-                "",
-                "",
-                "",
-            ],
+            &[&contig(&dims3(BATCH, SEQ, DM)), &format!("{SEQ},1"), "", "", ""],
+            &[&dims3(BATCH, SEQ, DM), &format!("{BATCH},{SEQ}"), "", "", ""],
         );
-        let dense = self.b.op_x(
-            "aten::embedding_dense_backward",
-            &e,
-            10.0,
-            3.0,
-            vec![zeros, l],
-        );
-        let eb = self
-            .b
-            .op_x("aten::embedding_backward", &e, 3.0, 1.0, vec![dense]);
+        let dense = self.b.op_x("aten::embedding_dense_backward", &e, 10.0, 3.0, vec![zeros, l]);
+        let eb = self.b.op_x("aten::embedding_backward", &e, 3.0, 1.0, vec![dense]);
         self.eval_fn("EmbeddingBackward0", vec![eb])
     }
 
     fn backward(&self) -> Vec<Node> {
         let mut v = Vec::new();
-        let (kf, kn, kls, kc) = (
-            self.k.fill.clone(),
-            self.k.nll_bwd.clone(),
-            self.k.log_softmax_bwd.clone(),
-            self.k.copy_f32.clone(),
-        );
+        let (kf, kn, kls, kc) =
+            (self.k.fill.clone(), self.k.nll_bwd.clone(), self.k.log_softmax_bwd.clone(), self.k.copy_f32.clone());
         // loss
         let lf = self.b.launch(&kf, 1050.0);
         let zeros = self.b.op(
             "aten::zeros",
             3.0,
             1.0,
-            vec![
-                self.empty(),
-                self.b.op(
-                    "aten::zero_",
-                    2.0,
-                    1.0,
-                    vec![self.b.op("aten::fill_", 4.0, 1.0, vec![lf])],
-                ),
-            ],
+            vec![self.empty(), self.b.op("aten::zero_", 2.0, 1.0, vec![self.b.op("aten::fill_", 4.0, 1.0, vec![lf])])],
         );
         let ln = self.b.launch(&kn, 15.0);
-        let nb = self
-            .b
-            .op("aten::nll_loss_backward", 6.0, 2.0, vec![zeros, ln]);
+        let nb = self.b.op("aten::nll_loss_backward", 6.0, 2.0, vec![zeros, ln]);
         v.push(self.eval_fn("NllLossBackward0", vec![nb]));
         let l = self.b.launch(&kls, 2450.0);
-        let lb = self.b.op(
-            "aten::_log_softmax_backward_data",
-            6.0,
-            2.0,
-            vec![self.empty(), l],
-        );
+        let lb = self.b.op("aten::_log_softmax_backward_data", 6.0, 2.0, vec![self.empty(), l]);
         v.push(self.eval_fn("LogSoftmaxBackward0", vec![lb]));
         let logits = format!("{BATCH},{SEQ},{VOCAB}");
         let l = self.b.launch(&kc, 1200.0);
@@ -2189,32 +1712,15 @@ impl<'b, 'c> Model<'b, 'c> {
 
     fn optimizer(&self) -> Node {
         let layers = self.cfg().layers as u64;
-        let nparams = layers
-            * if self.cfg().mlp == Mlp::SwiGlu {
-                14
-            } else {
-                12
-            }
-            + 6;
+        let nparams = layers * if self.cfg().mlp == Mlp::SwiGlu { 14 } else { 12 } + 6;
         let launches = (nparams / 24 + 1).max(1);
         let mut kids = Vec::new();
         if self.cfg().world > 1 {
             // DDP: the optimizer's kernels wait for the last all-reduce
-            kids.push(
-                self.b
-                    .call("cudaStreamWaitEvent", 147, 1.7, Eff::ComputeWaitsComm),
-            );
+            kids.push(self.b.call("cudaStreamWaitEvent", 147, 1.7, Eff::ComputeWaitsComm));
         }
-        let tl = self
-            .b
-            .sh(&["", ""], &["TensorList", "Scalar"], &["", ""], &["", ""]);
-        kids.push(self.b.op_x(
-            "aten::_foreach_add_",
-            &tl,
-            40.0 + nparams as f64 * 0.6,
-            3.0,
-            vec![],
-        ));
+        let tl = self.b.sh(&["", ""], &["TensorList", "Scalar"], &["", ""], &["", ""]);
+        kids.push(self.b.op_x("aten::_foreach_add_", &tl, 40.0 + nparams as f64 * 0.6, 3.0, vec![]));
         let mta = self.k.mta.clone();
         for (name, kern) in mta.iter() {
             let per = (layers as f64 * 210.0 + 120.0) / launches as f64;
@@ -2227,29 +1733,12 @@ impl<'b, 'c> Model<'b, 'c> {
             for _ in 0..launches {
                 inner.push(self.b.launch(kern, per));
             }
-            kids.push(
-                self.b
-                    .op_x(name, &tl, 12.0 + nparams as f64 * 0.3, 4.0, inner),
-            );
+            kids.push(self.b.op_x(name, &tl, 12.0 + nparams as f64 * 0.3, 4.0, inner));
         }
-        let inner = self.b.py(
-            "torch/optim/adamw.py(472): _multi_tensor_adamw",
-            30.0,
-            8.0,
-            kids,
-        );
-        let inner = self
-            .b
-            .py("torch/optim/adamw.py(209): step", 20.0, 5.0, vec![inner]);
-        let ann = self
-            .b
-            .ann("Optimizer.step#AdamW.step", 8.0, 4.0, vec![inner]);
-        self.b.py(
-            "torch/optim/optimizer.py(485): wrapper",
-            10.0,
-            4.0,
-            vec![ann],
-        )
+        let inner = self.b.py("torch/optim/adamw.py(472): _multi_tensor_adamw", 30.0, 8.0, kids);
+        let inner = self.b.py("torch/optim/adamw.py(209): step", 20.0, 5.0, vec![inner]);
+        let ann = self.b.ann("Optimizer.step#AdamW.step", 8.0, 4.0, vec![inner]);
+        self.b.py("torch/optim/optimizer.py(485): wrapper", 10.0, 4.0, vec![ann])
     }
 }
 
@@ -2258,18 +1747,12 @@ fn contig(dims: &str) -> String {
     if dims.is_empty() {
         return String::new();
     }
-    let d: Vec<u64> = dims
-        .split(',')
-        .map(|x| x.trim().parse().unwrap_or(1))
-        .collect();
+    let d: Vec<u64> = dims.split(',').map(|x| x.trim().parse().unwrap_or(1)).collect();
     let mut s = vec![1u64; d.len()];
     for i in (0..d.len().saturating_sub(1)).rev() {
         s[i] = s[i + 1] * d[i + 1];
     }
-    s.iter()
-        .map(|x| x.to_string())
-        .collect::<Vec<_>>()
-        .join(",")
+    s.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
 }
 
 fn build(cfg: &Cfg) -> Prog {
@@ -2282,22 +1765,11 @@ fn build(cfg: &Cfg) -> Prog {
     // data loading + host-to-device copies
     let loader = {
         let gap = Node::Gap(us(2400.0 * m.cfg().loader_factor));
-        let ann = m.b.ann(
-            "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
-            30.0,
-            10.0,
-            vec![gap],
-        );
-        m.b.py(
-            "torch/utils/data/dataloader.py(733): __next__",
-            6.0,
-            4.0,
-            vec![ann],
-        )
+        let ann = m.b.ann("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 30.0, 10.0, vec![gap]);
+        m.b.py("torch/utils/data/dataloader.py(733): __next__", 6.0, 4.0, vec![ann])
     };
     let h2d = |m: &Model| {
-        let mc =
-            m.b.memcpy("Memcpy HtoD (Pinned -> Device)", BATCH * SEQ * 8, 7.5);
+        let mc = m.b.memcpy("Memcpy HtoD (Pinned -> Device)", BATCH * SEQ * 8, 7.5);
         let e = m.b.sh(
             &["", "", "True", "False", ""],
             &["long int", "Device", "Scalar", "Scalar", ""],
@@ -2305,40 +1777,19 @@ fn build(cfg: &Cfg) -> Prog {
             &[&x, "", "", "", ""],
         );
         let copy = m.b.op_x("aten::copy_", &e, 6.0, 2.0, vec![mc]);
-        let tc = m.b.op_x(
-            "aten::_to_copy",
-            &e,
-            4.0,
-            1.5,
-            vec![m.b.op("aten::empty_strided", 3.0, 1.0, vec![]), copy],
-        );
+        let tc = m.b.op_x("aten::_to_copy", &e, 4.0, 1.5, vec![m.b.op("aten::empty_strided", 3.0, 1.0, vec![]), copy]);
         m.b.op_x("aten::to", &e, 2.0, 1.0, vec![tc])
     };
     let mut train = Vec::new();
     let nparams = m.cfg().layers as f64 * 12.0 + 6.0;
-    train.push(m.b.ann(
-        "Optimizer.zero_grad#AdamW.zero_grad",
-        25.0 + nparams * 2.0,
-        5.0,
-        vec![],
-    ));
+    train.push(m.b.ann("Optimizer.zero_grad#AdamW.zero_grad", 25.0 + nparams * 2.0, 5.0, vec![]));
     train.extend(m.forward());
     // backward: the main thread waits in Python while the autograd thread runs
     m.b.th.set(Th::Bwd);
     let bwd = m.backward();
     m.b.th.set(Th::Main);
-    let eng = m.b.py(
-        "torch/autograd/graph.py(824): _engine_run_backward",
-        15.0,
-        10.0,
-        bwd,
-    );
-    let ab = m.b.py(
-        "torch/autograd/__init__.py(353): backward",
-        12.0,
-        3.0,
-        vec![eng],
-    );
+    let eng = m.b.py("torch/autograd/graph.py(824): _engine_run_backward", 15.0, 10.0, bwd);
+    let ab = m.b.py("torch/autograd/__init__.py(353): backward", 12.0, 3.0, vec![eng]);
     train.push(m.b.py("torch/_tensor.py(648): backward", 8.0, 3.0, vec![ab]));
     train.push(m.optimizer());
     let train_py = m.b.py("train.py(131): train_step", 10.0, 6.0, train);
@@ -2346,8 +1797,7 @@ fn build(cfg: &Cfg) -> Prog {
     // loss.item(): device-to-host copy, then the host waits for the device
     let d2h = m.b.memcpy("Memcpy DtoH (Device -> Pageable)", 4, 1.6);
     let sync = m.b.call("cudaStreamSynchronize", 131, 3.0, Eff::Sync);
-    let lsd =
-        m.b.op("aten::_local_scalar_dense", 5.0, 2.0, vec![d2h, sync]);
+    let lsd = m.b.op("aten::_local_scalar_dense", 5.0, 2.0, vec![d2h, sync]);
     let item = m.b.op("aten::item", 3.0, 1.0, vec![lsd]);
     let prof = {
         let g = Node::Gap(us(20.0));
@@ -2356,18 +1806,9 @@ fn build(cfg: &Cfg) -> Prog {
 
     let kids = vec![loader, h2d(&m), h2d(&m), train_py, item, prof];
     let step_tpl = m.b.step_tpl();
-    let step = Node::Scope {
-        tpl: step_tpl,
-        pre: us(15.0),
-        post: us(8.0),
-        kids,
-    };
+    let step = Node::Scope { tpl: step_tpl, pre: us(15.0), post: us(8.0), kids };
     drop(m);
-    Prog {
-        tpls: b.tpls.into_inner(),
-        step,
-        gpu_step,
-    }
+    Prog { tpls: b.tpls.into_inner(), step, gpu_step }
 }
 
 // ------------------------------------------------------------------------------ simulation
@@ -2451,16 +1892,7 @@ const ROOT_PY_ID: u64 = 1;
 
 impl Sim {
     fn new(t0: u64) -> Sim {
-        Sim {
-            t: t0,
-            s_comp: t0,
-            s_comm: t0,
-            comm_ready: t0,
-            ext: 0,
-            corr: 8192,
-            idx: 0,
-            pyid: ROOT_PY_ID,
-        }
+        Sim { t: t0, s_comp: t0, s_comm: t0, comm_ready: t0, ext: 0, corr: 8192, idx: 0, pyid: ROOT_PY_ID }
     }
 
     /// state expected before step k, extrapolated from the first step (for size planning)
@@ -2488,24 +1920,10 @@ impl Sim {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn run(
-        &mut self,
-        p: &Prog,
-        n: &Node,
-        out: &mut StepOut,
-        rng: &mut Rng,
-        op_ext: u64,
-        any_ext: u64,
-        py_par: u64,
-    ) {
+    fn run(&mut self, p: &Prog, n: &Node, out: &mut StepOut, rng: &mut Rng, op_ext: u64, any_ext: u64, py_par: u64) {
         match n {
             Node::Gap(ns) => self.t += rng.cpu(*ns),
-            Node::Scope {
-                tpl,
-                pre,
-                post,
-                kids,
-            } => {
+            Node::Scope { tpl, pre, post, kids } => {
                 let t = &p.tpls[*tpl as usize];
                 let (kind, th) = (t.kind, t.th);
                 self.t += rng.gap();
@@ -2524,15 +1942,7 @@ impl Sim {
                 }
                 let num = out.num;
                 let v = out.vec_mut(kind, th);
-                v.push(SRec {
-                    tpl: *tpl,
-                    ts,
-                    dur: 0,
-                    id,
-                    idx,
-                    parent,
-                    num,
-                });
+                v.push(SRec { tpl: *tpl, ts, dur: 0, id, idx, parent, num });
                 let pos = v.len() - 1;
                 self.t += rng.cpu(*pre);
                 let (oe, ae, pp) = match kind {
@@ -2546,14 +1956,7 @@ impl Sim {
                 self.t += rng.cpu(*post);
                 out.vec_mut(kind, th)[pos].dur = self.t - ts;
             }
-            Node::Launch {
-                rt,
-                act,
-                comm,
-                cpu,
-                gpu,
-                bytes,
-            } => {
+            Node::Launch { rt, act, comm, cpu, gpu, bytes } => {
                 self.t += rng.gap();
                 let ts = self.t;
                 let dur = rng.cpu(*cpu);
@@ -2573,17 +1976,7 @@ impl Sim {
                 out.gpu_first = out.gpu_first.min(ats);
                 out.gpu_last = out.gpu_last.max(ats + adur);
                 let ext = if op_ext != 0 { op_ext } else { any_ext };
-                out.gpu.push(GRec {
-                    rt: *rt,
-                    ts,
-                    dur,
-                    ext,
-                    corr: self.corr,
-                    act: *act,
-                    ats,
-                    adur,
-                    bytes: *bytes,
-                });
+                out.gpu.push(GRec { rt: *rt, ts, dur, ext, corr: self.corr, act: *act, ats, adur, bytes: *bytes });
             }
             Node::Call { rt, cpu, eff } => {
                 self.t += rng.gap();
@@ -2603,17 +1996,7 @@ impl Sim {
                 self.t = ts + dur;
                 self.corr += 1;
                 let ext = if op_ext != 0 { op_ext } else { any_ext };
-                out.gpu.push(GRec {
-                    rt: *rt,
-                    ts,
-                    dur,
-                    ext,
-                    corr: self.corr,
-                    act: u32::MAX,
-                    ats: 0,
-                    adur: 0,
-                    bytes: 0,
-                });
+                out.gpu.push(GRec { rt: *rt, ts, dur, ext, corr: self.corr, act: u32::MAX, ats: 0, adur: 0, bytes: 0 });
             }
         }
     }
@@ -2638,12 +2021,7 @@ struct Emitter<W: Write> {
 
 impl<W: Write> Emitter<W> {
     fn new(w: W) -> Self {
-        Emitter {
-            buf: Vec::with_capacity(FLUSH_AT + (1 << 16)),
-            w,
-            written: 0,
-            events: 0,
-        }
+        Emitter { buf: Vec::with_capacity(FLUSH_AT + (1 << 16)), w, written: 0, events: 0 }
     }
 
     fn bytes(&self) -> u64 {
@@ -2699,8 +2077,7 @@ impl<W: Write> Emitter<W> {
         self.u(ns / 1000);
         let f = (ns % 1000) as usize;
         let d = (f % 100) * 2;
-        self.buf
-            .extend_from_slice(&[b'.', b'0' + (f / 100) as u8, DIGITS[d], DIGITS[d + 1]]);
+        self.buf.extend_from_slice(&[b'.', b'0' + (f / 100) as u8, DIGITS[d], DIGITS[d + 1]]);
     }
 
     fn scope(&mut self, p: &Prog, r: &SRec) {
@@ -2803,15 +2180,9 @@ impl<W: Write> Emitter<W> {
     }
 
     fn meta(&mut self, name: &str, ts: u64, pid: &str, tid: &str, arg: &str) {
-        let _ = write!(
-            self.buf,
-            "  {{\n    \"name\": \"{name}\", \"ph\": \"M\", \"ts\": "
-        );
+        let _ = write!(self.buf, "  {{\n    \"name\": \"{name}\", \"ph\": \"M\", \"ts\": ");
         self.t(ts);
-        let _ = write!(
-            self.buf,
-            ", \"pid\": {pid}, \"tid\": {tid},\n    \"args\": {{\n      {arg}\n    }}\n  }},\n"
-        );
+        let _ = write!(self.buf, ", \"pid\": {pid}, \"tid\": {tid},\n    \"args\": {{\n      {arg}\n    }}\n  }},\n");
         self.events += 1;
     }
 }
@@ -2842,11 +2213,7 @@ fn header(cfg: &Cfg) -> String {
         ranks.join(", ")
         );
     }
-    let trace_id = format!(
-        "{:016X}{:016X}",
-        mix(cfg.seed, 11 + cfg.rank as u64),
-        mix(cfg.seed, 13 + cfg.rank as u64)
-    );
+    let trace_id = format!("{:016X}{:016X}", mix(cfg.seed, 11 + cfg.rank as u64), mix(cfg.seed, 13 + cfg.rank as u64));
     s += &format!(
         "  \"cuda_runtime_version\": 12060,\n  \"with_flops\": 0,\n  \"cupti_version\": 24,\n  \"with_modules\": 1,\n  \"record_shapes\": {},\n  \"cuda_driver_version\": 12080,\n  \"profile_memory\": 0,\n  \"with_stack\": 1,\n  \"trace_id\": \"{trace_id}\",\n  \"traceEvents\": [\n",
         cfg.shapes as u8
@@ -2859,93 +2226,27 @@ fn t0(cfg: &Cfg) -> u64 {
 }
 
 /// Python root frame, metadata, profiler span and the closing keys.
-fn trailer<W: Write>(
-    em: &mut Emitter<W>,
-    cfg: &Cfg,
-    start: u64,
-    end: u64,
-    root_py_idx: Option<u64>,
-) {
+fn trailer<W: Write>(em: &mut Emitter<W>, cfg: &Cfg, start: u64, end: u64, root_py_idx: Option<u64>) {
     let prof_start = start - 2_103_000;
     if let Some(idx) = root_py_idx {
         emit_root_py(em, cfg, start, end, idx);
     }
     let pid = cfg.pid.to_string();
     let dev = cfg.device.to_string();
-    em.meta(
-        "process_name",
-        prof_start,
-        &pid,
-        "0",
-        "\"name\": \"python3\"",
-    );
-    em.meta(
-        "process_labels",
-        prof_start,
-        &pid,
-        "0",
-        "\"labels\": \"CPU\"",
-    );
-    em.meta(
-        "process_sort_index",
-        prof_start,
-        &pid,
-        "0",
-        &format!("\"sort_index\": {pid}"),
-    );
-    em.meta(
-        "process_name",
-        prof_start,
-        &dev,
-        "0",
-        "\"name\": \"python3\"",
-    );
-    em.meta(
-        "process_labels",
-        prof_start,
-        &dev,
-        "0",
-        &format!("\"labels\": \"GPU {dev}\""),
-    );
-    em.meta(
-        "process_sort_index",
-        prof_start,
-        &dev,
-        "0",
-        &format!("\"sort_index\": {}", 16_777_216 + cfg.device),
-    );
+    em.meta("process_name", prof_start, &pid, "0", "\"name\": \"python3\"");
+    em.meta("process_labels", prof_start, &pid, "0", "\"labels\": \"CPU\"");
+    em.meta("process_sort_index", prof_start, &pid, "0", &format!("\"sort_index\": {pid}"));
+    em.meta("process_name", prof_start, &dev, "0", "\"name\": \"python3\"");
+    em.meta("process_labels", prof_start, &dev, "0", &format!("\"labels\": \"GPU {dev}\""));
+    em.meta("process_sort_index", prof_start, &dev, "0", &format!("\"sort_index\": {}", 16_777_216 + cfg.device));
     for stream in [COMPUTE_STREAM, COMM_STREAM] {
-        em.meta(
-            "thread_name",
-            prof_start,
-            &dev,
-            &stream.to_string(),
-            &format!("\"name\": \"stream {stream} \""),
-        );
-        em.meta(
-            "thread_sort_index",
-            prof_start,
-            &dev,
-            &stream.to_string(),
-            &format!("\"sort_index\": {stream}"),
-        );
+        em.meta("thread_name", prof_start, &dev, &stream.to_string(), &format!("\"name\": \"stream {stream} \""));
+        em.meta("thread_sort_index", prof_start, &dev, &stream.to_string(), &format!("\"sort_index\": {stream}"));
     }
     for (tid, label) in [(cfg.tid_main, "python3"), (cfg.tid_bwd, "pt_autograd_0")] {
         let t = tid.to_string();
-        em.meta(
-            "thread_name",
-            prof_start,
-            &pid,
-            &t,
-            &format!("\"name\": \"thread {tid} ({label})\""),
-        );
-        em.meta(
-            "thread_sort_index",
-            prof_start,
-            &pid,
-            &t,
-            &format!("\"sort_index\": {tid}"),
-        );
+        em.meta("thread_name", prof_start, &pid, &t, &format!("\"name\": \"thread {tid} ({label})\""));
+        em.meta("thread_sort_index", prof_start, &pid, &t, &format!("\"sort_index\": {tid}"));
     }
     let b = &mut em.buf;
     b.extend_from_slice(b"  {\n    \"ph\": \"X\", \"cat\": \"Trace\", \"ts\": ");
@@ -3015,13 +2316,7 @@ fn measure(p: &Prog, cfg: &Cfg, st: &Sim, k: u64) -> (u64, Sim) {
     for pass in [Pass::Main, Pass::Bwd, Pass::Py, Pass::Gpu] {
         emit_step(&mut em, p, &out, pass);
     }
-    em.gpu_step(
-        p,
-        out.num,
-        out.gpu_first,
-        out.gpu_last - out.gpu_first,
-        out.step_ext,
-    );
+    em.gpu_step(p, out.num, out.gpu_first, out.gpu_last - out.gpu_first, out.step_ext);
     (em.bytes(), s)
 }
 
@@ -3115,12 +2410,7 @@ fn generate<W: Write>(o: &Opts, rank: u32, world: u32, w: W) -> io::Result<(Summ
                     sim.step(&p, &cfg, k, &mut out);
                     emit_step(&mut em, &p, &out, pass);
                     if pass == Pass::Main {
-                        gpu_steps.push((
-                            out.num,
-                            out.gpu_first,
-                            out.gpu_last - out.gpu_first,
-                            out.step_ext,
-                        ));
+                        gpu_steps.push((out.num, out.gpu_first, out.gpu_last - out.gpu_first, out.step_ext));
                     }
                     em.maybe_flush()?;
                 }
@@ -3140,13 +2430,7 @@ fn generate<W: Write>(o: &Opts, rank: u32, world: u32, w: W) -> io::Result<(Summ
                 for pass in [Pass::Main, Pass::Bwd, Pass::Py, Pass::Gpu] {
                     emit_step(&mut em, &p, &out, pass);
                 }
-                em.gpu_step(
-                    &p,
-                    out.num,
-                    out.gpu_first,
-                    out.gpu_last - out.gpu_first,
-                    out.step_ext,
-                );
+                em.gpu_step(&p, out.num, out.gpu_first, out.gpu_last - out.gpu_first, out.step_ext);
                 em.maybe_flush()?;
             }
             end = sim.t.max(sim.s_comp).max(sim.s_comm);
@@ -3170,14 +2454,11 @@ fn write_one(o: &Opts, rank: u32, world: u32, path: Option<&Path>) -> io::Result
         None => {
             let stdout = io::stdout();
             if stdout.is_terminal() {
-                return Err(io::Error::other(
-                    "refusing to write a trace to a terminal: give OUT or redirect stdout",
-                ));
+                return Err(io::Error::other("refusing to write a trace to a terminal: give OUT or redirect stdout"));
             }
             let lock = BufWriter::with_capacity(1 << 20, stdout.lock());
             let s = if o.gzip {
-                let enc =
-                    flate2::write::GzEncoder::new(lock, flate2::Compression::new(o.gzip_level));
+                let enc = flate2::write::GzEncoder::new(lock, flate2::Compression::new(o.gzip_level));
                 let (s, enc) = generate(o, rank, world, enc)?;
                 enc.finish()?.flush()?;
                 s
@@ -3213,15 +2494,9 @@ fn report(o: &Opts, s: &Summary, path: Option<&Path>) {
     if o.quiet {
         return;
     }
-    let on_disk = path
-        .and_then(|p| std::fs::metadata(p).ok())
-        .map(|m| m.len());
+    let on_disk = path.and_then(|p| std::fs::metadata(p).ok()).map(|m| m.len());
     let gz = match (o.gzip, on_disk) {
-        (true, Some(n)) => format!(
-            ", {:.1} MB gzip ({:.1}x)",
-            n as f64 / 1e6,
-            s.bytes as f64 / n.max(1) as f64
-        ),
+        (true, Some(n)) => format!(", {:.1} MB gzip ({:.1}x)", n as f64 / 1e6, s.bytes as f64 / n.max(1) as f64),
         _ => String::new(),
     };
     eprintln!(
@@ -3253,11 +2528,7 @@ fn main() {
             std::process::exit(1);
         }
         let world = o.world.unwrap_or(o.ranks).max(o.ranks);
-        let ext = if o.gzip {
-            "pt.trace.json.gz"
-        } else {
-            "pt.trace.json"
-        };
+        let ext = if o.gzip { "pt.trace.json.gz" } else { "pt.trace.json" };
         std::thread::scope(|sc| {
             let handles: Vec<_> = (0..o.ranks)
                 .map(|r| {

@@ -9,6 +9,14 @@ say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 mkdir -p target
+# Style and lints first: both are part of the test command.
+for tool in rustfmt clippy; do
+  command -v "cargo-${tool/rustfmt/fmt}" >/dev/null || timeout 120 rustup component add "$tool" >/dev/null 2>&1 || true
+done
+say "cargo fmt --check"
+cargo fmt --check
+say "cargo clippy --all-targets -D warnings"
+cargo clippy --all-targets --profile test-opt -- -D warnings
 say "native tests: cargo test --profile test-opt"
 cargo test --profile test-opt 2>&1 | tee target/native-tests.log
 grep -E '^test result:' target/native-tests.log | awk '{p+=$4; f+=$6} END {printf "native: %d passed, %d failed\n", p, f}'

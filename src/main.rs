@@ -6,10 +6,10 @@ mod cli {
     use clap::Parser;
     use std::fs::File;
     use std::io::{self, Read};
-    use std::sync::mpsc;
-    use std::thread;
     use std::path::{Path, PathBuf};
     use std::process::ExitCode;
+    use std::sync::mpsc;
+    use std::thread;
     use std::time::Instant;
     use tracesight::{analyze_reader, combine, Options, TraceError};
 
@@ -49,8 +49,10 @@ mod cli {
             if p.is_dir() {
                 match std::fs::read_dir(p) {
                     Ok(rd) => {
-                        let mut inside: Vec<PathBuf> =
-                            rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file() && is_trace_name(p)).collect();
+                        let mut inside: Vec<PathBuf> = rd
+                            .filter_map(|e| e.ok().map(|e| e.path()))
+                            .filter(|p| p.is_file() && is_trace_name(p))
+                            .collect();
                         inside.sort();
                         if inside.is_empty() {
                             errors.push(Err(error(p, "no *.json or *.json.gz trace files in this directory")));
@@ -162,7 +164,11 @@ mod cli {
                 if args.verbose {
                     let secs = started.elapsed().as_secs_f64();
                     let mb = r.json_bytes as f64 / 1e6;
-                    eprintln!("[read] {name}: {} events, {mb:.1} MB of JSON in {secs:.2} s ({:.0} MB/s)", r.events, mb / secs.max(1e-9));
+                    eprintln!(
+                        "[read] {name}: {} events, {mb:.1} MB of JSON in {secs:.2} s ({:.0} MB/s)",
+                        r.events,
+                        mb / secs.max(1e-9)
+                    );
                 }
                 for d in r.diagnostics.iter().filter(|d| d.severity == tracesight::report::Severity::Error) {
                     eprintln!("tracesight: warning: {name}: {}", d.message);
@@ -186,7 +192,11 @@ mod cli {
         } else {
             print!("{}", tracesight::text::render(&report));
         }
-        if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+        if failed {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        }
     }
 }
 

@@ -41,7 +41,11 @@ pub fn render(report: &Report) -> String {
     }
     if !report.ranks.is_empty() {
         let _ = writeln!(o, "\n{RULE}\n Ranks side by side\n{RULE}");
-        let _ = writeln!(o, " {:>5} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9}  file", "rank", "kernel", "busy", "idle", "comm", "exposed", "busy/max");
+        let _ = writeln!(
+            o,
+            " {:>5} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9}  file",
+            "rank", "kernel", "busy", "idle", "comm", "exposed", "busy/max"
+        );
         for r in &report.ranks {
             let rank = r.rank.map(|x| x.to_string()).unwrap_or_else(|| "-".into());
             let _ = writeln!(
@@ -83,14 +87,37 @@ fn render_trace(o: &mut String, t: &TraceReport) {
         let _ = writeln!(o, "\n No GPU rows in this trace (CPU-only, or an accelerator tracesight does not know).");
     } else {
         let sp = g.span_us.max(f64::MIN_POSITIVE);
-        let _ = writeln!(o, " span {}   busy {} ({:.1}%)   idle {} ({:.1}%)", fmt_us(g.span_us), fmt_us(g.busy_us), g.busy_us / sp * 100.0, fmt_us(g.idle_us), g.idle_us / sp * 100.0);
-        let _ = writeln!(o, " compute {}   communication {}   exposed communication {}   overlap {:.1}%", fmt_us(g.compute_us), fmt_us(g.comm_us), fmt_us(g.exposed_comm_us), g.overlap_pct);
+        let _ = writeln!(
+            o,
+            " span {}   busy {} ({:.1}%)   idle {} ({:.1}%)",
+            fmt_us(g.span_us),
+            fmt_us(g.busy_us),
+            g.busy_us / sp * 100.0,
+            fmt_us(g.idle_us),
+            g.idle_us / sp * 100.0
+        );
+        let _ = writeln!(
+            o,
+            " compute {}   communication {}   exposed communication {}   overlap {:.1}%",
+            fmt_us(g.compute_us),
+            fmt_us(g.comm_us),
+            fmt_us(g.exposed_comm_us),
+            g.overlap_pct
+        );
         if let Some(e) = g.est_sm_efficiency_pct {
             let occ = g.achieved_occupancy_pct.map(|x| format!("   achieved occupancy {x:.1}%")).unwrap_or_default();
             let _ = writeln!(o, " est. SM efficiency {e:.1}%{occ}");
         }
         for d in &t.devices {
-            let _ = writeln!(o, "   device {:>2}: kernel {}  busy {}  span {}  idle {}", d.device, fmt_us(d.time.kernel_time_us), fmt_us(d.time.busy_us), fmt_us(d.time.span_us), fmt_us(d.time.idle_us));
+            let _ = writeln!(
+                o,
+                "   device {:>2}: kernel {}  busy {}  span {}  idle {}",
+                d.device,
+                fmt_us(d.time.kernel_time_us),
+                fmt_us(d.time.busy_us),
+                fmt_us(d.time.span_us),
+                fmt_us(d.time.idle_us)
+            );
         }
     }
 
@@ -107,7 +134,15 @@ fn render_trace(o: &mut String, t: &TraceReport) {
     let lib = a.library.as_deref().map(|l| format!(" ({l})")).unwrap_or_default();
     let _ = writeln!(o, "\n Attention backend: {}{lib}", a.backend);
     for e in &a.evidence {
-        let _ = writeln!(o, "   {:18} {:>12} {:>7}x  {} {}", e.backend, fmt_us(e.time_us), e.count, e.kind, clip(&short_name(&e.name), 60));
+        let _ = writeln!(
+            o,
+            "   {:18} {:>12} {:>7}x  {} {}",
+            e.backend,
+            fmt_us(e.time_us),
+            e.count,
+            e.kind,
+            clip(&short_name(&e.name), 60)
+        );
     }
     if a.backend == Backend::None {
         let _ = writeln!(o, "   (no attention kernels or SDPA ops found)");
@@ -123,22 +158,58 @@ fn render_trace(o: &mut String, t: &TraceReport) {
     }
 
     let _ = writeln!(o, "\n Top {} kernels:", t.top_kernels.len());
-    let _ = writeln!(o, " {:>4} {:>12} {:>8} {:>8} {:>10}  name  [launching op]", "rank", "time", "% total", "# calls", "mean");
+    let _ = writeln!(
+        o,
+        " {:>4} {:>12} {:>8} {:>8} {:>10}  name  [launching op]",
+        "rank", "time", "% total", "# calls", "mean"
+    );
     for (i, k) in t.top_kernels.iter().enumerate() {
         let op = k.op.as_deref().map(|x| format!("  [{x}]")).unwrap_or_default();
-        let _ = writeln!(o, " {:>4} {:>12} {:>7.1}% {:>8} {:>10}  {}{}", i + 1, fmt_us(k.time_us), k.pct, k.count, fmt_us(k.mean_us), clip(&short_name(&k.name), 70), op);
+        let _ = writeln!(
+            o,
+            " {:>4} {:>12} {:>7.1}% {:>8} {:>10}  {}{}",
+            i + 1,
+            fmt_us(k.time_us),
+            k.pct,
+            k.count,
+            fmt_us(k.mean_us),
+            clip(&short_name(&k.name), 70),
+            op
+        );
     }
     let _ = writeln!(o, "\n Top {} ops (GPU time they launched):", t.top_ops.len());
     let _ = writeln!(o, " {:>4} {:>12} {:>8} {:>8} {:>10}  name", "rank", "time", "% total", "# calls", "mean");
     for (i, k) in t.top_ops.iter().enumerate() {
-        let _ = writeln!(o, " {:>4} {:>12} {:>7.1}% {:>8} {:>10}  {}", i + 1, fmt_us(k.time_us), k.pct, k.count, fmt_us(k.mean_us), clip(&k.name, 80));
+        let _ = writeln!(
+            o,
+            " {:>4} {:>12} {:>7.1}% {:>8} {:>10}  {}",
+            i + 1,
+            fmt_us(k.time_us),
+            k.pct,
+            k.count,
+            fmt_us(k.mean_us),
+            clip(&k.name, 80)
+        );
     }
 
     if !t.steps.is_empty() {
         let _ = writeln!(o, "\n Steps:");
-        let _ = writeln!(o, " {:22} {:>12} {:>12} {:>12} {:>12} {:>12}", "step", "GPU span", "busy", "idle", "exposed comm", "CPU");
+        let _ = writeln!(
+            o,
+            " {:22} {:>12} {:>12} {:>12} {:>12} {:>12}",
+            "step", "GPU span", "busy", "idle", "exposed comm", "CPU"
+        );
         for s in &t.steps {
-            let _ = writeln!(o, " {:22} {:>12} {:>12} {:>12} {:>12} {:>12}", s.name, fmt_us(s.span_us), fmt_us(s.busy_us), fmt_us(s.idle_us), fmt_us(s.exposed_comm_us), fmt_us(s.cpu_us));
+            let _ = writeln!(
+                o,
+                " {:22} {:>12} {:>12} {:>12} {:>12} {:>12}",
+                s.name,
+                fmt_us(s.span_us),
+                fmt_us(s.busy_us),
+                fmt_us(s.idle_us),
+                fmt_us(s.exposed_comm_us),
+                fmt_us(s.cpu_us)
+            );
         }
     }
 
@@ -155,7 +226,8 @@ fn render_trace(o: &mut String, t: &TraceReport) {
             let _ = writeln!(o, "   -> {}", h.fix);
         }
     }
-    let core = t.buckets.iter().filter(|b| matches!(b.id, Bucket::Gemm | Bucket::Attention)).map(|b| b.pct).sum::<f64>();
+    let core =
+        t.buckets.iter().filter(|b| matches!(b.id, Bucket::Gemm | Bucket::Attention)).map(|b| b.pct).sum::<f64>();
     if t.has_gpu && t.gpu.kernel_time_us > 0.0 {
         let _ = writeln!(o, "\n Matmul + Attention (core compute): {core:.1}%");
         if core < crate::analysis::hints::CORE_COMPUTE_LOW {

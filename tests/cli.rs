@@ -32,10 +32,26 @@ fn json_output_has_the_stable_contract() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(v["tool_version"].is_string());
     let t = &v["traces"][0];
-    for key in ["file", "events", "device", "rank", "world_size", "gpu", "buckets", "attention", "top_kernels", "top_ops", "steps", "hints", "diagnostics"] {
+    for key in [
+        "file",
+        "events",
+        "device",
+        "rank",
+        "world_size",
+        "gpu",
+        "buckets",
+        "attention",
+        "top_kernels",
+        "top_ops",
+        "steps",
+        "hints",
+        "diagnostics",
+    ] {
         assert!(t.get(key).is_some(), "missing {key}");
     }
-    for key in ["kernel_time_us", "busy_us", "span_us", "idle_us", "compute_us", "comm_us", "exposed_comm_us", "overlap_pct"] {
+    for key in
+        ["kernel_time_us", "busy_us", "span_us", "idle_us", "compute_us", "comm_us", "exposed_comm_us", "overlap_pct"]
+    {
         assert!(t["gpu"][key].is_number(), "gpu.{key}");
     }
     for key in ["name", "time_us", "pct", "count", "rule", "top_names"] {
@@ -69,7 +85,15 @@ fn text_output_and_seed_flags() {
     assert!(a.status.success() && b.status.success());
     assert_eq!(stdout(&a), stdout(&b));
     let text = stdout(&a);
-    for section in ["Time by bucket", "Attention backend: flash", "Top 3 kernels", "Top 3 ops", "Steps:", "Optimisation hints", "Matmul + Attention (core compute)"] {
+    for section in [
+        "Time by bucket",
+        "Attention backend: flash",
+        "Top 3 kernels",
+        "Top 3 ops",
+        "Steps:",
+        "Optimisation hints",
+        "Matmul + Attention (core compute)",
+    ] {
         assert!(text.contains(section), "missing {section}:\n{text}");
     }
     let dir = fixture("");

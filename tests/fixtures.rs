@@ -3,9 +3,13 @@
 //! chunks) giving the identical report, and golden text/JSON reports.
 
 mod common;
-use tracesight::analysis::{diagnostics::DiagnosticId, hints::HintId, taxonomy::{Backend, Bucket}};
-use tracesight::report::Severity;
 use common::*;
+use tracesight::analysis::{
+    diagnostics::DiagnosticId,
+    hints::HintId,
+    taxonomy::{Backend, Bucket},
+};
+use tracesight::report::Severity;
 use tracesight::report::TraceReport;
 
 fn close(a: f64, b: f64) -> bool {
@@ -44,7 +48,11 @@ fn current_schema_numbers_by_hand() {
     assert!(close(bucket(&r, Bucket::Communication), 100.0));
     assert!(close(bucket(&r, Bucket::Other), 10.0));
     let attn = r.buckets.iter().find(|b| b.id == Bucket::Attention).unwrap();
-    assert!(attn.matched[0].rule.starts_with("under aten::_scaled_dot_product_flash_attention: SDPA flash op"), "{}", attn.matched[0].rule);
+    assert!(
+        attn.matched[0].rule.starts_with("under aten::_scaled_dot_product_flash_attention: SDPA flash op"),
+        "{}",
+        attn.matched[0].rule
+    );
     let coll = r.buckets.iter().find(|b| b.id == Bucket::Communication).unwrap();
     // The kernel's own name decides before the op chain.
     assert_eq!(coll.matched[0].rule, "kernel: NCCL / RCCL / MSCCL collective");
@@ -64,7 +72,10 @@ fn current_schema_numbers_by_hand() {
     assert!(close(k0.pct, 200.25 / 463.25 * 100.0));
     let op0 = &r.top_ops[0];
     assert_eq!((op0.name.as_str(), op0.op.as_deref()), ("aten::addmm", Some("aten::linear")));
-    assert!(!r.top_ops.iter().any(|o| o.name.starts_with("ProfilerStep")), "annotations are not ops with GPU time of their own");
+    assert!(
+        !r.top_ops.iter().any(|o| o.name.starts_with("ProfilerStep")),
+        "annotations are not ops with GPU time of their own"
+    );
 
     assert_eq!(r.steps.len(), 2);
     let s1 = &r.steps[0];

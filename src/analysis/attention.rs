@@ -9,7 +9,7 @@
 use super::attribution::{Attribution, NO};
 use super::classify::Why;
 use super::collect::{Collector, GpuKind, Interner};
-use super::kernel_name::short_name;
+use super::kernel_name::{full_name, short_name};
 use super::steps::us;
 use super::taxonomy::{self, Backend, Bucket};
 use crate::report::{Attention, Evidence, EvidenceKind};
@@ -30,7 +30,12 @@ const BATCHED_MATMUL_OPS: &[&str] = &["aten::bmm", "aten::baddbmm", "aten::einsu
 const LINEAR_OPS: &[&str] = &["aten::linear", "aten::addmm", "aten::mm", "aten::_scaled_mm"];
 
 /// Marks hand-written attention rows: sets their class to attention / `Why::Eager`.
-pub fn find_eager(c: &Collector, at: &Attribution, runtime: &[super::collect::RuntimeCall], classes: &mut [(Bucket, Why)]) {
+pub fn find_eager(
+    c: &Collector,
+    at: &Attribution,
+    runtime: &[super::collect::RuntimeCall],
+    classes: &mut [(Bucket, Why)],
+) {
     let names = &c.names;
     if !classes.iter().any(|(b, _)| *b == Bucket::Softmax) {
         return;
@@ -73,8 +78,13 @@ pub fn find_eager(c: &Collector, at: &Attribution, runtime: &[super::collect::Ru
     enum State {
         Idle,
         /// Saw a run of matmuls starting at this position.
-        Qk { start: usize, last_matmul: usize },
-        Softmax { start: usize },
+        Qk {
+            start: usize,
+            last_matmul: usize,
+        },
+        Softmax {
+            start: usize,
+        },
         /// Just marked a shape; consecutive matmuls right after it belong to it.
         Trail,
     }
@@ -94,9 +104,13 @@ pub fn find_eager(c: &Collector, at: &Attribution, runtime: &[super::collect::Ru
                 windows.push((pos, pos));
                 State::Trail
             }
-            (Role::Matmul, State::Qk { start, last_matmul }) if last_matmul + 1 == pos => State::Qk { start, last_matmul: pos },
+            (Role::Matmul, State::Qk { start, last_matmul }) if last_matmul + 1 == pos => {
+                State::Qk { start, last_matmul: pos }
+            }
             (Role::Matmul, _) => State::Qk { start: pos, last_matmul: pos },
-            (Role::Softmax, State::Qk { start, .. }) | (Role::Softmax, State::Softmax { start }) => State::Softmax { start },
+            (Role::Softmax, State::Qk { start, .. }) | (Role::Softmax, State::Softmax { start }) => {
+                State::Softmax { start }
+            }
             (Role::Softmax, _) | (Role::Breaker, _) => State::Idle,
             (Role::Between, State::Trail) => State::Idle,
             (Role::Between, s) => s,
@@ -120,11 +134,15 @@ fn scope_name(c: &Collector, at: &Attribution, runtime: &[super::collect::Runtim
     let names = &c.names;
     let call = &runtime[at.runtime[row] as usize];
     let m = at.modules.innermost(call.thread, call.start);
-    if let Some(module) = at.modules.chain(m).find(|&i| taxonomy::is_attention_scope(names.get(at.modules.spans[i as usize].name))) {
+    if let Some(module) =
+        at.modules.chain(m).find(|&i| taxonomy::is_attention_scope(names.get(at.modules.spans[i as usize].name)))
+    {
         return at.modules.spans[module as usize].name;
     }
     let leaf = at.leaf[row];
-    if let Some(op) = at.ops.chain(leaf).find(|&i| taxonomy::is_attention_scope(names.get(at.ops.spans[i as usize].name))) {
+    if let Some(op) =
+        at.ops.chain(leaf).find(|&i| taxonomy::is_attention_scope(names.get(at.ops.spans[i as usize].name)))
+    {
         return at.ops.spans[op as usize].name;
     }
     if m != NO {
@@ -163,7 +181,7 @@ impl AttentionEvidence {
             .map(|((b, kind, n, lib), (ns, count))| Evidence {
                 backend: *b,
                 kind: *kind,
-                name: if *n == NO { String::new() } else { names.get(*n).to_string() },
+                name: if *n == NO { String::new() } else { full_name(names.get(*n)) },
                 short: if *n == NO { String::new() } else { short_name(names.get(*n)) },
                 library: (!lib.is_empty()).then(|| lib.to_string()),
                 time_us: us(*ns),
@@ -183,7 +201,15 @@ impl AttentionEvidence {
         } else {
             (not_flash_reasons(c), Some(FLASH_FIX.to_string()))
         };
-        Attention { backend: winner, library, time_us: us(ns), total_us: us(total), evidence: rows, not_flash_reasons: reasons, fix }
+        Attention {
+            backend: winner,
+            library,
+            time_us: us(ns),
+            total_us: us(total),
+            evidence: rows,
+            not_flash_reasons: reasons,
+            fix,
+        }
     }
 }
 
@@ -213,12 +239,17 @@ fn not_flash_reasons(c: &Collector) -> Vec<String> {
             if let Some(q) = dims.first() {
                 if let Some(&d) = q.last() {
                     if d > 256 || d % 8 != 0 {
-                        push(format!("head dim {d} (query shape {q:?}): flash needs head dim <= 256 and a multiple of 8"));
+                        push(format!(
+                            "head dim {d} (query shape {q:?}): flash needs head dim <= 256 and a multiple of 8"
+                        ));
                     }
                 }
             }
             if dims.get(3).is_some_and(|m| !m.is_empty()) {
-                push(format!("an explicit attn_mask of shape {:?} is passed: flash supports no mask except is_causal", dims[3]));
+                push(format!(
+                    "an explicit attn_mask of shape {:?} is passed: flash supports no mask except is_causal",
+                    dims[3]
+                ));
             }
         }
         if let Some(ci) = call.concrete_inputs.as_deref() {

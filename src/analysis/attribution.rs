@@ -143,7 +143,13 @@ fn sorted_find(v: &[(i64, u32)], key: i64) -> u32 {
 }
 
 /// `runtime` must be sorted by correlation id.
-pub fn attribute(ops: Vec<OpRow>, modules: Vec<OpRow>, names: &Interner, gpu: &[GpuRow], runtime: &[RuntimeCall]) -> Attribution {
+pub fn attribute(
+    ops: Vec<OpRow>,
+    modules: Vec<OpRow>,
+    names: &Interner,
+    gpu: &[GpuRow],
+    runtime: &[RuntimeCall],
+) -> Attribution {
     let tree = SpanTree::new(ops);
     let runtime_of: Vec<u32> = gpu
         .iter()

@@ -69,7 +69,8 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     let mut launch = LaunchStats::default();
     let mut copies = Copies::default();
     let mut tc = TensorCoreUse::default();
-    let mut extra = Extra { external_mismatch: at.external_mismatch, dataloader_ns: at.dataloader_ns, ..Default::default() };
+    let mut extra =
+        Extra { external_mismatch: at.external_mismatch, dataloader_ns: at.dataloader_ns, ..Default::default() };
 
     for (i, row) in c.gpu.iter().enumerate() {
         let rt = match at.runtime[i] {
@@ -200,7 +201,8 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         .collect();
     extra.cpu_extent_ns = c.cpu_extent.map(|(a, b)| b - a).unwrap_or(0);
     // Training shows backward ops or optimizer work; inference shows neither.
-    let training = tree.spans.iter().any(|o| names.is(o.name, NAME_BACKWARD)) || t.buckets.iter().any(|b| b.id == Bucket::Optimizer);
+    let training = tree.spans.iter().any(|o| names.is(o.name, NAME_BACKWARD))
+        || t.buckets.iter().any(|b| b.id == Bucket::Optimizer);
     let attention = evidence.verdict(names, &c);
     let built = Built {
         gpu,

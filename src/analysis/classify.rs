@@ -20,7 +20,10 @@ use super::taxonomy::{self, Bucket, Identity, KernelFacts, OpContext, KERNEL_RUL
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Why {
     /// An enclosing op (name id) matched an op-context rule.
-    Op { op: u32, rule: u16 },
+    Op {
+        op: u32,
+        rule: u16,
+    },
     Kernel(u16),
     LeafOp(u16),
     CopyRow(CopyKind),
@@ -78,7 +81,9 @@ pub fn why_label(why: Why, names: &Interner) -> String {
         Why::Kernel(i) => format!("kernel: {}", KERNEL_RULES[i as usize].why),
         Why::LeafOp(i) => format!("unnamed kernel launched by {}", LEAF_OP_RULES[i as usize].why),
         Why::CopyRow(k) => k.label().to_string(),
-        Why::Eager(scope) if scope != NO => format!("hand-written attention (matmul, softmax, matmul) in {}", names.get(scope)),
+        Why::Eager(scope) if scope != NO => {
+            format!("hand-written attention (matmul, softmax, matmul) in {}", names.get(scope))
+        }
         Why::Eager(_) => "hand-written attention (matmul, softmax, matmul)".to_string(),
         Why::Unmatched => "no rule matched".to_string(),
     }
@@ -96,11 +101,8 @@ pub struct Chains {
 
 impl Chains {
     pub fn new(tree: &SpanTree, names: &Interner) -> Chains {
-        let rule_of_name: Vec<Option<u16>> = names
-            .names
-            .iter()
-            .map(|n| taxonomy::op_context(n).map(|i| i as u16))
-            .collect();
+        let rule_of_name: Vec<Option<u16>> =
+            names.names.iter().map(|n| taxonomy::op_context(n).map(|i| i as u16)).collect();
         let m = tree.spans.len();
         let (mut sdpa, mut context) = (vec![NO; m], vec![NO; m]);
         // Spans are sorted so that parents come before children: one pass inherits.
@@ -124,7 +126,15 @@ impl Chains {
     }
 
     /// The bucket of one GPU row launched by `leaf` (NO when unattributed).
-    pub fn classify(&self, tree: &SpanTree, names: &Interner, kind: GpuKind, copy: CopyKind, facts: &KernelFacts, leaf: u32) -> (Bucket, Why) {
+    pub fn classify(
+        &self,
+        tree: &SpanTree,
+        names: &Interner,
+        kind: GpuKind,
+        copy: CopyKind,
+        facts: &KernelFacts,
+        leaf: u32,
+    ) -> (Bucket, Why) {
         if kind != GpuKind::Kernel {
             let bucket = if copy == CopyKind::PeerToPeer { Bucket::Communication } else { Bucket::Memory };
             return (bucket, Why::CopyRow(copy));

@@ -268,8 +268,6 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
     memchr::memmem::find(hay, needle).is_some()
 }
 
-
-
 impl Collector {
     /// A stable key for (pid, tid): numeric ids as numbers ("123" and 123 are one thread),
     /// other strings interned.
@@ -322,11 +320,8 @@ impl Collector {
                 if dur == 0 {
                     self.counters.zero_dur_gpu += 1;
                 }
-                let device = args
-                    .and_then(|a| a.device)
-                    .and_then(Loose::as_i64)
-                    .or_else(|| ev.pid.as_int())
-                    .unwrap_or(0);
+                let device =
+                    args.and_then(|a| a.device).and_then(Loose::as_i64).or_else(|| ev.pid.as_int()).unwrap_or(0);
                 if let Some(a) = args {
                     if let Some(bps) = a.blocks_per_sm.and_then(Loose::as_f64) {
                         self.sm_eff_weighted += bps.clamp(0.0, 1.0) * dur as f64;

@@ -64,8 +64,19 @@ impl DiagnosticId {
         use DiagnosticId::*;
         match self {
             Truncated | InvalidJson | InputError => Severity::Error,
-            NoGpuRows | MalformedEvent | UnknownCategory | MissingTimestamp | NegativeDuration | ExternalIdMismatch | BeginEndEvents | TrailingData => Severity::Warning,
-            DanglingCorrelation | UnattributedGpuRows | GpuRowWithoutCorrelation | ZeroDurationGpuRows | CudaSyncRows | GpuUserAnnotations | FlowEvents | InstantEvents | CounterEvents | NoCategory | StrayCommas => Severity::Info,
+            NoGpuRows | MalformedEvent | UnknownCategory | MissingTimestamp | NegativeDuration | ExternalIdMismatch
+            | BeginEndEvents | TrailingData => Severity::Warning,
+            DanglingCorrelation
+            | UnattributedGpuRows
+            | GpuRowWithoutCorrelation
+            | ZeroDurationGpuRows
+            | CudaSyncRows
+            | GpuUserAnnotations
+            | FlowEvents
+            | InstantEvents
+            | CounterEvents
+            | NoCategory
+            | StrayCommas => Severity::Info,
         }
     }
 
@@ -83,10 +94,14 @@ impl DiagnosticId {
             InputError => "the byte stream failed (read or decompression error) after some events were read",
             NoGpuRows => "no kernel, memcpy or memset rows: a CPU-only trace or an unknown accelerator",
             MalformedEvent => "array elements that are not readable event objects were skipped",
-            UnknownCategory => "events with categories tracesight does not know were not analysed (the categories are listed)",
+            UnknownCategory => {
+                "events with categories tracesight does not know were not analysed (the categories are listed)"
+            }
             MissingTimestamp => "complete events without a readable ts were skipped",
             NegativeDuration => "events with a negative dur were counted as 0",
-            ExternalIdMismatch => "launch calls whose External id names an op that does not enclose the call; the enclosing op was used",
+            ExternalIdMismatch => {
+                "launch calls whose External id names an op that does not enclose the call; the enclosing op was used"
+            }
             DanglingCorrelation => "GPU rows whose correlation id matches no launch call",
             UnattributedGpuRows => "GPU rows with no launching op (bucketed by kernel name only)",
             GpuRowWithoutCorrelation => "GPU rows without args.correlation",
@@ -135,12 +150,20 @@ pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnost
     }
     if k.malformed > 0 {
         let (at, why) = k.first_malformed.clone().unwrap_or_default();
-        d.push(diag(D::MalformedEvent, k.malformed, format!("trace events that are not readable event objects were skipped (first at byte {at}: {why})")));
+        d.push(diag(
+            D::MalformedEvent,
+            k.malformed,
+            format!("trace events that are not readable event objects were skipped (first at byte {at}: {why})"),
+        ));
     }
     if !k.unknown_cats.is_empty() {
         let total: u64 = k.unknown_cats.iter().map(|(_, n)| n).sum();
         let list: Vec<String> = k.unknown_cats.iter().map(|(cat, n)| format!("\"{cat}\" ({n})")).collect();
-        d.push(diag(D::UnknownCategory, total, format!("events with unknown categories were not analysed: {}", list.join(", "))));
+        d.push(diag(
+            D::UnknownCategory,
+            total,
+            format!("events with unknown categories were not analysed: {}", list.join(", ")),
+        ));
     }
     let mut add = |id: D, n: u64, msg: String| {
         if n > 0 {
@@ -150,14 +173,30 @@ pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnost
     add(D::MissingTimestamp, k.missing_ts, "complete events without a readable ts were skipped".into());
     add(D::NegativeDuration, k.negative_dur, "events with a negative dur were counted as 0".into());
     add(D::ExternalIdMismatch, b.external_mismatch, format!("{} launch calls carry an External id naming an op that does not enclose the call (on another thread or at another time); the op around the call was used instead", b.external_mismatch));
-    add(D::DanglingCorrelation, b.dangling_correlation, "GPU rows whose correlation id matches no runtime launch call (they keep their kernel name only)".into());
-    add(D::UnattributedGpuRows, b.unattributed.0, "GPU rows with no resolvable launching op (bucketed by kernel name only)".into());
+    add(
+        D::DanglingCorrelation,
+        b.dangling_correlation,
+        "GPU rows whose correlation id matches no runtime launch call (they keep their kernel name only)".into(),
+    );
+    add(
+        D::UnattributedGpuRows,
+        b.unattributed.0,
+        "GPU rows with no resolvable launching op (bucketed by kernel name only)".into(),
+    );
     add(D::GpuRowWithoutCorrelation, k.gpu_without_correlation, "GPU rows without args.correlation".into());
     add(D::ZeroDurationGpuRows, k.zero_dur_gpu, "GPU rows with dur 0".into());
     add(D::CudaSyncRows, k.cuda_sync_rows, "cuda_sync rows (GPU-side waits) are not GPU work and are not counted in GPU time (HolisticTraceAnalysis counts them as kernels)".into());
-    add(D::GpuUserAnnotations, k.gpu_annotations, "gpu_user_annotation spans are annotations, not GPU work; not counted in GPU time".into());
+    add(
+        D::GpuUserAnnotations,
+        k.gpu_annotations,
+        "gpu_user_annotation spans are annotations, not GPU work; not counted in GPU time".into(),
+    );
     add(D::BeginEndEvents, k.begin_end, "B/E (begin/end) events are not analysed; only complete (X) events are".into());
-    add(D::FlowEvents, k.flow, "flow events (ph s/f) were not needed: launches are linked to GPU rows by correlation id".into());
+    add(
+        D::FlowEvents,
+        k.flow,
+        "flow events (ph s/f) were not needed: launches are linked to GPU rows by correlation id".into(),
+    );
     add(D::InstantEvents, k.instant, "instant events (ph i) are not analysed".into());
     add(D::CounterEvents, k.counters, "counter events (ph C) are not analysed".into());
     add(D::NoCategory, k.no_category, "events without a cat (e.g. old [memory] instant events) were skipped".into());

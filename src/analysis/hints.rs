@@ -106,7 +106,15 @@ pub fn hints(r: &TraceReport, x: &Extra) -> Vec<Hint> {
     let f = Facts { r, x };
     let mut out: Vec<Hint> = RULES
         .iter()
-        .filter_map(|(id, rule)| rule(&f).map(|h| Hint { id: *id, severity: h.severity, message: h.message, evidence: h.evidence, fix: h.fix }))
+        .filter_map(|(id, rule)| {
+            rule(&f).map(|h| Hint {
+                id: *id,
+                severity: h.severity,
+                message: h.message,
+                evidence: h.evidence,
+                fix: h.fix,
+            })
+        })
         .collect();
     out.sort_by_key(|h| std::cmp::Reverse(h.severity));
     out
@@ -146,7 +154,10 @@ fn launch_bound(f: &Facts) -> Option<Fired> {
         return None;
     }
     let mut evidence = vec![
-        format!("kernels shorter than their launch call = {} of {} launched one by one", l.shorter_than_launch, l.launched_kernels),
+        format!(
+            "kernels shorter than their launch call = {} of {} launched one by one",
+            l.shorter_than_launch, l.launched_kernels
+        ),
         format!("time in launch calls = {}", fmt_us(l.launch_call_us)),
         format!("mean kernel = {}", fmt_us(f.r.gpu.kernel_time_us / f.r.gpu.kernel_count.max(1) as f64)),
     ];
@@ -191,7 +202,10 @@ fn collective_share(f: &Facts) -> Option<Fired> {
     fired(
         Severity::Warning,
         format!("Communication takes {comm_pct:.1}% of GPU kernel time (>{COLLECTIVE_SHARE:.0}% is high)."),
-        vec![format!("communication kernel time = {comm_pct:.1}%"), format!("exposed communication = {}", fmt_us(f.r.gpu.exposed_comm_us))],
+        vec![
+            format!("communication kernel time = {comm_pct:.1}%"),
+            format!("exposed communication = {}", fmt_us(f.r.gpu.exposed_comm_us)),
+        ],
         fix,
     )
 }
@@ -281,7 +295,8 @@ fn memcpy_share(f: &Facts) -> Option<Fired> {
 fn dataloader(f: &Facts) -> Option<Fired> {
     let x = f.x;
     // ProfilerStep spans when there are some, else the CPU extent of the trace.
-    let (whole, what) = if x.cpu_step_ns > 0 { (x.cpu_step_ns, "step time") } else { (x.cpu_extent_ns, "traced CPU time") };
+    let (whole, what) =
+        if x.cpu_step_ns > 0 { (x.cpu_step_ns, "step time") } else { (x.cpu_extent_ns, "traced CPU time") };
     if whole <= 0 || x.dataloader_ns <= 0 {
         return None;
     }
@@ -312,13 +327,18 @@ fn generation(r: &TraceReport) -> Generation {
     if name.contains("AMD") || name.contains("Instinct") || name.contains("Radeon") || name.starts_with("MI") {
         return Generation::Amd;
     }
-    let major = r.device.compute_capability.as_deref().and_then(|c| c.split('.').next()).and_then(|m| m.parse::<u32>().ok());
+    let major =
+        r.device.compute_capability.as_deref().and_then(|c| c.split('.').next()).and_then(|m| m.parse::<u32>().ok());
     match major {
         Some(m) if m < 7 => Generation::NoTensorCores,
         Some(7) => Generation::Fp16Only,
         Some(_) => Generation::Tf32,
-        None if name.contains("V100") || name.contains("T4") || name.contains("RTX 20") || name.contains("Titan V") => Generation::Fp16Only,
-        None if name.contains("P100") || name.contains("GP100") || name.contains("K80") || name.contains("GTX") => Generation::NoTensorCores,
+        None if name.contains("V100") || name.contains("T4") || name.contains("RTX 20") || name.contains("Titan V") => {
+            Generation::Fp16Only
+        }
+        None if name.contains("P100") || name.contains("GP100") || name.contains("K80") || name.contains("GTX") => {
+            Generation::NoTensorCores
+        }
         None => Generation::Unknown,
     }
 }
@@ -382,7 +402,13 @@ fn eager_attention(f: &Facts) -> Option<Fired> {
     }
     let pct = eager_us / f.r.gpu.kernel_time_us * 100.0;
     let mut evidence = vec![format!("hand-written attention = {} ({pct:.1}% of GPU time)", fmt_us(eager_us))];
-    evidence.extend(a.evidence.iter().filter(|e| e.backend == Backend::Eager).take(3).map(|e| format!("in {} = {}", e.name, fmt_us(e.time_us))));
+    evidence.extend(
+        a.evidence
+            .iter()
+            .filter(|e| e.backend == Backend::Eager)
+            .take(3)
+            .map(|e| format!("in {} = {}", e.name, fmt_us(e.time_us))),
+    );
     fired(
         if pct > 20.0 { Severity::Critical } else { Severity::Warning },
         format!("Attention is written by hand (matmul, softmax, matmul): {pct:.1}% of GPU time, with the attention matrix written to memory."),

@@ -47,15 +47,46 @@ const WRAPPERS: &[&str] = &[
 
 /// Template arguments that are plain types or values, never a kernel's identity.
 const NOT_IDENTITY: &[&str] = &[
-    "int", "unsigned", "long", "short", "char", "bool", "float", "double", "void", "const", "true", "false",
-    "signed", "half", "__half", "__nv_bfloat16", "c10::BFloat16", "c10::Half", "at::Half", "at::BFloat16",
-    "std::array", "at::detail::Array", "cutlass::bfloat16_t", "cutlass::half_t", "OffsetCalculator",
-    "TrivialOffsetCalculator", "at::native::memory::LoadWithCast", "at::native::memory::StoreWithCast",
-    "at::native::memory::LoadWithoutCast", "at::native::memory::StoreWithoutCast", "at::native::ReduceOp",
-    "at::native::func_wrapper_t", "at::native::(anonymous namespace)::TensorListMetadata",
-    "at::native::TensorListMetadata", "at::native::gpu_kernel_impl", "at::native::gpu_kernel_impl_nocast",
+    "int",
+    "unsigned",
+    "long",
+    "short",
+    "char",
+    "bool",
+    "float",
+    "double",
+    "void",
+    "const",
+    "true",
+    "false",
+    "signed",
+    "half",
+    "__half",
+    "__nv_bfloat16",
+    "c10::BFloat16",
+    "c10::Half",
+    "at::Half",
+    "at::BFloat16",
+    "std::array",
+    "at::detail::Array",
+    "cutlass::bfloat16_t",
+    "cutlass::half_t",
+    "OffsetCalculator",
+    "TrivialOffsetCalculator",
+    "at::native::memory::LoadWithCast",
+    "at::native::memory::StoreWithCast",
+    "at::native::memory::LoadWithoutCast",
+    "at::native::memory::StoreWithoutCast",
+    "at::native::ReduceOp",
+    "at::native::func_wrapper_t",
+    "at::native::(anonymous namespace)::TensorListMetadata",
+    "at::native::TensorListMetadata",
+    "at::native::gpu_kernel_impl",
+    "at::native::gpu_kernel_impl_nocast",
     // Generic functor adapters: the functor they wrap is the identity.
-    "at::native::BinaryFunctor", "at::native::AUnaryFunctor", "at::native::BUnaryFunctor",
+    "at::native::BinaryFunctor",
+    "at::native::AUnaryFunctor",
+    "at::native::BUnaryFunctor",
     "at::native::(anonymous namespace)::TensorListScalarListMetadata",
 ];
 
@@ -96,6 +127,11 @@ impl KernelName {
         parts.pop();
         parts.into_iter()
     }
+}
+
+/// The full name as shown: demangled when it was mangled, else as written.
+pub fn full_name(name: &str) -> String {
+    demangle(name).unwrap_or_else(|| name.to_string())
 }
 
 /// The short display form of any GPU row name (memcpy rows are kept as they are).
@@ -249,7 +285,10 @@ mod tests {
         let k = KernelName::parse("nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NNT");
         assert_eq!(k.base, "nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NNT");
         assert_eq!(k.short, k.base);
-        assert_eq!(KernelName::parse("triton_per_fused_add_mean_mul_pow_rsqrt_0").base, "triton_per_fused_add_mean_mul_pow_rsqrt_0");
+        assert_eq!(
+            KernelName::parse("triton_per_fused_add_mean_mul_pow_rsqrt_0").base,
+            "triton_per_fused_add_mean_mul_pow_rsqrt_0"
+        );
         assert_eq!(KernelName::parse("Memcpy HtoD (Pageable -> Device)").base, "Memcpy HtoD (Pageable -> Device)");
     }
 
@@ -261,7 +300,10 @@ mod tests {
         assert_eq!(k.short, "fft2d_c2r_32x32<…>");
         let k = KernelName::parse("void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, float, float, float, at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)");
         assert_eq!(k.base, "at::native::(anonymous namespace)::cunn_SoftMaxForward");
-        assert_eq!(KernelName::parse("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)").base, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL");
+        assert_eq!(
+            KernelName::parse("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)").base,
+            "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"
+        );
     }
 
     #[test]
@@ -273,7 +315,10 @@ mod tests {
         let k = KernelName::parse("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul>)");
         assert_eq!(k.inner, "at::native::CUDAFunctor_add");
         let clamp = KernelName::parse("void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#14}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul> >(int, float, std::array<char*, 2ul>)");
-        assert_eq!(clamp.short, "at::native::vectorized_elementwise_kernel<at::native::(anonymous namespace)::launch_clamp_scalar>");
+        assert_eq!(
+            clamp.short,
+            "at::native::vectorized_elementwise_kernel<at::native::(anonymous namespace)::launch_clamp_scalar>"
+        );
         let foreach = KernelName::parse("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, float>(T1, T2, T3, T4)");
         assert_eq!(foreach.short, "at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::BinaryOpListAlphaFunctor>");
         assert_eq!(k.short, "at::native::vectorized_elementwise_kernel<at::native::CUDAFunctor_add>");
@@ -285,7 +330,8 @@ mod tests {
 
     #[test]
     fn mangled_names_are_demangled() {
-        let k = KernelName::parse("_ZN5aiter24add_rmsnorm_quant_kernelIN3c108BFloat16ELi256ELi8EEEvPT_PKS3_S6_PKfS8_fii");
+        let k =
+            KernelName::parse("_ZN5aiter24add_rmsnorm_quant_kernelIN3c108BFloat16ELi256ELi8EEEvPT_PKS3_S6_PKfS8_fii");
         assert!(k.full.starts_with("void aiter::add_rmsnorm_quant_kernel<c10::BFloat16, 256, 8>("), "{}", k.full);
         assert_eq!(k.base, "aiter::add_rmsnorm_quant_kernel");
         assert_eq!(k.namespaces().collect::<Vec<_>>(), ["aiter"]);

@@ -110,7 +110,10 @@ pub fn analyze_reader<R: Read>(
         // Nothing was read: say what is wrong instead of printing an empty report.
         match &outcome.end {
             End::Truncated { at } => {
-                return Err(err(ErrorKind::Truncated, format!("truncated: the JSON ends at byte {at} before any trace event")))
+                return Err(err(
+                    ErrorKind::Truncated,
+                    format!("truncated: the JSON ends at byte {at} before any trace event"),
+                ))
             }
             End::Invalid { at, message } => {
                 return Err(err(ErrorKind::NotJson, format!("not JSON at byte {at}: {message}")))
@@ -176,9 +179,7 @@ fn device_info(c: &Collector) -> DeviceInfo {
     }
     let main = counts.iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))).map(|x| x.0 as i64);
     let devs = &c.meta.devices;
-    let d = main
-        .and_then(|m| devs.iter().find(|d| d.id.and_then(|i| i.as_i64()) == Some(m)))
-        .or_else(|| devs.first());
+    let d = main.and_then(|m| devs.iter().find(|d| d.id.and_then(|i| i.as_i64()) == Some(m))).or_else(|| devs.first());
     let Some(d) = d else {
         return DeviceInfo { count: devs.len(), ..Default::default() };
     };

@@ -5,7 +5,7 @@
 use super::attribution::{SpanTree, NO};
 use super::classify::{why_label, Why};
 use super::collect::Interner;
-use super::kernel_name::short_name;
+use super::kernel_name::{full_name, short_name};
 use super::steps::{pct, us};
 use super::taxonomy::Bucket;
 use crate::report::{self, NameTime, RuleHit, TopRow};
@@ -60,7 +60,8 @@ pub fn tables(rows: &RowMap, op_gpu: &[i64], tree: &SpanTree, names: &Interner, 
             *op_bucket_time.entry((op, bucket)).or_default() += a.ns;
         }
     }
-    let by_time_then_name = |x: &(u32, Agg), y: &(u32, Agg)| y.1.ns.cmp(&x.1.ns).then_with(|| names.get(x.0).cmp(names.get(y.0)));
+    let by_time_then_name =
+        |x: &(u32, Agg), y: &(u32, Agg)| y.1.ns.cmp(&x.1.ns).then_with(|| names.get(x.0).cmp(names.get(y.0)));
 
     let mut buckets: Vec<report::Bucket> = Bucket::ALL
         .iter()
@@ -72,27 +73,47 @@ pub fn tables(rows: &RowMap, op_gpu: &[i64], tree: &SpanTree, names: &Interner, 
                 .map(|((_, w), a)| RuleHit { rule: why_label(*w, names), time_us: us(a.ns), count: a.count })
                 .collect();
             matched.sort_by(|x, y| y.time_us.total_cmp(&x.time_us).then_with(|| x.rule.cmp(&y.rule)));
-            let mut tops: Vec<(u32, Agg)> = kernel_agg.iter().filter(|((_, bb), _)| *bb == b).map(|((n, _), a)| (*n, *a)).collect();
+            let mut tops: Vec<(u32, Agg)> =
+                kernel_agg.iter().filter(|((_, bb), _)| *bb == b).map(|((n, _), a)| (*n, *a)).collect();
             tops.sort_by(by_time_then_name);
             let top_names = tops
                 .iter()
                 .take(5)
-                .map(|(n, a)| NameTime { name: names.get(*n).to_string(), short: short_name(names.get(*n)), time_us: us(a.ns), count: a.count })
+                .map(|(n, a)| NameTime {
+                    name: full_name(names.get(*n)),
+                    short: short_name(names.get(*n)),
+                    time_us: us(a.ns),
+                    count: a.count,
+                })
                 .collect();
-            Some(report::Bucket { id: b, name: b.name().to_string(), time_us: us(a.ns), pct: pct(a.ns, total_ns), count: a.count, rule: b.definition(), matched, top_names })
+            Some(report::Bucket {
+                id: b,
+                name: b.name().to_string(),
+                time_us: us(a.ns),
+                pct: pct(a.ns, total_ns),
+                count: a.count,
+                rule: b.definition(),
+                matched,
+                top_names,
+            })
         })
         .collect();
     buckets.sort_by(|x, y| y.time_us.total_cmp(&x.time_us).then_with(|| x.id.cmp(&y.id)));
 
     // Top kernels: one row per (kernel, bucket).
     let mut kernels: Vec<((u32, Bucket), Agg)> = kernel_agg.into_iter().collect();
-    kernels.sort_by(|x, y| y.1.ns.cmp(&x.1.ns).then_with(|| names.get(x.0 .0).cmp(names.get(y.0 .0))).then(x.0 .1.cmp(&y.0 .1)));
+    kernels.sort_by(|x, y| {
+        y.1.ns.cmp(&x.1.ns).then_with(|| names.get(x.0 .0).cmp(names.get(y.0 .0))).then(x.0 .1.cmp(&y.0 .1))
+    });
     let top_kernels = kernels
         .iter()
         .take(top_n)
         .map(|((n, b), a)| {
-            let op = argmax(kernel_op.iter().filter(|((k, bb, _), _)| k == n && bb == b).map(|((_, _, o), t)| (names.get(*o), *t))).map(str::to_string);
-            top_row(names.get(*n), short_name(names.get(*n)), a, total_ns, op, *b)
+            let op = argmax(
+                kernel_op.iter().filter(|((k, bb, _), _)| k == n && bb == b).map(|((_, _, o), t)| (names.get(*o), *t)),
+            )
+            .map(str::to_string);
+            top_row(&full_name(names.get(*n)), short_name(names.get(*n)), a, total_ns, op, *b)
         })
         .collect();
 
@@ -116,8 +137,10 @@ pub fn tables(rows: &RowMap, op_gpu: &[i64], tree: &SpanTree, names: &Interner, 
         .iter()
         .take(top_n)
         .map(|(n, a)| {
-            let parent = argmax(op_parent.iter().filter(|((o, _), _)| o == n).map(|((_, p), t)| (names.get(*p), *t))).map(str::to_string);
-            let bucket = argmax(op_bucket_time.iter().filter(|((o, _), _)| o == n).map(|((_, b), t)| (*b, *t))).unwrap_or(Bucket::Other);
+            let parent = argmax(op_parent.iter().filter(|((o, _), _)| o == n).map(|((_, p), t)| (names.get(*p), *t)))
+                .map(str::to_string);
+            let bucket = argmax(op_bucket_time.iter().filter(|((o, _), _)| o == n).map(|((_, b), t)| (*b, *t)))
+                .unwrap_or(Bucket::Other);
             top_row(names.get(*n), names.get(*n).to_string(), a, total_ns, parent, bucket)
         })
         .collect();

@@ -65,4 +65,3 @@ fn seq_match(toks: &[String], pat: &[&str]) -> bool {
     }
     (0..=toks.len() - pat.len()).any(|i| pat.iter().zip(&toks[i..]).all(|(p, t)| token_match(t, p)))
 }
-

@@ -680,17 +680,17 @@ mod tests {
         assert_eq!(e.pid, Id::Str("Traces".into()));
         assert_eq!(e.tid, Id::Int(-1));
         assert_eq!(micros_to_nanos(e.ts.unwrap()), Some(1500));
-        let e: RawEvent = serde_json::from_str(r#"{"name": "a\u00e9\"b", "args": {"external id": 4, "x": [1]}}"#).unwrap();
+        let e: RawEvent =
+            serde_json::from_str(r#"{"name": "a\u00e9\"b", "args": {"external id": 4, "x": [1]}}"#).unwrap();
         assert_eq!(e.name.to_str(), "a\u{e9}\"b");
         assert_eq!(e.args.unwrap().external_id(), Some(4));
     }
 
     #[test]
     fn loose_numbers() {
-        let a: Args = serde_json::from_str(
-            r#"{"correlation": "12", "External id": 3.0, "stream": null, "blocks per SM": 0.5}"#,
-        )
-        .unwrap();
+        let a: Args =
+            serde_json::from_str(r#"{"correlation": "12", "External id": 3.0, "stream": null, "blocks per SM": 0.5}"#)
+                .unwrap();
         assert_eq!(a.correlation.and_then(Loose::as_i64), Some(12));
         assert_eq!(a.external_id(), Some(3));
         assert_eq!(a.stream, None);

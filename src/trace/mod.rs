@@ -259,11 +259,9 @@ impl<R: Read> Reader<'_, R> {
         }
         let at = self.offset().max(self.base + self.end as u64);
         match self.io_error.take() {
-            Some(e) => End::Io {
-                at,
-                truncated: e.kind() == std::io::ErrorKind::UnexpectedEof,
-                message: io_message(&e),
-            },
+            Some(e) => {
+                End::Io { at, truncated: e.kind() == std::io::ErrorKind::UnexpectedEof, message: io_message(&e) }
+            }
             None => End::Truncated { at },
         }
     }
@@ -364,7 +362,8 @@ impl<R: Read> Reader<'_, R> {
     fn literal_ahead(&self, words: &[&[u8]]) -> bool {
         let w = self.window();
         words.iter().any(|word| {
-            w.starts_with(word) && w.get(word.len()).is_none_or(|c| matches!(c, b' ' | b'\n' | b'\r' | b'\t' | b',' | b']' | b'}'))
+            w.starts_with(word)
+                && w.get(word.len()).is_none_or(|c| matches!(c, b' ' | b'\n' | b'\r' | b'\t' | b',' | b']' | b'}'))
         })
     }
 

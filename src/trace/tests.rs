@@ -132,10 +132,15 @@ fn cancel_stops_reading() {
     let text = format!("[{}]", vec![r#"{"name": "a"}"#; 1000].join(","));
     let mut s = Names::default();
     let mut calls = 0;
-    let r = read_trace_chunked(text.as_bytes(), &mut s, &mut |_| {
-        calls += 1;
-        calls < 3
-    }, 64);
+    let r = read_trace_chunked(
+        text.as_bytes(),
+        &mut s,
+        &mut |_| {
+            calls += 1;
+            calls < 3
+        },
+        64,
+    );
     let o = r.unwrap();
     assert_eq!(o.end, End::Cancelled);
     assert!(s.events.len() < 1000);
@@ -156,7 +161,11 @@ fn scanner_matches_serde_on_every_event() {
         while let Some(d) = stack.pop() {
             for e in std::fs::read_dir(d).unwrap() {
                 let p = e.unwrap().path();
-                if p.is_dir() { stack.push(p) } else { files.push(p) }
+                if p.is_dir() {
+                    stack.push(p)
+                } else {
+                    files.push(p)
+                }
             }
         }
     } else {
@@ -203,7 +212,14 @@ fn scanner_edge_cases() {
     assert_eq!(ok(r#"[1]"#), Err(scan::Miss::Fallback));
     assert_eq!(ok(r#"{"name" "a"}"#), Err(scan::Miss::Fallback));
     // A number or raw value cut by the window's end needs more; one that is not JSON falls back.
-    for cut in [r#"{"pid": 12"#, r#"{"pid": -"#, r#"{"ts": 1."#, r#"{"ts": 1e"#, r#"{"ts": 1e+"#, r#"{"args": {"correlation": 4"#] {
+    for cut in [
+        r#"{"pid": 12"#,
+        r#"{"pid": -"#,
+        r#"{"ts": 1."#,
+        r#"{"ts": 1e"#,
+        r#"{"ts": 1e+"#,
+        r#"{"args": {"correlation": 4"#,
+    ] {
         assert_eq!(ok(cut), Err(scan::Miss::NeedMore), "{cut}");
     }
     for bad in [r#"{"pid": 12x}"#, r#"{"ts": 1.}"#, r#"{"ts": 01}"#, r#"{"ts": nul}"#, r#"{"pid": true}"#] {
@@ -351,7 +367,13 @@ fn both_parsers_read_every_key_of_the_table() {
         let k = std::str::from_utf8(spelling).unwrap();
         let value = match key {
             EventKey::Args => "{}",
-            EventKey::Ph | EventKey::Cat | EventKey::Name | EventKey::Pid | EventKey::Tid | EventKey::Ts | EventKey::Dur => r#""x""#,
+            EventKey::Ph
+            | EventKey::Cat
+            | EventKey::Name
+            | EventKey::Pid
+            | EventKey::Tid
+            | EventKey::Ts
+            | EventKey::Dur => r#""x""#,
         };
         let plain = format!(r#"{{"{k}": {value}}}"#);
         assert_ne!(both(&plain), RawEvent::default(), "{k} is not read");
@@ -376,8 +398,12 @@ fn both_parsers_read_every_key_of_the_table() {
 
 #[test]
 fn keys_in_any_order_and_duplicates() {
-    let a = both(r#"{"name": "k", "ph": "X", "ts": 1.5, "dur": 2, "pid": 1, "tid": 2, "args": {"correlation": 5, "External id": 6}}"#);
-    let b = both(r#"{"args": {"External id": 6, "correlation": 5}, "tid": 2, "pid": 1, "dur": 2, "ts": 1.5, "ph": "X", "name": "k"}"#);
+    let a = both(
+        r#"{"name": "k", "ph": "X", "ts": 1.5, "dur": 2, "pid": 1, "tid": 2, "args": {"correlation": 5, "External id": 6}}"#,
+    );
+    let b = both(
+        r#"{"args": {"External id": 6, "correlation": 5}, "tid": 2, "pid": 1, "dur": 2, "ts": 1.5, "ph": "X", "name": "k"}"#,
+    );
     assert_eq!(a, b);
     // Duplicates: the last one wins, in both parsers.
     let e = both(r#"{"name": "first", "ts": 1, "pid": 1, "name": "last", "ts": 2, "pid": "p"}"#);
@@ -394,7 +420,9 @@ fn keys_in_any_order_and_duplicates() {
 
 #[test]
 fn raw_values_and_escapes() {
-    let e = both(r#"{"n\u0061me": "a\u00e9", "\u0070id": 3, "ts" : 1.5e3 , "dur":"12.5", "args":{"Input Dims":[[1, 2], []],"Input type":null}}"#);
+    let e = both(
+        r#"{"n\u0061me": "a\u00e9", "\u0070id": 3, "ts" : 1.5e3 , "dur":"12.5", "args":{"Input Dims":[[1, 2], []],"Input type":null}}"#,
+    );
     assert_eq!(e.name, Text(b"a\xc3\xa9".to_vec().into()));
     assert_eq!(e.pid, Id::Int(3));
     assert_eq!(e.ts, Some(&b"1.5e3"[..]));
@@ -513,14 +541,62 @@ fn same(a: Option<Num>, b: Option<Num>) -> bool {
 #[test]
 fn number_literals_classified_as_serde_json_does() {
     let mut literals: Vec<String> = [
-        "0", "-0", "1", "-1", "0.0", "-0.0", "0e0", "-0e-0", "1e5", "1E+5", "1e-5", "2.5", "1.5e3",
-        "9007199254740993", "9007199254740993.0", "9223372036854775807", "9223372036854775808",
-        "-9223372036854775807", "-9223372036854775808", "-9223372036854775809", "18446744073709551615",
-        "18446744073709551616", "-18446744073709551615", "-18446744073709551616", "99999999999999999999",
-        "10000000000000000000", "1000000000000000000000000", "-1000000000000000000000000",
-        "1e308", "1.7976931348623157e308", "1.7976931348623159e308", "1e309", "1e400", "-1e400",
-        "4.9e-324", "2e-324", "1e-400", "-1e-400", "0.30000000000000004", "123456789.123456789e-3",
-        "00", "01", "-01", "+1", ".5", "1.", "1e", "1e+", "-", "", " 1", "1 ", "1.5.3", "0x10", "inf", "NaN",
+        "0",
+        "-0",
+        "1",
+        "-1",
+        "0.0",
+        "-0.0",
+        "0e0",
+        "-0e-0",
+        "1e5",
+        "1E+5",
+        "1e-5",
+        "2.5",
+        "1.5e3",
+        "9007199254740993",
+        "9007199254740993.0",
+        "9223372036854775807",
+        "9223372036854775808",
+        "-9223372036854775807",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "18446744073709551615",
+        "18446744073709551616",
+        "-18446744073709551615",
+        "-18446744073709551616",
+        "99999999999999999999",
+        "10000000000000000000",
+        "1000000000000000000000000",
+        "-1000000000000000000000000",
+        "1e308",
+        "1.7976931348623157e308",
+        "1.7976931348623159e308",
+        "1e309",
+        "1e400",
+        "-1e400",
+        "4.9e-324",
+        "2e-324",
+        "1e-400",
+        "-1e-400",
+        "0.30000000000000004",
+        "123456789.123456789e-3",
+        "00",
+        "01",
+        "-01",
+        "+1",
+        ".5",
+        "1.",
+        "1e",
+        "1e+",
+        "-",
+        "",
+        " 1",
+        "1 ",
+        "1.5.3",
+        "0x10",
+        "inf",
+        "NaN",
     ]
     .iter()
     .map(|s| s.to_string())

@@ -57,9 +57,7 @@ pub fn App() -> impl IntoView {
     let ready = RwSignal::new(false);
     let dragging = RwSignal::new(false);
 
-    let client = StoredValue::new_local(Client::new(move |ev| {
-        on_worker_event(ev, stage, progress, ready)
-    }));
+    let client = StoredValue::new_local(Client::new(move |ev| on_worker_event(ev, stage, progress, ready)));
 
     let open_files = Callback::new(move |files: Vec<File>| {
         if files.is_empty() || matches!(stage.get_untracked(), Stage::Reading) {
@@ -190,10 +188,7 @@ fn on_worker_event(
                 next.started_ms = Some(now);
             }
         }),
-        WorkerEvent::Message(ToPage::Done {
-            json,
-            wasm_memory_bytes,
-        }) => {
+        WorkerEvent::Message(ToPage::Done { json, wasm_memory_bytes }) => {
             if !matches!(stage.get_untracked(), Stage::Reading) {
                 return;
             }
@@ -206,11 +201,7 @@ fn on_worker_event(
                     },
                     details: report.errors.iter().map(file_message).collect(),
                 }),
-                Ok(report) => Stage::Done(Arc::new(Loaded {
-                    report,
-                    json,
-                    worker_memory: wasm_memory_bytes,
-                })),
+                Ok(report) => Stage::Done(Arc::new(Loaded { report, json, worker_memory: wasm_memory_bytes })),
                 Err(e) => Stage::Failed(Failure {
                     title: "The analysis result could not be read".into(),
                     details: vec![e.to_string()],
@@ -222,10 +213,7 @@ fn on_worker_event(
             if !matches!(stage.get_untracked(), Stage::Reading) {
                 return;
             }
-            stage.set(Stage::Failed(Failure {
-                title: "The analysis stopped".into(),
-                details: vec![text],
-            }));
+            stage.set(Stage::Failed(Failure { title: "The analysis stopped".into(), details: vec![text] }));
         }
     }
 }
@@ -242,17 +230,12 @@ pub fn file_message(e: &crate::report::FileError) -> String {
 async fn fetch_sample() -> Result<File, String> {
     let window = leptos::prelude::window();
     let describe = |e: wasm_bindgen::JsValue| format!("{e:?}");
-    let resp: web_sys::Response = JsFuture::from(window.fetch_with_str(SAMPLE_URL))
-        .await
-        .map_err(describe)?
-        .unchecked_into();
+    let resp: web_sys::Response =
+        JsFuture::from(window.fetch_with_str(SAMPLE_URL)).await.map_err(describe)?.unchecked_into();
     if !resp.ok() {
         return Err(format!("{SAMPLE_URL}: HTTP {}", resp.status()));
     }
-    let blob: web_sys::Blob = JsFuture::from(resp.blob().map_err(describe)?)
-        .await
-        .map_err(describe)?
-        .unchecked_into();
+    let blob: web_sys::Blob = JsFuture::from(resp.blob().map_err(describe)?).await.map_err(describe)?.unchecked_into();
     File::new_with_blob_sequence(&js_sys::Array::of1(&blob), SAMPLE_NAME).map_err(describe)
 }
 

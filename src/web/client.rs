@@ -92,10 +92,7 @@ impl Client {
             Ok(w) => w,
             Err(e) => {
                 let handler = self.0.borrow().on_event.clone();
-                handler(WorkerEvent::Crashed(format!(
-                    "could not start the analysis worker: {}",
-                    describe(&e)
-                )));
+                handler(WorkerEvent::Crashed(format!("could not start the analysis worker: {}", describe(&e))));
                 return;
             }
         };

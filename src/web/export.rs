@@ -16,10 +16,8 @@ pub fn download(name: &str, text: &str) {
     let Ok(url) = Url::create_object_url_with_blob(&blob) else {
         return;
     };
-    let anchor = leptos::prelude::document()
-        .create_element("a")
-        .ok()
-        .and_then(|a| a.dyn_into::<HtmlAnchorElement>().ok());
+    let anchor =
+        leptos::prelude::document().create_element("a").ok().and_then(|a| a.dyn_into::<HtmlAnchorElement>().ok());
     if let Some(a) = anchor {
         a.set_href(&url);
         a.set_download(name);

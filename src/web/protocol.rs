@@ -15,8 +15,5 @@ pub enum ToPage {
     FileDone { index: u32, ok: bool },
     /// All files analysed: the combined Report exactly as `tracesight --json` prints it, and
     /// the worker's wasm memory size (its high-water mark: wasm memory never shrinks).
-    Done {
-        json: String,
-        wasm_memory_bytes: f64,
-    },
+    Done { json: String, wasm_memory_bytes: f64 },
 }

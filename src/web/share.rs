@@ -15,11 +15,7 @@ pub fn from_location() -> Option<Arc<Loaded>> {
     let hash = leptos::prelude::window().location().hash().ok()?;
     let data = hash.strip_prefix(PREFIX)?;
     let report = decode(data)?;
-    Some(Arc::new(Loaded {
-        report,
-        json: String::new(),
-        worker_memory: 0.0,
-    }))
+    Some(Arc::new(Loaded { report, json: String::new(), worker_memory: 0.0 }))
 }
 
 /// Removes the fragment so that a reload shows the start screen again.
@@ -28,11 +24,7 @@ pub fn clear_location() {
     if window.location().hash().is_ok_and(|h| !h.is_empty()) {
         if let (Ok(history), Ok(path)) = (window.history(), window.location().pathname()) {
             let search = window.location().search().unwrap_or_default();
-            let _ = history.replace_state_with_url(
-                &wasm_bindgen::JsValue::NULL,
-                "",
-                Some(&format!("{path}{search}")),
-            );
+            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("{path}{search}")));
         }
     }
 }
@@ -83,10 +75,7 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 fn base64url(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() * 4 / 3 + 3);
     for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &b)| n | (b as u32) << (16 - 8 * i));
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | (b as u32) << (16 - 8 * i));
         for i in 0..=chunk.len() {
             out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
         }

@@ -40,22 +40,10 @@ fn analyse_all(scope: &DedicatedWorkerGlobalScope, files: &Array) {
         let name = file.name();
         let reader = FileChunks::new(file.into());
         let result = crate::analyze_reader(&name, reader, &opts, &mut |bytes| {
-            post(
-                scope,
-                &ToPage::Progress {
-                    index,
-                    bytes: bytes as f64,
-                },
-            );
+            post(scope, &ToPage::Progress { index, bytes: bytes as f64 });
             true
         });
-        post(
-            scope,
-            &ToPage::FileDone {
-                index,
-                ok: result.is_ok(),
-            },
-        );
+        post(scope, &ToPage::FileDone { index, ok: result.is_ok() });
         results.push(result);
     }
     let report = crate::combine(results);
@@ -69,13 +57,7 @@ fn analyse_all(scope: &DedicatedWorkerGlobalScope, files: &Array) {
         .buffer()
         .unchecked_into::<js_sys::ArrayBuffer>()
         .byte_length() as f64;
-    post(
-        scope,
-        &ToPage::Done {
-            json,
-            wasm_memory_bytes,
-        },
-    );
+    post(scope, &ToPage::Done { json, wasm_memory_bytes });
 }
 
 /// `std::io::Read` over a `Blob`, one `SLICE` at a time.
@@ -93,28 +75,14 @@ struct FileChunks {
 impl FileChunks {
     fn new(blob: Blob) -> Self {
         let reader = FileReaderSync::new().ok();
-        FileChunks {
-            size: blob.size(),
-            blob,
-            pos: 0.0,
-            reader,
-            buf: Vec::new(),
-            start: 0,
-            end: 0,
-        }
+        FileChunks { size: blob.size(), blob, pos: 0.0, reader, buf: Vec::new(), start: 0, end: 0 }
     }
 
     /// Reads the next `dst.len()` bytes of the blob into `dst`.
     fn read_slice(&mut self, dst: &mut [u8]) -> io::Result<usize> {
         let end = (self.pos + dst.len() as f64).min(self.size);
-        let slice = self
-            .blob
-            .slice_with_f64_and_f64(self.pos, end)
-            .map_err(js_err)?;
-        let reader = self
-            .reader
-            .as_ref()
-            .ok_or_else(|| io::Error::other("FileReaderSync is missing"))?;
+        let slice = self.blob.slice_with_f64_and_f64(self.pos, end).map_err(js_err)?;
+        let reader = self.reader.as_ref().ok_or_else(|| io::Error::other("FileReaderSync is missing"))?;
         let buffer = reader.read_as_array_buffer(&slice).map_err(js_err)?;
         let bytes = Uint8Array::new(&buffer);
         let n = (bytes.length() as usize).min(dst.len());

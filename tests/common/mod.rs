@@ -89,7 +89,12 @@ pub fn assert_invariants(r: &TraceReport) {
         assert!(b.pct <= 100.0 + 1e-9 && b.pct >= 0.0, "{}: bucket {} at {}%", r.file, b.name, b.pct);
     }
     let bucket_time: f64 = r.buckets.iter().map(|b| b.time_us).sum();
-    assert!((bucket_time - r.gpu.kernel_time_us).abs() <= 1e-6 * r.gpu.kernel_time_us.max(1.0), "{}: buckets {bucket_time} vs kernel time {}", r.file, r.gpu.kernel_time_us);
+    assert!(
+        (bucket_time - r.gpu.kernel_time_us).abs() <= 1e-6 * r.gpu.kernel_time_us.max(1.0),
+        "{}: buckets {bucket_time} vs kernel time {}",
+        r.file,
+        r.gpu.kernel_time_us
+    );
     for k in r.top_kernels.iter().chain(&r.top_ops) {
         assert!(k.pct <= 100.0 + 1e-9, "{}: {} at {}%", r.file, k.name, k.pct);
     }
@@ -99,6 +104,11 @@ pub fn assert_invariants(r: &TraceReport) {
     assert!(g.busy_us <= g.kernel_time_us + 1e-6, "{}: busy > summed kernel time", r.file);
     assert!(g.exposed_comm_us <= g.comm_us + 1e-9 && g.overlap_pct <= 100.0 + 1e-9);
     for s in &r.steps {
-        assert!(s.busy_us <= s.span_us + 1e-9 && (s.idle_us - (s.span_us - s.busy_us)).abs() < 1e-6, "{}: step {}", r.file, s.name);
+        assert!(
+            s.busy_us <= s.span_us + 1e-9 && (s.idle_us - (s.span_us - s.busy_us)).abs() < 1e-6,
+            "{}: step {}",
+            r.file,
+            s.name
+        );
     }
 }

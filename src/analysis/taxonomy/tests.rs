@@ -197,13 +197,32 @@ fn false_friends_from_signatures() {
 #[test]
 fn tensor_core_use_by_family() {
     let tc = |n: &str| facts(n).tensor_cores;
-    for n in ["ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn", "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", "nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NNT", "Cijk_Alik_Bljk_SB_MT64x16x32_MI16x16x1_SN", "igemm_bwd_gtcx3_nhwc_bf16_bx0", "volta_h884gemm_64x64_ldg8_nn", "sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw"] {
+    for n in [
+        "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn",
+        "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n",
+        "nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NNT",
+        "Cijk_Alik_Bljk_SB_MT64x16x32_MI16x16x1_SN",
+        "igemm_bwd_gtcx3_nhwc_bf16_bx0",
+        "volta_h884gemm_64x64_ldg8_nn",
+        "sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw",
+    ] {
         assert_eq!(tc(n), Some(TensorCore::Yes), "{n}");
     }
-    for n in ["volta_sgemm_128x64_nn", "volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1", "void fft2d_c2r_32x32<float>(float*)", "void implicit_convolve_sgemm<float, float, 128>(int)", "void cudnn::cnn::wgrad_alg0_engine<float, 128>(int)", "ampere_gcgemm_64x64_nt"] {
+    for n in [
+        "volta_sgemm_128x64_nn",
+        "volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1",
+        "void fft2d_c2r_32x32<float>(float*)",
+        "void implicit_convolve_sgemm<float, float, 128>(int)",
+        "void cudnn::cnn::wgrad_alg0_engine<float, 128>(int)",
+        "ampere_gcgemm_64x64_nt",
+    ] {
         assert_eq!(tc(n), Some(TensorCore::Simt), "{n}");
     }
-    for n in ["void gemv2T_kernel_val<int, int, float>(float)", "void gemmk1_kernel<int, float, 256>(float)", "void gemmSN_TN_kernel<float, 128>(float)"] {
+    for n in [
+        "void gemv2T_kernel_val<int, int, float>(float)",
+        "void gemmk1_kernel<int, float, 256>(float)",
+        "void gemmSN_TN_kernel<float, 128>(float)",
+    ] {
         assert_eq!(tc(n), Some(TensorCore::VectorShaped), "{n}");
     }
 }
@@ -225,7 +244,10 @@ fn op_contexts() {
     assert_eq!(ctx("aten::broadcast_tensors"), None);
     assert_eq!(ctx("ProfilerStep#3"), None);
     assert_eq!(ctx("aten::cosine_similarity"), None);
-    assert_eq!(OP_CONTEXT_RULES[op_context("aten::_scaled_dot_product_cudnn_attention").unwrap()].backend, Some(Backend::Cudnn));
+    assert_eq!(
+        OP_CONTEXT_RULES[op_context("aten::_scaled_dot_product_cudnn_attention").unwrap()].backend,
+        Some(Backend::Cudnn)
+    );
 }
 
 #[test]
@@ -239,6 +261,7 @@ fn definitions_come_from_the_tables() {
         }
     }
     let ids: Vec<&str> = Bucket::ALL.iter().map(|b| b.id()).collect();
-    let json: Vec<String> = Bucket::ALL.iter().map(|b| serde_json::to_value(b).unwrap().as_str().unwrap().to_string()).collect();
+    let json: Vec<String> =
+        Bucket::ALL.iter().map(|b| serde_json::to_value(b).unwrap().as_str().unwrap().to_string()).collect();
     assert_eq!(ids, json, "id() and the serde names agree");
 }

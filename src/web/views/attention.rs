@@ -19,7 +19,9 @@ pub fn AttentionSection(attention: Attention) -> impl IntoView {
     let not_flash = a.fix.is_some() || !a.backend.is_fused_flash_like() && a.backend != Backend::None;
     let verdict = match a.backend {
         Backend::None => "No attention kernels or SDPA ops were found in this trace.".to_string(),
-        Backend::Flash | Backend::FlashAttn => format!("Attention runs fused flash kernels ({} of GPU time).", format::us(a.time_us)),
+        Backend::Flash | Backend::FlashAttn => {
+            format!("Attention runs fused flash kernels ({} of GPU time).", format::us(a.time_us))
+        }
         Backend::Vendor => format!(
             "Attention runs a fused kernel of {} ({} of GPU time); see the evidence below.",
             a.library.as_deref().unwrap_or("another library"),

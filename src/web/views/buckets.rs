@@ -11,15 +11,8 @@ const VALUE_W: f64 = 170.0;
 /// Time by bucket: sorted horizontal bars drawn as SVG, and the same numbers as a table.
 /// Clicking a bucket (bar or row) filters the kernel table to it.
 #[component]
-pub fn BucketSection(
-    buckets: Vec<Bucket>,
-    gpu: GpuTime,
-    filter: RwSignal<Option<BucketId>>,
-) -> impl IntoView {
-    let mut buckets: Vec<Bucket> = buckets
-        .into_iter()
-        .filter(|b| b.time_us > 0.0 || b.count > 0)
-        .collect();
+pub fn BucketSection(buckets: Vec<Bucket>, gpu: GpuTime, filter: RwSignal<Option<BucketId>>) -> impl IntoView {
+    let mut buckets: Vec<Bucket> = buckets.into_iter().filter(|b| b.time_us > 0.0 || b.count > 0).collect();
     buckets.sort_by(|a, b| b.time_us.total_cmp(&a.time_us));
     let max = buckets.iter().map(|b| b.time_us).fold(0.0, f64::max);
     let height = ROW_H * buckets.len() as f64 + 4.0;

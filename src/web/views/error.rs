@@ -5,11 +5,7 @@ use web_sys::File;
 
 /// Nothing could be analysed: say why, and offer the way back.
 #[component]
-pub fn ErrorScreen(
-    failure: Failure,
-    on_files: Callback<Vec<File>>,
-    on_reset: Callback<()>,
-) -> impl IntoView {
+pub fn ErrorScreen(failure: Failure, on_files: Callback<Vec<File>>, on_reset: Callback<()>) -> impl IntoView {
     view! {
         <section class="error-screen" data-testid="error" role="alert">
             <h1>{failure.title}</h1>

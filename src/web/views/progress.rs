@@ -4,10 +4,7 @@ use leptos::prelude::*;
 
 /// Per-file progress while the worker reads: bytes of total, MB/s and time left, and Cancel.
 #[component]
-pub fn ProgressScreen(
-    progress: RwSignal<Vec<FileProgress>>,
-    on_cancel: Callback<()>,
-) -> impl IntoView {
+pub fn ProgressScreen(progress: RwSignal<Vec<FileProgress>>, on_cancel: Callback<()>) -> impl IntoView {
     view! {
         <section class="progress-screen" data-testid="progress" aria-live="polite">
             <h1>"Reading…"</h1>
@@ -29,11 +26,7 @@ fn file_row(f: FileProgress) -> impl IntoView {
         (None, Some(start)) => {
             let secs = ((now_ms() - start) / 1000.0).max(1e-3);
             let rate = f.bytes / secs;
-            let left = if rate > 0.0 {
-                (f.size - f.bytes) / rate
-            } else {
-                f64::INFINITY
-            };
+            let left = if rate > 0.0 { (f.size - f.bytes) / rate } else { f64::INFINITY };
             format!(
                 "{} of {} · {:.0} MB/s · {} left",
                 format::bytes(f.bytes),

@@ -13,11 +13,7 @@ use web_sys::File;
 
 /// The report, top-down like the CLI's printout: notices, ranks, then one trace's sections.
 #[component]
-pub fn ReportScreen(
-    loaded: Arc<Loaded>,
-    on_files: Callback<Vec<File>>,
-    on_reset: Callback<()>,
-) -> impl IntoView {
+pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset: Callback<()>) -> impl IntoView {
     let selected = RwSignal::new(0usize);
     let bucket_filter = RwSignal::new(None::<BucketId>);
     let share_state = RwSignal::new(None::<String>);
@@ -109,11 +105,7 @@ fn title(traces: &[TraceReport]) -> String {
 fn subtitle(traces: &[TraceReport]) -> String {
     let events: u64 = traces.iter().map(|t| t.events).sum();
     let bytes: u64 = traces.iter().map(|t| t.json_bytes).sum();
-    format!(
-        "{} events · {} of JSON",
-        format::count(events),
-        format::bytes(bytes as f64)
-    )
+    format!("{} events · {} of JSON", format::count(events), format::bytes(bytes as f64))
 }
 
 fn rank_label(t: &TraceReport) -> String {
@@ -126,12 +118,7 @@ fn rank_label(t: &TraceReport) -> String {
 /// One trace's sections.
 #[component]
 fn TraceView(trace: TraceReport, bucket_filter: RwSignal<Option<BucketId>>) -> impl IntoView {
-    let incomplete: Vec<_> = trace
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .cloned()
-        .collect();
+    let incomplete: Vec<_> = trace.diagnostics.iter().filter(|d| d.severity == Severity::Error).cloned().collect();
     view! {
         {incomplete.into_iter().map(|d| view! {
             <div class="notice warning" data-testid="incomplete" role="alert">
@@ -167,13 +154,8 @@ fn Summary(trace: TraceReport) -> impl IntoView {
             String::new()
         }
     };
-    let device = trace.device.name.clone().unwrap_or_else(|| {
-        if trace.has_gpu {
-            "GPU".into()
-        } else {
-            "no GPU rows".into()
-        }
-    });
+    let device =
+        trace.device.name.clone().unwrap_or_else(|| if trace.has_gpu { "GPU".into() } else { "no GPU rows".into() });
     let mut device_detail = Vec::new();
     if trace.device.count > 1 {
         device_detail.push(format!("{} devices", trace.device.count));
@@ -190,33 +172,17 @@ fn Summary(trace: TraceReport) -> impl IntoView {
             None => format!("rank {r}"),
         });
     }
-    let top_hint = trace
-        .hints
-        .iter()
-        .max_by_key(|h| h.severity)
-        .cloned();
+    let top_hint = trace.hints.iter().max_by_key(|h| h.severity).cloned();
     let backend = trace.attention.backend;
     let cards: Vec<(&str, String, String)> = vec![
-        (
-            "GPU span",
-            format::us(g.span_us),
-            "first kernel start to last kernel end".into(),
-        ),
+        ("GPU span", format::us(g.span_us), "first kernel start to last kernel end".into()),
         ("GPU busy", format::us(g.busy_us), share(g.busy_us)),
         ("GPU idle", format::us(g.idle_us), share(g.idle_us)),
-        (
-            "Kernel time",
-            format::us(g.kernel_time_us),
-            format!("{} GPU rows", format::count(g.kernel_count)),
-        ),
+        ("Kernel time", format::us(g.kernel_time_us), format!("{} GPU rows", format::count(g.kernel_count))),
         (
             "Steps",
             trace.steps.len().to_string(),
-            if trace.steps.is_empty() {
-                "no ProfilerStep spans".into()
-            } else {
-                "ProfilerStep spans".into()
-            },
+            if trace.steps.is_empty() { "no ProfilerStep spans".into() } else { "ProfilerStep spans".into() },
         ),
     ];
     view! {

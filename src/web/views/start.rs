@@ -4,11 +4,7 @@ use web_sys::File;
 
 /// The first screen: one large drop zone, a file button and the sample. Nothing else.
 #[component]
-pub fn StartScreen(
-    ready: RwSignal<bool>,
-    on_files: Callback<Vec<File>>,
-    on_sample: Callback<()>,
-) -> impl IntoView {
+pub fn StartScreen(ready: RwSignal<bool>, on_files: Callback<Vec<File>>, on_sample: Callback<()>) -> impl IntoView {
     view! {
         <section class="drop-zone" data-testid="drop-zone" data-ready=move || ready.get().to_string()>
             <h1>"Where does my GPU time go?"</h1>

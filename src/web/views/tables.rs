@@ -22,11 +22,7 @@ enum Col {
 /// Top kernels / top ops: sortable by any numeric column, searchable over the full name,
 /// filtered by the bucket chosen in the chart.
 #[component]
-pub fn TopTable(
-    kind: TopKind,
-    rows: Vec<TopRow>,
-    filter: RwSignal<Option<BucketId>>,
-) -> impl IntoView {
+pub fn TopTable(kind: TopKind, rows: Vec<TopRow>, filter: RwSignal<Option<BucketId>>) -> impl IntoView {
     let sort = RwSignal::new((Col::Time, true));
     let query = RwSignal::new(String::new());
     let total = rows.len();
@@ -165,11 +161,7 @@ pub fn StepTable(steps: Vec<Step>) -> impl IntoView {
     let rows = steps
         .into_iter()
         .map(|s| {
-            let idle = if s.span_us > 0.0 {
-                format::pct(100.0 * s.idle_us / s.span_us)
-            } else {
-                String::new()
-            };
+            let idle = if s.span_us > 0.0 { format::pct(100.0 * s.idle_us / s.span_us) } else { String::new() };
             view! {
                 <tr>
                     <th scope="row">{s.name}</th>

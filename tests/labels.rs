@@ -1,0 +1,411 @@
+//! Labels on synthetic traces with known answers: precedence under fused ops, checked
+//! attribution, graph launches, hand-written attention, communication of expert parallelism,
+//! and every hint on a trace where it must fire and one where it must not.
+
+mod common;
+use common::analyze_bytes;
+use serde_json::{json, Value};
+use tracesight::analysis::diagnostics::DiagnosticId;
+use tracesight::analysis::hints::HintId;
+use tracesight::analysis::taxonomy::{Backend, Bucket};
+use tracesight::report::TraceReport;
+
+/// A trace written event by event: CPU ops nest around launch calls on one thread, kernels run
+/// on a GPU stream at the times given.
+struct Trace {
+    events: Vec<Value>,
+    next_id: i64,
+    /// CPU time cursor (us).
+    cpu: i64,
+    device: Value,
+}
+
+const CPU_TID: i64 = 1;
+
+impl Trace {
+    fn new(device: &str, cc: (i64, i64)) -> Trace {
+        let device = json!([{ "id": 0, "name": device, "computeMajor": cc.0, "computeMinor": cc.1, "numSms": 108 }]);
+        Trace { events: Vec::new(), next_id: 1, cpu: 1_000, device }
+    }
+
+    fn id(&mut self) -> i64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    fn span(&mut self, cat: &str, name: &str, ts: i64, dur: i64, tid: i64, ext: Option<i64>) {
+        let mut e = json!({ "ph": "X", "cat": cat, "name": name, "pid": 100, "tid": tid, "ts": ts, "dur": dur });
+        if let Some(x) = ext {
+            e["args"] = json!({ "External id": x });
+        }
+        self.events.push(e);
+    }
+
+    /// An op chain (outermost first) that launches one kernel with `call`, which takes
+    /// `call_dur` us on the CPU; the kernel runs at `gpu_ts` for `dur` us on `stream`.
+    fn launch_on(&mut self, chain: &[&str], call: &str, call_dur: i64, kernels: &[(&str, i64, i64)], stream: i64) {
+        let c = self.cpu;
+        let depth = chain.len() as i64;
+        let mut leaf_ext = None;
+        for (i, op) in chain.iter().enumerate() {
+            let ext = self.id();
+            let i = i as i64;
+            self.span("cpu_op", op, c + i, 20 + call_dur + 2 * (depth - i), CPU_TID, Some(ext));
+            leaf_ext = Some(ext);
+        }
+        let corr = self.id();
+        let call_ts = c + depth + 5;
+        self.events.push(json!({ "ph": "X", "cat": "cuda_runtime", "name": call, "pid": 100, "tid": CPU_TID, "ts": call_ts, "dur": call_dur, "args": { "correlation": corr, "External id": leaf_ext.unwrap_or(0) } }));
+        for (kernel, gpu_ts, dur) in kernels {
+            let kind = if kernel.starts_with("Memcpy") { "gpu_memcpy" } else { "kernel" };
+            self.events.push(json!({ "ph": "X", "cat": kind, "name": kernel, "pid": 0, "tid": stream, "ts": gpu_ts, "dur": dur, "args": { "correlation": corr, "device": 0, "stream": stream } }));
+        }
+        self.cpu = c + 40 + call_dur + 2 * depth;
+    }
+
+    fn launch(&mut self, chain: &[&str], kernel: &str, gpu_ts: i64, dur: i64) {
+        self.launch_on(chain, "cudaLaunchKernel", 5, &[(kernel, gpu_ts, dur)], 7);
+    }
+
+    fn module(&mut self, name: &str, start: i64, end: i64) {
+        self.events.push(json!({ "ph": "X", "cat": "python_function", "name": name, "pid": 100, "tid": CPU_TID, "ts": start, "dur": end - start }));
+    }
+
+    fn report(&self) -> TraceReport {
+        let doc = json!({ "schemaVersion": 1, "deviceProperties": self.device, "traceEvents": self.events });
+        analyze_bytes("synthetic.json", &serde_json::to_vec(&doc).unwrap()).unwrap()
+    }
+}
+
+fn share(r: &TraceReport, b: Bucket) -> f64 {
+    r.buckets.iter().find(|x| x.id == b).map(|x| x.time_us).unwrap_or(0.0)
+}
+
+fn kernel_bucket(r: &TraceReport, needle: &str) -> Vec<Bucket> {
+    r.top_kernels.iter().filter(|k| k.name.contains(needle)).map(|k| k.bucket).collect()
+}
+
+fn fired(r: &TraceReport, id: HintId) -> bool {
+    r.hints.iter().any(|h| h.id == id)
+}
+
+const GEMM: &str = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64";
+const ADD: &str = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul>)";
+const SOFTMAX: &str = "void (anonymous namespace)::softmax_warp_forward<c10::BFloat16, c10::BFloat16, float, 10, false, false>(c10::BFloat16*, c10::BFloat16 const*, int, int, int, bool const*, int, bool)";
+
+#[test]
+fn kernels_with_an_identity_keep_it_under_a_fused_attention_function() {
+    let mut t = Trace::new("NVIDIA H800", (9, 0));
+    let f = "FlashAttnFuncFp8";
+    t.launch(&[f], "sm90_xmma_gemm_e4m3e4m3_bf16f32_f32_tn_n_tilesize128x128x128", 0, 100);
+    t.launch(&[f], "void vllm::dynamic_per_token_scaled_fp8_quant_kernel<c10::BFloat16, c10::Float8_e4m3fn>(c10::Float8_e4m3fn*, float*, c10::BFloat16 const*, float const*, int)", 100, 20);
+    t.launch(&[f], "void vllm::rotary_embedding_kernel<c10::BFloat16, c10::BFloat16, true>(long const*, c10::BFloat16*, c10::BFloat16*, c10::BFloat16 const*, int, long, long, long, int, int, int)", 120, 10);
+    t.launch(&[f], "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int, float, c10::BFloat16 const*)", 130, 15);
+    t.launch(&[f], "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t> >(flash::Flash_fwd_params)", 150, 200);
+    t.launch(&[f], ADD, 350, 5);
+    let r = t.report();
+    assert_eq!(share(&r, Bucket::Gemm), 100.0);
+    assert_eq!(share(&r, Bucket::Quantization), 20.0);
+    assert_eq!(share(&r, Bucket::Rope), 10.0);
+    assert_eq!(share(&r, Bucket::Elementwise), 15.0);
+    // The flash kernel, and the neutral add the Function launched.
+    assert_eq!(share(&r, Bucket::Attention), 205.0);
+    assert_eq!(r.attention.backend, Backend::FlashAttn);
+}
+
+#[test]
+fn sdpa_math_backend_keeps_its_gemms_and_softmax_as_attention() {
+    let mut t = Trace::new("NVIDIA A100", (8, 0));
+    let sdpa = ["aten::scaled_dot_product_attention", "aten::_scaled_dot_product_attention_math"];
+    t.launch(&[sdpa[0], sdpa[1], "aten::bmm"], GEMM, 0, 50);
+    t.launch(&[sdpa[0], sdpa[1], "aten::_softmax"], SOFTMAX, 50, 20);
+    t.launch(&[sdpa[0], sdpa[1], "aten::bmm"], GEMM, 70, 50);
+    let r = t.report();
+    assert_eq!(share(&r, Bucket::Attention), 120.0);
+    assert_eq!(r.attention.backend, Backend::Math);
+    assert!(fired(&r, HintId::AttentionNotFlash));
+    assert!(!fired(&r, HintId::EagerAttention));
+}
+
+/// A ViT-style attention block written by hand: q/k/v projections, q @ k^T, scale, softmax,
+/// @ v, output projection.
+fn hand_written_attention(with_softmax: bool) -> TraceReport {
+    let mut t = Trace::new("NVIDIA H100 80GB HBM3", (9, 0));
+    let start = t.cpu;
+    let mut g = 0;
+    let mut k = |t: &mut Trace, chain: &[&str], kernel: &str, dur: i64| {
+        t.launch(chain, kernel, g, dur);
+        g += dur;
+    };
+    for _ in 0..3 {
+        k(&mut t, &["aten::linear", "aten::addmm"], GEMM, 30);
+    }
+    k(&mut t, &["aten::matmul", "aten::bmm"], GEMM, 40);
+    k(&mut t, &["aten::div"], ADD, 10);
+    if with_softmax {
+        k(&mut t, &["aten::softmax", "aten::_softmax"], SOFTMAX, 20);
+    }
+    k(&mut t, &["aten::matmul", "aten::bmm"], GEMM, 40);
+    k(&mut t, &["aten::linear", "aten::addmm"], GEMM, 30);
+    let end = t.cpu;
+    t.module("nn.Module: ViTSelfAttention_0", start - 1, end);
+    t.report()
+}
+
+#[test]
+fn hand_written_attention_is_attention_with_backend_eager() {
+    let r = hand_written_attention(true);
+    // bmm + div + softmax + bmm; the four projections stay GEMM.
+    assert_eq!(share(&r, Bucket::Attention), 110.0);
+    assert_eq!(share(&r, Bucket::Gemm), 120.0);
+    assert_eq!(r.attention.backend, Backend::Eager);
+    assert_eq!(r.attention.evidence[0].name, "nn.Module: ViTSelfAttention_0");
+    assert!(r.attention.fix.as_deref().unwrap().contains("scaled_dot_product_attention"));
+    let h = r.hints.iter().find(|h| h.id == HintId::EagerAttention).expect("eager hint");
+    assert!(h.evidence.iter().any(|e| e.contains("ViTSelfAttention")), "{:?}", h.evidence);
+    // Without a softmax between them, two batched matmuls are not attention.
+    let r = hand_written_attention(false);
+    assert_eq!(share(&r, Bucket::Attention), 0.0);
+    assert_eq!(r.attention.backend, Backend::None);
+}
+
+#[test]
+fn external_id_that_names_an_unrelated_op_is_not_trusted() {
+    let mut t = Trace::new("NVIDIA A100", (8, 0));
+    // An op on another thread, much later, carries the External id the launch names.
+    t.events.push(json!({ "ph": "X", "cat": "cpu_op", "name": "aten::empty", "pid": 100, "tid": 99, "ts": 7_000_000, "dur": 3, "args": { "External id": 4242 } }));
+    t.span("cpu_op", "aten::mm", 100, 50, CPU_TID, Some(7));
+    t.events.push(json!({ "ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": CPU_TID, "ts": 110, "dur": 5, "args": { "correlation": 4242, "External id": 4242 } }));
+    t.events.push(json!({ "ph": "X", "cat": "kernel", "name": "volta_sgemm_128x64_nn", "pid": 0, "tid": 7, "ts": 200, "dur": 40, "args": { "correlation": 4242, "device": 0, "stream": 7 } }));
+    let r = t.report();
+    assert_eq!(r.top_ops[0].name, "aten::mm");
+    assert!(!r.top_ops.iter().any(|o| o.name == "aten::empty"));
+    let d = r.diagnostics.iter().find(|d| d.id == DiagnosticId::ExternalIdMismatch).expect("mismatch diagnostic");
+    assert_eq!(d.count, 1);
+}
+
+#[test]
+fn an_op_ending_where_the_launch_starts_is_not_its_parent() {
+    let mut t = Trace::new("NVIDIA A100", (8, 0));
+    t.span("cpu_op", "Optimizer.step#AdamW.step", 100, 10, CPU_TID, None);
+    t.span("cpu_op", "aten::add", 110, 10, CPU_TID, None);
+    t.events.push(json!({ "ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": CPU_TID, "ts": 110, "dur": 5, "args": { "correlation": 5 } }));
+    t.events.push(json!({ "ph": "X", "cat": "kernel", "name": ADD, "pid": 0, "tid": 7, "ts": 200, "dur": 40, "args": { "correlation": 5, "device": 0, "stream": 7 } }));
+    let r = t.report();
+    assert_eq!(share(&r, Bucket::Optimizer), 0.0);
+    assert_eq!(share(&r, Bucket::Elementwise), 40.0);
+    assert_eq!(r.top_kernels[0].op.as_deref(), Some("aten::add"));
+}
+
+#[test]
+fn graph_launches_are_not_launch_bound() {
+    // 200 kernels of 2 us replayed by one 50 us graph launch.
+    let mut t = Trace::new("AMD Instinct MI300X", (9, 4));
+    let kernels: Vec<(String, i64, i64)> =
+        (0..200).map(|i| (format!("kernel_unified_attention_2d_{}", i % 3), i * 3, 2)).collect();
+    let refs: Vec<(&str, i64, i64)> = kernels.iter().map(|(n, a, b)| (n.as_str(), *a, *b)).collect();
+    t.launch_on(&["vllm::unified_attention_with_output"], "hipGraphLaunch", 50, &refs, 7);
+    let r = t.report();
+    assert_eq!(r.launch.graph_kernels, 200);
+    assert!(!fired(&r, HintId::LaunchBound), "{:?}", r.hints);
+    // The same kernels launched one by one, each call longer than its kernel: launch-bound.
+    let mut t = Trace::new("AMD Instinct MI300X", (9, 4));
+    for i in 0..200 {
+        t.launch_on(&["aten::add"], "hipLaunchKernel", 10, &[(ADD, i * 30, 2)], 7);
+    }
+    let r = t.report();
+    assert!(fired(&r, HintId::LaunchBound));
+}
+
+#[test]
+fn expert_parallel_dispatch_and_combine_are_communication() {
+    let mut t = Trace::new("NVIDIA H800", (9, 0));
+    t.launch_on(
+        &["DeepEPDispatch"],
+        "cudaLaunchKernel",
+        5,
+        &[(
+            "void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*, int*, long*, float*, ncclDevComm_t)",
+            0,
+            100,
+        )],
+        20,
+    );
+    t.launch_on(&["aten::mm"], "cudaLaunchKernel", 5, &[(GEMM, 10, 200)], 7);
+    t.launch_on(
+        &["DeepEPCombine"],
+        "cudaLaunchKernel",
+        5,
+        &[("void deep_ep::intranode::combine<__nv_bfloat16, 8, 768>(int4*, float*, int4 const*)", 150, 50)],
+        20,
+    );
+    let r = t.report();
+    assert_eq!(share(&r, Bucket::Communication), 150.0);
+    assert_eq!(r.gpu.comm_us, 150.0);
+    // 100 + 50 us of communication, 140 us of it under the GEMM.
+    assert!((r.gpu.overlap_pct - 140.0 / 150.0 * 100.0).abs() < 1e-9, "{}", r.gpu.overlap_pct);
+}
+
+#[test]
+fn a_kernel_in_several_buckets_has_a_row_per_bucket() {
+    let mut t = Trace::new("NVIDIA A100", (8, 0));
+    t.launch(&["aten::add"], ADD, 0, 10);
+    t.launch(&["Optimizer.step#Adam.step", "aten::add"], ADD, 10, 30);
+    let r = t.report();
+    let mut b = kernel_bucket(&r, "CUDAFunctor_add");
+    b.sort();
+    assert_eq!(b, [Bucket::Elementwise, Bucket::Optimizer]);
+}
+
+#[test]
+fn mangled_names_are_shown_demangled() {
+    let mut t = Trace::new("AMD Instinct MI300X", (9, 4));
+    t.launch(
+        &["aiter::rmsnorm2d_fwd_with_add"],
+        "_ZN5aiter24add_rmsnorm_quant_kernelIN3c108BFloat16ELi256ELi8EEEvPT_PKS3_S6_PKfS8_fii",
+        0,
+        10,
+    );
+    let r = t.report();
+    let k = &r.top_kernels[0];
+    assert!(k.name.starts_with("void aiter::add_rmsnorm_quant_kernel<"), "{}", k.name);
+    assert_eq!(k.short, "aiter::add_rmsnorm_quant_kernel<…>");
+    assert_eq!(k.bucket, Bucket::Elementwise);
+}
+
+// ---- hints: each fires on one trace and stays quiet on another ----
+
+fn busy_trace(device: &str, cc: (i64, i64), kernels: &[(&[&str], &str, i64)]) -> TraceReport {
+    let mut t = Trace::new(device, cc);
+    let mut g = 0;
+    for (chain, k, dur) in kernels {
+        t.launch(chain, k, g, *dur);
+        g += dur;
+    }
+    t.report()
+}
+
+#[test]
+fn hint_gpu_idle() {
+    let quiet = busy_trace("NVIDIA A100", (8, 0), &[(&["aten::mm"], GEMM, 100), (&["aten::mm"], GEMM, 100)]);
+    assert!(!fired(&quiet, HintId::GpuIdle));
+    let mut t = Trace::new("NVIDIA A100", (8, 0));
+    t.launch(&["aten::mm"], GEMM, 0, 100);
+    t.launch(&["aten::mm"], GEMM, 1_000, 100);
+    let r = t.report();
+    let h = r.hints.iter().find(|h| h.id == HintId::GpuIdle).unwrap();
+    assert!(h.evidence.iter().any(|e| e == "idle = 900 us"), "{:?}", h.evidence);
+}
+
+#[test]
+fn hint_collective_share_fits_training_or_inference() {
+    let nccl = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+    let inference = busy_trace("NVIDIA H100", (9, 0), &[(&["aten::mm"], GEMM, 100), (&["vllm::all_reduce"], nccl, 50)]);
+    let h = inference.hints.iter().find(|h| h.id == HintId::CollectiveShare).unwrap();
+    assert!(!inference.training);
+    assert!(h.fix.starts_with("inference") && !h.fix.contains("no_sync"), "{}", h.fix);
+    let training = busy_trace(
+        "NVIDIA H100",
+        (9, 0),
+        &[
+            (&["aten::mm"], GEMM, 100),
+            (&["autograd::engine::evaluate_function: MmBackward0", "aten::mm"], GEMM, 100),
+            (&["record_param_comms"], nccl, 80),
+        ],
+    );
+    assert!(training.training);
+    let h = training.hints.iter().find(|h| h.id == HintId::CollectiveShare).unwrap();
+    assert!(h.fix.contains("no_sync"), "{}", h.fix);
+    let quiet = busy_trace("NVIDIA H100", (9, 0), &[(&["aten::mm"], GEMM, 1000), (&["record_param_comms"], nccl, 50)]);
+    assert!(!fired(&quiet, HintId::CollectiveShare));
+}
+
+#[test]
+fn hint_host_copies_and_layout_copies_are_told_apart() {
+    let pageable = "Memcpy HtoD (Pageable -> Device)";
+    let r =
+        busy_trace("NVIDIA A100", (8, 0), &[(&["aten::mm"], GEMM, 100), (&["aten::to", "aten::copy_"], pageable, 60)]);
+    let h = r.hints.iter().find(|h| h.id == HintId::MemcpyShare).expect("host copies");
+    assert!(h.fix.contains("pin_memory"), "{}", h.fix);
+    assert!(!fired(&r, HintId::MemoryShare), "host copies are not a layout problem: {:?}", r.hints);
+    let transpose = "void at::native::(anonymous namespace)::CatArrayBatchedCopy<at::native::(anonymous namespace)::OpaqueType<2u>, unsigned int, 3, 128, 1>(int)";
+    let r = busy_trace("NVIDIA A100", (8, 0), &[(&["aten::mm"], GEMM, 100), (&["aten::cat"], transpose, 30)]);
+    assert!(fired(&r, HintId::MemoryShare));
+    assert!(!fired(&r, HintId::MemcpyShare));
+}
+
+#[test]
+fn hint_no_tensor_cores_fits_the_gpu() {
+    let sgemm = "volta_sgemm_128x64_nn";
+    let a100 = busy_trace("NVIDIA A100-SXM4-80GB", (8, 0), &[(&["aten::mm"], sgemm, 100)]);
+    let h = a100.hints.iter().find(|h| h.id == HintId::NoTensorCores).unwrap();
+    assert!(h.fix.contains("allow_tf32"), "{}", h.fix);
+    let v100 = busy_trace("Tesla V100-SXM2-16GB", (7, 0), &[(&["aten::mm"], sgemm, 100)]);
+    let h = v100.hints.iter().find(|h| h.id == HintId::NoTensorCores).unwrap();
+    assert!(h.fix.contains("float16") && !h.fix.contains("allow_tf32"), "{}", h.fix);
+    // No tensor cores on Pascal: nothing to advise.
+    let p100 = busy_trace("Quadro GP100", (6, 0), &[(&["aten::mm"], sgemm, 100)]);
+    assert!(!fired(&p100, HintId::NoTensorCores));
+    // Matrix-vector kernels are SIMT by shape, not by precision.
+    let gemv = busy_trace(
+        "NVIDIA A100",
+        (8, 0),
+        &[(
+            &["aten::mm"],
+            "void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 2, 2, false, false>(float)",
+            100,
+        )],
+    );
+    assert!(!fired(&gemv, HintId::NoTensorCores));
+    let tc = busy_trace("NVIDIA A100", (8, 0), &[(&["aten::mm"], GEMM, 100)]);
+    assert!(!fired(&tc, HintId::NoTensorCores));
+}
+
+#[test]
+fn hint_dataloader_without_profiler_steps() {
+    let mut t = Trace::new("NVIDIA A100", (8, 0));
+    t.span("user_annotation", "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 10, 500, CPU_TID, None);
+    t.cpu = 600;
+    t.launch(&["aten::mm"], GEMM, 0, 100);
+    let r = t.report();
+    assert!(r.steps.is_empty());
+    let h = r.hints.iter().find(|h| h.id == HintId::Dataloader).expect("data loader hint");
+    assert!(h.message.contains("traced CPU time"), "{}", h.message);
+    let quiet = busy_trace("NVIDIA A100", (8, 0), &[(&["aten::mm"], GEMM, 100)]);
+    assert!(!fired(&quiet, HintId::Dataloader));
+}
+
+#[test]
+fn hint_elementwise_share_and_core_compute() {
+    let r = busy_trace("NVIDIA A100", (8, 0), &[(&["aten::mm"], GEMM, 30), (&["aten::add"], ADD, 70)]);
+    assert!(fired(&r, HintId::ElementwiseShare));
+    assert!(fired(&r, HintId::CoreComputeLow));
+    let r = busy_trace("NVIDIA A100", (8, 0), &[(&["aten::mm"], GEMM, 95), (&["aten::add"], ADD, 5)]);
+    assert!(!fired(&r, HintId::ElementwiseShare));
+    assert!(!fired(&r, HintId::CoreComputeLow));
+}
+
+#[test]
+fn hint_exposed_communication() {
+    let nccl = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+    let exposed = busy_trace("NVIDIA H100", (9, 0), &[(&["aten::mm"], GEMM, 100), (&["record_param_comms"], nccl, 40)]);
+    assert!(fired(&exposed, HintId::ExposedComm));
+    let mut t = Trace::new("NVIDIA H100", (9, 0));
+    t.launch_on(&["aten::mm"], "cudaLaunchKernel", 5, &[(GEMM, 0, 100)], 7);
+    t.launch_on(&["record_param_comms"], "cudaLaunchKernel", 5, &[(nccl, 10, 40)], 20);
+    let hidden = t.report();
+    assert!(!fired(&hidden, HintId::ExposedComm));
+}
+
+#[test]
+fn hint_host_sync() {
+    let mut t = Trace::new("NVIDIA A100", (8, 0));
+    t.launch(&["aten::mm"], GEMM, 0, 100);
+    t.span("cuda_runtime", "cudaDeviceSynchronize", t.cpu, 800, CPU_TID, None);
+    t.cpu += 900;
+    t.launch(&["aten::mm"], GEMM, 1_000, 100);
+    let r = t.report();
+    assert!(fired(&r, HintId::HostSync), "{:?}", r.hints.iter().map(|h| h.id).collect::<Vec<_>>());
+    let quiet = busy_trace("NVIDIA A100", (8, 0), &[(&["aten::mm"], GEMM, 100)]);
+    assert!(!fired(&quiet, HintId::HostSync));
+}
