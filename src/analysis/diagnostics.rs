@@ -212,3 +212,12 @@ impl std::fmt::Display for DiagnosticId {
         f.write_str(&self.id())
     }
 }
+
+/// The diagnostics vocabulary as Markdown, for the README.
+pub fn markdown() -> String {
+    let mut o = String::from("| id | severity | meaning |\n|---|---|---|\n");
+    for d in DiagnosticId::ALL {
+        o.push_str(&format!("| `{}` | {} | {} |\n", d.id(), d.severity(), d.meaning()));
+    }
+    o
+}

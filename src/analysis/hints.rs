@@ -435,3 +435,49 @@ impl std::fmt::Display for HintId {
         f.write_str(&self.id())
     }
 }
+
+impl HintId {
+    pub const ALL: [HintId; 13] = [
+        HintId::AttentionNotFlash,
+        HintId::EagerAttention,
+        HintId::GpuIdle,
+        HintId::LaunchBound,
+        HintId::HostSync,
+        HintId::CollectiveShare,
+        HintId::ExposedComm,
+        HintId::ElementwiseShare,
+        HintId::MemoryShare,
+        HintId::MemcpyShare,
+        HintId::Dataloader,
+        HintId::NoTensorCores,
+        HintId::CoreComputeLow,
+    ];
+
+    /// When the rule fires, for the README.
+    pub fn fires_when(self) -> String {
+        match self {
+            HintId::GpuIdle => format!("idle > {IDLE_SHARE}% of span (critical above {IDLE_SHARE_CRITICAL}%)"),
+            HintId::LaunchBound => format!("> {LAUNCH_BOUND_SHARE}% of at least {LAUNCH_BOUND_MIN_KERNELS} individually launched kernels ran shorter than their launch call (kernels replayed by CUDA/HIP graph launches are not counted)"),
+            HintId::HostSync => format!("synchronising runtime calls > {SYNC_SHARE}% of span while the GPU idles > {IDLE_SHARE}%"),
+            HintId::CollectiveShare => format!("communication > {COLLECTIVE_SHARE}% of kernel time; training or inference advice by whether the trace has backward ops or an optimizer"),
+            HintId::ExposedComm => format!("communication not overlapped with compute > {EXPOSED_COMM_SHARE}% of span"),
+            HintId::ElementwiseShare => format!("elementwise / norm > {ELEMENTWISE_SHARE}% of kernel time"),
+            HintId::MemoryShare => format!("device-side copies and layout changes (memory bucket less host copies) > {MEMORY_SHARE}% of kernel time"),
+            HintId::MemcpyShare => format!("host <-> device memcpy rows > {HOST_COPY_SHARE}% of busy time; pin_memory advice when most are pageable"),
+            HintId::Dataloader => format!("top-level `enumerate(DataLoader)` spans > {DATALOADER_SHARE}% of ProfilerStep time (of the traced CPU time without steps)"),
+            HintId::NoTensorCores => format!("> {SIMT_GEMM_SHARE}% of GEMM/conv time with a known family runs SIMT fp32 kernels (sgemm, fp32 cuDNN winograd/FFT/implicit GEMM; gemv-shaped kernels excluded); advice by compute capability, none before Volta"),
+            HintId::AttentionNotFlash => "backend is math (critical) or memory-efficient / cuDNN (info), with the reasons read from the SDPA op's arguments".to_string(),
+            HintId::EagerAttention => "hand-written attention found (warning; critical above 20% of kernel time)".to_string(),
+            HintId::CoreComputeLow => format!("GEMM + attention < {CORE_COMPUTE_LOW}% of kernel time (info)"),
+        }
+    }
+}
+
+/// The hint rules as Markdown, for the README.
+pub fn markdown() -> String {
+    let mut o = String::from("| id | fires when |\n|---|---|\n");
+    for h in HintId::ALL {
+        o.push_str(&format!("| `{}` | {} |\n", h.id(), h.fires_when()));
+    }
+    o
+}

@@ -78,7 +78,7 @@ impl Bucket {
             Bucket::Rope => "rope",
             Bucket::Embedding => "embedding",
             Bucket::Dropout => "dropout",
-            Bucket::Communication => "communication (collectives/all-to-all)",
+            Bucket::Communication => "communication",
             Bucket::Memory => "memory (copy/permute/view)",
             Bucket::Optimizer => "optimizer",
             Bucket::Quantization => "quantization (casts/scales)",
@@ -926,3 +926,48 @@ pub fn is_attention_scope(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+/// The taxonomy as Markdown, for the README (a test keeps the README's copy current).
+pub fn markdown() -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    o.push_str("| id | name | what lands here |\n|---|---|---|\n");
+    for b in Bucket::ALL {
+        let _ = writeln!(o, "| `{}` | {} | {} |", b.id(), b.name(), b.definition().replace('|', "\\|"));
+    }
+    o.push_str("\nKernel-name rules, first match wins (*own*: the kernel keeps this bucket under any op but an SDPA op; *neutral*: an enclosing op's context decides first):\n\n| # | bucket | identity | family | matched on |\n|---|---|---|---|---|\n");
+    for (i, r) in KERNEL_RULES.iter().enumerate() {
+        let identity = match r.identity {
+            Identity::Own => "own",
+            Identity::Neutral => "neutral",
+        };
+        let backend = r.backend.map(|(b, lib)| format!(" (backend `{}`, {lib})", b.id())).unwrap_or_default();
+        let _ = writeln!(
+            o,
+            "| {} | `{}` | {identity} | {}{backend} | `{}` |",
+            i + 1,
+            r.bucket.id(),
+            r.why,
+            r.when.describe().replace('|', "\\|")
+        );
+    }
+    o.push_str("\nOps that set a context for the kernels below them (the innermost one decides; an SDPA op anywhere in the chain makes every kernel attention):\n\n| context | bucket | ops |\n|---|---|---|\n");
+    for r in OP_CONTEXT_RULES {
+        let _ =
+            writeln!(o, "| {:?} | `{}` | {} (`{}`) |", r.context, r.context.bucket().id(), r.why, r.when.describe());
+    }
+    o.push_str("\nLeaf ops, for kernels whose own name matched nothing:\n\n| bucket | ops |\n|---|---|\n");
+    for r in LEAF_OP_RULES {
+        let _ = writeln!(
+            o,
+            "| `{}` | {} |",
+            r.bucket.id(),
+            r.ops.iter().map(|x| format!("`aten::{x}`")).collect::<Vec<_>>().join(", ")
+        );
+    }
+    o.push_str("\nTensor-core use of GEMM / convolution kernels, first match wins (no match: unknown):\n\n| use | family | matched on |\n|---|---|---|\n");
+    for (m, tc, why) in TENSOR_CORE_RULES {
+        let _ = writeln!(o, "| {tc:?} | {why} | `{}` |", m.describe().replace('|', "\\|"));
+    }
+    o
+}

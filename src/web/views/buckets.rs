@@ -47,6 +47,12 @@ pub fn BucketSection(buckets: Vec<Bucket>, gpu: GpuTime, filter: RwSignal<Option
         let top = b.top_names.iter().take(5).map(|n| view! {
             <li><span class="kname" title=n.name.clone()>{n.short.clone()}</span>" "<span class="num muted">{format::us(n.time_us)}</span></li>
         }).collect_view();
+        // The rule behind most of this category's time; the rest unfold.
+        let summary = match b.matched.len() {
+            0 => b.rule.clone(),
+            1 => b.matched[0].rule.clone(),
+            n => format!("{} (+{} more)", b.matched[0].rule, n - 1),
+        };
         let matched = b.matched.iter().map(|m| view! {
             <li>{m.rule.clone()}" "<span class="num muted">{format!("{} · {}×", format::us(m.time_us), format::count(m.count))}</span></li>
         }).collect_view();
@@ -63,9 +69,10 @@ pub fn BucketSection(buckets: Vec<Bucket>, gpu: GpuTime, filter: RwSignal<Option
                 <td class="num">{format::count(b.count)}</td>
                 <td class="why">
                     <details>
-                        <summary>{b.rule.clone()}</summary>
+                        <summary>{summary}</summary>
                         {(!b.matched.is_empty()).then(|| view! { <p class="sub">"Rules that matched:"</p><ul>{matched}</ul> })}
                         {(!b.top_names.is_empty()).then(|| view! { <p class="sub">"Largest kernels:"</p><ul>{top}</ul> })}
+                        <p class="sub">"Every rule of this category:"</p><p class="muted">{b.rule.clone()}</p>
                     </details>
                 </td>
             </tr>
