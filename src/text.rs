@@ -121,12 +121,14 @@ fn render_trace(o: &mut String, t: &TraceReport) {
         }
     }
 
-    let _ = writeln!(o, "\n Time by bucket (% of GPU kernel time):");
-    let _ = writeln!(o, " {:40} {:>12} {:>8} {:>8}", "bucket", "time", "% total", "# calls");
+    if !t.buckets.is_empty() {
+        let _ = writeln!(o, "\n Time by bucket (% of GPU kernel time):");
+        let _ = writeln!(o, " {:40} {:>12} {:>8} {:>8}", "bucket", "time", "% total", "# calls");
+    }
     for b in &t.buckets {
         let _ = writeln!(o, " {:40} {:>12} {:>7.1}% {:>8}", b.name, fmt_us(b.time_us), b.pct, b.count);
         if let Some(top) = b.top_names.first() {
-            let _ = writeln!(o, "   e.g. {}", clip(&short_name(&top.name), 72));
+            let _ = writeln!(o, "   e.g. {}", clip(&top.short, 72));
         }
     }
 
@@ -141,7 +143,7 @@ fn render_trace(o: &mut String, t: &TraceReport) {
             fmt_us(e.time_us),
             e.count,
             e.kind,
-            clip(&short_name(&e.name), 60)
+            clip(&e.short, 60)
         );
     }
     if a.backend == Backend::None {
@@ -157,12 +159,14 @@ fn render_trace(o: &mut String, t: &TraceReport) {
         }
     }
 
-    let _ = writeln!(o, "\n Top {} kernels:", t.top_kernels.len());
-    let _ = writeln!(
-        o,
-        " {:>4} {:>12} {:>8} {:>8} {:>10}  name  [launching op]",
-        "rank", "time", "% total", "# calls", "mean"
-    );
+    if !t.top_kernels.is_empty() {
+        let _ = writeln!(o, "\n Top {} kernels:", t.top_kernels.len());
+        let _ = writeln!(
+            o,
+            " {:>4} {:>12} {:>8} {:>8} {:>10}  name  [launching op]",
+            "rank", "time", "% total", "# calls", "mean"
+        );
+    }
     for (i, k) in t.top_kernels.iter().enumerate() {
         let op = k.op.as_deref().map(|x| format!("  [{x}]")).unwrap_or_default();
         let _ = writeln!(
@@ -173,12 +177,14 @@ fn render_trace(o: &mut String, t: &TraceReport) {
             k.pct,
             k.count,
             fmt_us(k.mean_us),
-            clip(&short_name(&k.name), 70),
+            clip(&k.short, 70),
             op
         );
     }
-    let _ = writeln!(o, "\n Top {} ops (GPU time they launched):", t.top_ops.len());
-    let _ = writeln!(o, " {:>4} {:>12} {:>8} {:>8} {:>10}  name", "rank", "time", "% total", "# calls", "mean");
+    if !t.top_ops.is_empty() {
+        let _ = writeln!(o, "\n Top {} ops (GPU time they launched):", t.top_ops.len());
+        let _ = writeln!(o, " {:>4} {:>12} {:>8} {:>8} {:>10}  name", "rank", "time", "% total", "# calls", "mean");
+    }
     for (i, k) in t.top_ops.iter().enumerate() {
         let _ = writeln!(
             o,
