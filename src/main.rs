@@ -11,7 +11,7 @@ mod cli {
     use std::sync::mpsc;
     use std::thread;
     use std::time::Instant;
-    use tracesight::{analyze_reader, combine, Options, TraceError};
+    use tracesight::{analyze_any, combine_all, Options, TraceError};
 
     /// Where does my GPU time go? Analyses PyTorch profiler (Kineto) Chrome traces:
     /// `.json` or `.json.gz` files, or directories of them (one file per rank).
@@ -43,7 +43,7 @@ mod cli {
     }
 
     /// Expands directories into their trace files, sorted by name.
-    fn expand(paths: &[PathBuf], errors: &mut Vec<Result<tracesight::TraceReport, TraceError>>) -> Vec<PathBuf> {
+    fn expand(paths: &[PathBuf], errors: &mut Vec<Result<Vec<tracesight::TraceReport>, TraceError>>) -> Vec<PathBuf> {
         let mut files = Vec::new();
         for p in paths {
             if p.is_dir() {
@@ -141,27 +141,23 @@ mod cli {
         }
     }
 
-    pub fn main() -> ExitCode {
-        let args = Args::parse();
-        let mut inputs: Vec<PathBuf> = args.paths.clone();
-        inputs.extend(args.trace_file.iter().cloned());
-        inputs.extend(args.trace_dir.iter().cloned());
-        if inputs.is_empty() {
-            eprintln!("tracesight: no trace given. Usage: tracesight [--json] [--top N] FILE|DIR...");
-            return ExitCode::from(2);
-        }
+    /// Reads every file (traces or reports), with warnings on stderr; returns the results.
+    fn load_all(
+        inputs: &[PathBuf],
+        opts: &Options,
+        verbose: bool,
+    ) -> Vec<Result<Vec<tracesight::TraceReport>, TraceError>> {
         let mut results = Vec::new();
-        let files = expand(&inputs, &mut results);
-        let opts = Options { top_n: args.top, ..Options::default() };
+        let files = expand(inputs, &mut results);
         for path in files {
             let name = display_name(&path);
             let started = Instant::now();
             let result = match File::open(&path) {
-                Ok(f) => analyze_reader(&name, pipelined(f), &opts, &mut |_| true),
+                Ok(f) => analyze_any(&name, pipelined(f), opts, &mut |_| true),
                 Err(e) => Err(error(&path, &format!("cannot open: {e}"))),
             };
-            if let Ok(r) = &result {
-                if args.verbose {
+            for r in result.iter().flatten() {
+                if verbose {
                     let secs = started.elapsed().as_secs_f64();
                     let mb = r.json_bytes as f64 / 1e6;
                     eprintln!(
@@ -179,7 +175,67 @@ mod cli {
             }
             results.push(result);
         }
-        let report = combine(results);
+        results
+    }
+
+    /// `tracesight diff A B [--json]`: what changed from A to B (each a trace, a report, or a
+    /// directory of ranks).
+    #[derive(Parser)]
+    #[command(name = "tracesight diff")]
+    struct DiffArgs {
+        /// Before: a trace, a tracesight JSON report, or a directory of ranks.
+        a: PathBuf,
+        /// After.
+        b: PathBuf,
+        /// Print the diff as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Rows of changed kernels and ops in the text.
+        #[arg(long, default_value_t = 25)]
+        top: usize,
+    }
+
+    fn diff_main() -> ExitCode {
+        let args = DiffArgs::parse_from(std::env::args().skip(1));
+        let opts = Options::default();
+        let side = |p: &PathBuf| -> Option<Vec<tracesight::TraceReport>> {
+            let report = combine_all(load_all(std::slice::from_ref(p), &opts, false));
+            (report.errors.is_empty() && !report.traces.is_empty()).then_some(report.traces)
+        };
+        let (Some(a), Some(b)) = (side(&args.a), side(&args.b)) else {
+            eprintln!("tracesight: diff needs two readable inputs");
+            return ExitCode::FAILURE;
+        };
+        let d = tracesight::analysis::diff::diff(&a, &b);
+        if args.json {
+            match serde_json::to_string_pretty(&d) {
+                Ok(s) => println!("{s}"),
+                Err(e) => {
+                    eprintln!("tracesight: cannot serialise the diff: {e}");
+                    return ExitCode::FAILURE;
+                }
+            }
+        } else {
+            print!("{}", tracesight::text::render_diff(&d, args.top));
+        }
+        ExitCode::SUCCESS
+    }
+
+    pub fn main() -> ExitCode {
+        if std::env::args().nth(1).as_deref() == Some("diff") {
+            return diff_main();
+        }
+        let args = Args::parse();
+        let mut inputs: Vec<PathBuf> = args.paths.clone();
+        inputs.extend(args.trace_file.iter().cloned());
+        inputs.extend(args.trace_dir.iter().cloned());
+        if inputs.is_empty() {
+            eprintln!("tracesight: no trace given. Usage: tracesight [--json] [--top N] FILE|DIR...");
+            return ExitCode::from(2);
+        }
+        let opts = Options { top_n: args.top, ..Options::default() };
+        let results = load_all(&inputs, &opts, args.verbose);
+        let report = combine_all(results);
         let failed = !report.errors.is_empty();
         if args.json {
             match serde_json::to_string_pretty(&report) {

@@ -41,6 +41,9 @@ pub struct Report {
     /// Side-by-side numbers when more than one rank was analysed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ranks: Vec<RankRow>,
+    /// The job view of those ranks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<JobView>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -58,10 +61,141 @@ pub struct RankRow {
     pub busy_us: f64,
     pub span_us: f64,
     pub idle_us: f64,
+    #[serde(default)]
+    pub compute_us: f64,
     pub comm_us: f64,
     pub exposed_comm_us: f64,
+    /// Mean ProfilerStep duration on the CPU, when the trace has steps.
+    #[serde(default)]
+    pub step_us: Option<f64>,
+    /// The three largest buckets with their share of kernel time.
+    #[serde(default)]
+    pub top_buckets: Vec<(BucketId, f64)>,
     /// busy_us of this rank relative to the slowest (largest busy) rank, percent.
     pub busy_vs_max_pct: f64,
+    /// Time this rank's collectives spent waiting for other ranks.
+    #[serde(default)]
+    pub wait_us: f64,
+    /// The metrics on which this rank is an outlier.
+    #[serde(default)]
+    pub outlier: Vec<RankMetric>,
+}
+
+/// A per-rank number whose spread across ranks is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RankMetric {
+    Busy,
+    Idle,
+    Compute,
+    Comm,
+    ExposedComm,
+    Step,
+}
+
+impl RankMetric {
+    pub const ALL: [RankMetric; 6] = [
+        RankMetric::Busy,
+        RankMetric::Idle,
+        RankMetric::Compute,
+        RankMetric::Comm,
+        RankMetric::ExposedComm,
+        RankMetric::Step,
+    ];
+
+    pub fn of(self, r: &RankRow) -> Option<f64> {
+        match self {
+            RankMetric::Busy => Some(r.busy_us),
+            RankMetric::Idle => Some(r.idle_us),
+            RankMetric::Compute => Some(r.compute_us),
+            RankMetric::Comm => Some(r.comm_us),
+            RankMetric::ExposedComm => Some(r.exposed_comm_us),
+            RankMetric::Step => r.step_us,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            RankMetric::Busy => "GPU busy",
+            RankMetric::Idle => "GPU idle",
+            RankMetric::Compute => "compute",
+            RankMetric::Comm => "communication",
+            RankMetric::ExposedComm => "exposed communication",
+            RankMetric::Step => "step time",
+        }
+    }
+}
+
+/// Min / median / max of one metric across ranks (rows index `Report::ranks`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricSpread {
+    pub metric: RankMetric,
+    pub min: f64,
+    pub median: f64,
+    pub max: f64,
+    pub min_row: usize,
+    pub max_row: usize,
+    pub outliers: Vec<usize>,
+}
+
+/// Waiting in collectives, per rank.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RankWait {
+    pub row: usize,
+    pub rank: Option<i64>,
+    /// Time this rank's collectives waited for the last rank to arrive.
+    pub wait_us: f64,
+    /// Waiting this rank caused the others by arriving last.
+    pub caused_us: f64,
+    /// Collectives this rank arrived at last.
+    pub last_count: u64,
+}
+
+/// One collective matched across ranks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatchedCollective {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<i64>,
+    /// Occurrence of this (group, name) on each rank, or the sequence number.
+    pub index: i64,
+    pub ranks: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<i64>,
+    /// The shortest duration across ranks: the transfer itself.
+    pub transfer_us: f64,
+    /// Summed waiting of all ranks (duration minus transfer).
+    pub wait_us: f64,
+    /// Latest start minus earliest start (meaningful when the ranks share a clock).
+    pub skew_us: f64,
+    /// The row of the rank that arrived last (its kernel was the shortest).
+    pub last_row: usize,
+    /// (row, duration) per rank.
+    pub durations_us: Vec<(usize, f64)>,
+    /// Algorithm bandwidth: bytes / transfer time, when the message size is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub algbw_gbps: Option<f64>,
+}
+
+/// The ranks of one job: whether they are one job, the spread of each metric, and the
+/// collectives matched across ranks with the rank that holds the others back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobView {
+    pub one_job: bool,
+    pub notes: Vec<String>,
+    pub world_size: Option<i64>,
+    pub metrics: Vec<MetricSpread>,
+    /// Collectives matched by sequence number (else by order of name per group).
+    pub matched_by_seq: bool,
+    /// Collectives found on one rank only.
+    pub unmatched: u64,
+    /// The row of the rank that caused the most waiting, if any.
+    pub straggler: Option<usize>,
+    pub waits: Vec<RankWait>,
+    /// Matched collectives, largest wait first (at most 200).
+    pub collectives: Vec<MatchedCollective>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -103,6 +237,48 @@ pub struct TraceReport {
     /// GEMM and convolution kernel time by whether it runs on tensor cores.
     #[serde(default)]
     pub tensor_cores: TensorCoreUse,
+    /// Every kernel name with its bucket (all of them: what a diff between runs needs).
+    #[serde(default)]
+    pub kernels: Vec<KernelTotal>,
+    /// Every launching op with the GPU time it launched.
+    #[serde(default)]
+    pub ops: Vec<OpTotal>,
+    /// Every collective kernel on this rank, in time order (what matching across ranks needs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub collectives: Vec<CollectiveCall>,
+}
+
+/// A kernel name's total in one bucket.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelTotal {
+    pub name: String,
+    pub bucket: BucketId,
+    pub time_us: f64,
+    pub count: u64,
+}
+
+/// A launching op's total GPU time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpTotal {
+    pub name: String,
+    pub time_us: f64,
+    pub count: u64,
+}
+
+/// One collective kernel: what it was (from its metadata, else its op or kernel name), when it
+/// ran on this rank's GPU (trace clock, nanoseconds) and how many bytes it moved when known.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CollectiveCall {
+    /// Normalised collective name: `allreduce`, `allgather`, `alltoall`, `sendrecv`, ...
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<i64>,
+    pub start_ns: i64,
+    pub dur_ns: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<i64>,
 }
 
 /// memcpy / memset GPU time by direction (microseconds, summed row durations).

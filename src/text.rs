@@ -40,30 +40,163 @@ pub fn render(report: &Report) -> String {
         render_trace(&mut o, t);
     }
     if !report.ranks.is_empty() {
-        let _ = writeln!(o, "\n{RULE}\n Ranks side by side\n{RULE}");
-        let _ = writeln!(
-            o,
-            " {:>5} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9}  file",
-            "rank", "kernel", "busy", "idle", "comm", "exposed", "busy/max"
-        );
-        for r in &report.ranks {
-            let rank = r.rank.map(|x| x.to_string()).unwrap_or_else(|| "-".into());
-            let _ = writeln!(
-                o,
-                " {:>5} {:>12} {:>12} {:>12} {:>12} {:>12} {:>8.1}%  {}",
-                rank,
-                fmt_us(r.kernel_time_us),
-                fmt_us(r.busy_us),
-                fmt_us(r.idle_us),
-                fmt_us(r.comm_us),
-                fmt_us(r.exposed_comm_us),
-                r.busy_vs_max_pct,
-                r.file
-            );
-        }
+        render_ranks(&mut o, report);
     }
     for e in &report.errors {
         let _ = writeln!(o, "\n[error] {}: {}", e.file, e.message);
+    }
+    o
+}
+
+fn rank_label(report: &Report, row: usize) -> String {
+    match report.ranks.get(row) {
+        Some(r) => r.rank.map(|x| format!("rank {x}")).unwrap_or_else(|| r.file.clone()),
+        None => format!("row {row}"),
+    }
+}
+
+fn render_ranks(o: &mut String, report: &Report) {
+    let _ = writeln!(o, "\n{RULE}\n Ranks side by side\n{RULE}");
+    let _ = writeln!(
+        o,
+        " {:>5} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}  flags",
+        "rank", "busy", "idle", "compute", "comm", "exposed", "step", "waited"
+    );
+    for r in &report.ranks {
+        let rank = r.rank.map(|x| x.to_string()).unwrap_or_else(|| "-".into());
+        let step = r.step_us.map(fmt_us).unwrap_or_else(|| "-".into());
+        let flags: Vec<&str> = r.outlier.iter().map(|m| m.label()).collect();
+        let flags = if flags.is_empty() { String::new() } else { format!("outlier: {}", flags.join(", ")) };
+        let _ = writeln!(
+            o,
+            " {:>5} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}  {flags}",
+            rank,
+            fmt_us(r.busy_us),
+            fmt_us(r.idle_us),
+            fmt_us(r.compute_us),
+            fmt_us(r.comm_us),
+            fmt_us(r.exposed_comm_us),
+            step,
+            fmt_us(r.wait_us)
+        );
+    }
+    let Some(job) = &report.job else { return };
+    if job.one_job {
+        let w = job.world_size.map(|w| format!(" of world size {w}")).unwrap_or_default();
+        let _ = writeln!(o, "\n {} ranks{w}, one job.", report.ranks.len());
+    } else {
+        let _ = writeln!(o, "\n These files are not the ranks of one job:");
+    }
+    for n in &job.notes {
+        let _ = writeln!(o, "   - {n}");
+    }
+    for m in &job.metrics {
+        let _ = writeln!(
+            o,
+            "   {:22} min {:>10} ({})  median {:>10}  max {:>10} ({})",
+            m.metric.label(),
+            fmt_us(m.min),
+            rank_label(report, m.min_row),
+            fmt_us(m.median),
+            fmt_us(m.max),
+            rank_label(report, m.max_row)
+        );
+    }
+    if job.collectives.is_empty() {
+        return;
+    }
+    let how = if job.matched_by_seq { "by sequence number" } else { "by order of name per process group" };
+    let _ = writeln!(o, "\n Collectives matched across ranks ({how}; {} on one rank only):", job.unmatched);
+    if let Some(s) = job.straggler {
+        let w = &job.waits[s];
+        let _ = writeln!(
+            o,
+            "   straggler: {} arrived last at {} collectives and made the others wait {} in all",
+            rank_label(report, s),
+            w.last_count,
+            fmt_us(w.caused_us)
+        );
+    }
+    let _ = writeln!(
+        o,
+        "   {:14} {:>6} {:>11} {:>11} {:>11} {:>10}  last",
+        "collective", "#", "transfer", "waited", "skew", "GB/s"
+    );
+    for c in job.collectives.iter().take(10) {
+        let bw = c.algbw_gbps.map(|b| format!("{b:.1}")).unwrap_or_else(|| "-".into());
+        let _ = writeln!(
+            o,
+            "   {:14} {:>6} {:>11} {:>11} {:>11} {:>10}  {}",
+            clip(&c.name, 14),
+            c.seq.unwrap_or(c.index),
+            fmt_us(c.transfer_us),
+            fmt_us(c.wait_us),
+            fmt_us(c.skew_us),
+            bw,
+            rank_label(report, c.last_row)
+        );
+    }
+}
+
+/// The text of a diff between two runs.
+pub fn render_diff(d: &crate::analysis::diff::Diff, top: usize) -> String {
+    use crate::analysis::diff::Status;
+    let mut o = String::new();
+    let _ = writeln!(o, "\n{RULE}\n A: {}\n B: {}\n{RULE}", d.a_files.join(", "), d.b_files.join(", "));
+    let _ = writeln!(o, " {}", d.verdict);
+    let pct = |c: &crate::analysis::diff::Change| match (c.rel_pct, c.status) {
+        (Some(p), _) => format!("{p:+.1}%"),
+        (None, Status::New) => "new".into(),
+        _ => String::new(),
+    };
+    let _ = writeln!(o, "\n {:28} {:>12} {:>12} {:>12} {:>8}", "per rank", "A", "B", "change", "");
+    for m in &d.metrics {
+        let c = &m.change;
+        let _ = writeln!(
+            o,
+            " {:28} {:>12} {:>12} {:>12} {:>8}",
+            m.metric.label(),
+            fmt_us(c.a_us),
+            fmt_us(c.b_us),
+            fmt_us(c.delta_us),
+            pct(c)
+        );
+    }
+    let _ = writeln!(o, "\n {:28} {:>12} {:>12} {:>12} {:>8}", "bucket", "A", "B", "change", "");
+    for b in &d.buckets {
+        let c = &b.change;
+        let _ = writeln!(
+            o,
+            " {:28} {:>12} {:>12} {:>12} {:>8}",
+            clip(b.bucket.name(), 28),
+            fmt_us(c.a_us),
+            fmt_us(c.b_us),
+            fmt_us(c.delta_us),
+            pct(c)
+        );
+    }
+    if d.backend_a != d.backend_b {
+        let _ = writeln!(o, "\n Attention backend: {} -> {}", d.backend_a.label(), d.backend_b.label());
+    } else {
+        let _ = writeln!(o, "\n Attention backend: {} (unchanged)", d.backend_a.label());
+    }
+    for (title, rows, same) in [("kernels", &d.kernels, d.unchanged_kernels), ("ops", &d.ops, d.unchanged_ops)] {
+        let _ = writeln!(o, "\n Changed {title} ({} changed, new or gone; {same} unchanged):", rows.len());
+        for r in rows.iter().take(top) {
+            let tag = match r.change.status {
+                Status::New => "new",
+                Status::Gone => "gone",
+                _ => "",
+            };
+            let _ = writeln!(
+                o,
+                " {:>12} {:>8} {:>4}  {}",
+                fmt_us(r.change.delta_us),
+                r.change.rel_pct.map(|p| format!("{p:+.0}%")).unwrap_or_default(),
+                tag,
+                clip(&short_name(&r.name), 90)
+            );
+        }
     }
     o
 }

@@ -3,79 +3,12 @@
 //! and every hint on a trace where it must fire and one where it must not.
 
 mod common;
-use common::analyze_bytes;
-use serde_json::{json, Value};
+use common::{Trace, CPU_TID};
+use serde_json::json;
 use tracesight::analysis::diagnostics::DiagnosticId;
 use tracesight::analysis::hints::HintId;
 use tracesight::analysis::taxonomy::{Backend, Bucket};
 use tracesight::report::TraceReport;
-
-/// A trace written event by event: CPU ops nest around launch calls on one thread, kernels run
-/// on a GPU stream at the times given.
-struct Trace {
-    events: Vec<Value>,
-    next_id: i64,
-    /// CPU time cursor (us).
-    cpu: i64,
-    device: Value,
-}
-
-const CPU_TID: i64 = 1;
-
-impl Trace {
-    fn new(device: &str, cc: (i64, i64)) -> Trace {
-        let device = json!([{ "id": 0, "name": device, "computeMajor": cc.0, "computeMinor": cc.1, "numSms": 108 }]);
-        Trace { events: Vec::new(), next_id: 1, cpu: 1_000, device }
-    }
-
-    fn id(&mut self) -> i64 {
-        self.next_id += 1;
-        self.next_id
-    }
-
-    fn span(&mut self, cat: &str, name: &str, ts: i64, dur: i64, tid: i64, ext: Option<i64>) {
-        let mut e = json!({ "ph": "X", "cat": cat, "name": name, "pid": 100, "tid": tid, "ts": ts, "dur": dur });
-        if let Some(x) = ext {
-            e["args"] = json!({ "External id": x });
-        }
-        self.events.push(e);
-    }
-
-    /// An op chain (outermost first) that launches one kernel with `call`, which takes
-    /// `call_dur` us on the CPU; the kernel runs at `gpu_ts` for `dur` us on `stream`.
-    fn launch_on(&mut self, chain: &[&str], call: &str, call_dur: i64, kernels: &[(&str, i64, i64)], stream: i64) {
-        let c = self.cpu;
-        let depth = chain.len() as i64;
-        let mut leaf_ext = None;
-        for (i, op) in chain.iter().enumerate() {
-            let ext = self.id();
-            let i = i as i64;
-            self.span("cpu_op", op, c + i, 20 + call_dur + 2 * (depth - i), CPU_TID, Some(ext));
-            leaf_ext = Some(ext);
-        }
-        let corr = self.id();
-        let call_ts = c + depth + 5;
-        self.events.push(json!({ "ph": "X", "cat": "cuda_runtime", "name": call, "pid": 100, "tid": CPU_TID, "ts": call_ts, "dur": call_dur, "args": { "correlation": corr, "External id": leaf_ext.unwrap_or(0) } }));
-        for (kernel, gpu_ts, dur) in kernels {
-            let kind = if kernel.starts_with("Memcpy") { "gpu_memcpy" } else { "kernel" };
-            self.events.push(json!({ "ph": "X", "cat": kind, "name": kernel, "pid": 0, "tid": stream, "ts": gpu_ts, "dur": dur, "args": { "correlation": corr, "device": 0, "stream": stream } }));
-        }
-        self.cpu = c + 40 + call_dur + 2 * depth;
-    }
-
-    fn launch(&mut self, chain: &[&str], kernel: &str, gpu_ts: i64, dur: i64) {
-        self.launch_on(chain, "cudaLaunchKernel", 5, &[(kernel, gpu_ts, dur)], 7);
-    }
-
-    fn module(&mut self, name: &str, start: i64, end: i64) {
-        self.events.push(json!({ "ph": "X", "cat": "python_function", "name": name, "pid": 100, "tid": CPU_TID, "ts": start, "dur": end - start }));
-    }
-
-    fn report(&self) -> TraceReport {
-        let doc = json!({ "schemaVersion": 1, "deviceProperties": self.device, "traceEvents": self.events });
-        analyze_bytes("synthetic.json", &serde_json::to_vec(&doc).unwrap()).unwrap()
-    }
-}
 
 fn share(r: &TraceReport, b: Bucket) -> f64 {
     r.buckets.iter().find(|x| x.id == b).map(|x| x.time_us).unwrap_or(0.0)

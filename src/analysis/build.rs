@@ -3,9 +3,10 @@
 //! written attention, backend verdict), tables, and time (interval metrics per device and step).
 
 use super::attention::{find_eager, AttentionEvidence};
+use super::attribution::SpanTree;
 use super::attribution::{attribute, NO};
 use super::classify::{Chains, CopyKind, Why};
-use super::collect::{Collector, GpuKind, NAME_BACKWARD, NAME_GRAPH_LAUNCH, NONE};
+use super::collect::{Collector, CommArgs, GpuKind, NAME_BACKWARD, NAME_GRAPH_LAUNCH, NONE, NO_NAME};
 use super::steps::{step_of, step_windows, us, Lanes};
 use super::tables::{tables, RowMap};
 use super::taxonomy::{Backend, Bucket, KernelFacts, TensorCore, OP_CONTEXT_RULES};
@@ -25,6 +26,9 @@ pub struct Built {
     pub training: bool,
     pub copies: Copies,
     pub tensor_cores: TensorCoreUse,
+    pub kernels: Vec<KernelTotal>,
+    pub ops: Vec<OpTotal>,
+    pub collectives: Vec<CollectiveCall>,
     pub extra: Extra,
 }
 
@@ -69,6 +73,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     let mut launch = LaunchStats::default();
     let mut copies = Copies::default();
     let mut tc = TensorCoreUse::default();
+    let mut collectives: Vec<CollectiveCall> = Vec::new();
     let mut extra =
         Extra { external_mismatch: at.external_mismatch, dataloader_ns: at.dataloader_ns, ..Default::default() };
 
@@ -133,6 +138,11 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
                 }
                 _ => evidence.add(Backend::Vendor, EvidenceKind::Kernel, row.name, "", row.dur),
             }
+        }
+
+        // Kernels that are collectives by name (not helpers launched under a collective op).
+        if bucket == Bucket::Communication && f.kernel_rule().is_some_and(|r| r.bucket == Bucket::Communication) {
+            collectives.push(collective_call(&c, tree, i, leaf));
         }
 
         let leaf_name = if leaf == NO { NO } else { tree.spans[leaf as usize].name };
@@ -211,6 +221,12 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         attention,
         top_kernels: t.top_kernels,
         top_ops: t.top_ops,
+        kernels: t.kernels,
+        ops: t.ops,
+        collectives: {
+            collectives.sort_by_key(|x| (x.start_ns, x.dur_ns));
+            collectives
+        },
         steps: steps_out,
         launch,
         training,
@@ -219,4 +235,49 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         extra,
     };
     (built, c)
+}
+
+/// What a collective kernel was: its own metadata, else that of a `record_param_comms` op around
+/// its launch, else the name of a `nccl:*` op, else the collective in the kernel's name.
+fn collective_call(c: &Collector, tree: &SpanTree, row: usize, leaf: u32) -> CollectiveCall {
+    let g = &c.gpu[row];
+    let names = &c.names;
+    let own = c.gpu_comm.binary_search_by_key(&(row as u32), |x| x.0).ok().map(|i| c.gpu_comm[i].1);
+    let from_ops = || tree.chain(leaf).find_map(|o| c.op_comm.get(&tree.spans[o as usize].external).copied());
+    let args: Option<CommArgs> = own.or_else(from_ops);
+    let text = |id: u32| (id != NO_NAME).then(|| names.get(id).to_string());
+    let name = args
+        .and_then(|a| text(a.name))
+        .or_else(|| {
+            tree.chain(leaf).find_map(|o| {
+                let n = names.get(tree.spans[o as usize].name);
+                n.strip_prefix("nccl:").or_else(|| n.strip_prefix("c10d::")).map(str::to_string)
+            })
+        })
+        .unwrap_or_else(|| kernel_collective(names.get(g.name)));
+    CollectiveCall {
+        name: normalise_collective(&name),
+        group: args.and_then(|a| text(a.group)),
+        seq: args.map(|a| a.seq).filter(|&s| s != NONE),
+        start_ns: g.start,
+        dur_ns: g.dur,
+        bytes: args.map(|a| a.bytes).filter(|&b| b != NONE && b >= 0),
+    }
+}
+
+/// `ncclDevKernel_AllReduce_Sum_bf16_RING_LL` and `ncclKernel_SendRecv_RING_SIMPLE_...` -> the
+/// collective; other communication kernels by their short name.
+fn kernel_collective(kernel: &str) -> String {
+    for prefix in ["ncclDevKernel_", "ncclKernel_", "ncclSymkDevKernel_"] {
+        if let Some(rest) = kernel.strip_prefix(prefix) {
+            return rest.split(['_', '(']).next().unwrap_or(rest).to_string();
+        }
+    }
+    super::kernel_name::short_name(kernel)
+}
+
+/// One spelling per collective across trace versions: `all_reduce`, `allreduce_`,
+/// `AllReduce` -> `allreduce`.
+fn normalise_collective(name: &str) -> String {
+    name.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_lowercase()
 }

@@ -125,6 +125,31 @@ pub struct SdpaCall {
 
 pub const NONE: i64 = i64::MIN;
 
+/// Collective metadata a kernel or a `record_param_comms` op carries (current Kineto writes
+/// it on NCCL kernels, older versions on the op). Names are interned; absent fields are
+/// `NO_NAME` / `NONE`.
+#[derive(Debug, Clone, Copy)]
+pub struct CommArgs {
+    pub name: u32,
+    pub group: u32,
+    pub seq: i64,
+    pub bytes: i64,
+}
+
+pub const NO_NAME: u32 = u32::MAX;
+
+/// Bytes per element of the dtype names PyTorch records (`Float`, `BFloat16`, ...).
+fn dtype_size(dtype: &str) -> Option<i64> {
+    Some(match dtype {
+        "Double" | "Long" | "ComplexFloat" => 8,
+        "Float" | "Int" | "ComplexHalf" => 4,
+        "Half" | "BFloat16" | "Short" => 2,
+        "Byte" | "Char" | "Bool" | "QInt8" | "QUInt8" => 1,
+        d if d.starts_with("Float8") => 1,
+        _ => return None,
+    })
+}
+
 /// Event counters that feed the diagnostics table.
 #[derive(Debug, Default, Clone)]
 pub struct Counters {
@@ -159,6 +184,10 @@ pub struct Collector {
     pub sync_ns: i64,
     pub launch_ns: i64,
     pub sdpa_calls: Vec<SdpaCall>,
+    /// Collective metadata of GPU rows (by row index, in row order).
+    pub gpu_comm: Vec<(u32, CommArgs)>,
+    /// Collective metadata of ops, by their External id.
+    pub op_comm: FxHashMap<i64, CommArgs>,
     pub threads: FxHashMap<(i64, i64), u32>,
     string_ids: Interner,
     /// Duration-weighted sums for the SM efficiency / occupancy estimates.
@@ -269,6 +298,24 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 }
 
 impl Collector {
+    /// The collective metadata in an event's args, if it has any.
+    fn comm_args(&mut self, a: &crate::trace::event::Args) -> Option<CommArgs> {
+        let text = |raw: Option<&[u8]>| raw.and_then(|r| serde_json::from_slice::<String>(r).ok());
+        let name = text(a.collective_name)?;
+        let group = text(a.process_group);
+        let nelems = a.in_msg_nelems.and_then(Loose::as_i64);
+        let size = text(a.dtype).and_then(|d| dtype_size(&d));
+        Some(CommArgs {
+            name: self.names.intern(name.as_bytes()),
+            group: group.map(|g| self.names.intern(g.as_bytes())).unwrap_or(NO_NAME),
+            seq: a.seq.and_then(Loose::as_i64).unwrap_or(NONE),
+            bytes: match (nelems, size) {
+                (Some(n), Some(s)) => n.saturating_mul(s),
+                _ => NONE,
+            },
+        })
+    }
+
     /// A stable key for (pid, tid): numeric ids as numbers ("123" and 123 are one thread),
     /// other strings interned.
     fn thread_key(&mut self, pid: &Id, tid: &Id) -> u32 {
@@ -333,6 +380,9 @@ impl Collector {
                     }
                 }
                 let name = self.names.intern(ev.name.bytes());
+                if let Some(c) = args.and_then(|a| self.comm_args(a)) {
+                    self.gpu_comm.push((self.gpu.len() as u32, c));
+                }
                 self.gpu.push(GpuRow {
                     start,
                     dur,
@@ -361,6 +411,11 @@ impl Collector {
             Cat::Op => {
                 let thread = self.thread_key(&ev.pid, &ev.tid);
                 let name = self.names.intern(ev.name.bytes());
+                if external != NONE {
+                    if let Some(c) = args.and_then(|a| self.comm_args(a)) {
+                        self.op_comm.insert(external, c);
+                    }
+                }
                 if self.names.is(name, NAME_SDPA) && self.sdpa_calls.len() < 16 {
                     let raw = |v: Option<&[u8]>| v.map(|r| String::from_utf8_lossy(r).into_owned());
                     self.sdpa_calls.push(SdpaCall {

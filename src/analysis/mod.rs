@@ -6,9 +6,11 @@ mod build;
 mod classify;
 pub mod collect;
 pub mod diagnostics;
+pub mod diff;
 pub mod hints;
 pub mod intervals;
 pub mod kernel_name;
+pub mod ranks;
 mod steps;
 mod tables;
 pub mod taxonomy;
@@ -134,6 +136,55 @@ pub fn analyze_reader<R: Read>(
     Ok(report(file, collector, &outcome, opts))
 }
 
+/// What a Report written by `tracesight --json` starts with (our serializer writes
+/// `tool_version` first), after optional whitespace.
+fn is_report_prefix(bytes: &[u8]) -> bool {
+    let t = bytes.trim_ascii_start();
+    let Some(rest) = t.strip_prefix(b"{") else { return false };
+    rest.trim_ascii_start().starts_with(b"\"tool_version\"")
+}
+
+/// Analyses a trace, or reads the traces of a Report that `tracesight --json` wrote (plain
+/// or gzip), so per-rank reports made elsewhere (one job per rank on a cluster) can be combined
+/// like the traces themselves.
+pub fn analyze_any<R: Read>(
+    file: &str,
+    mut reader: R,
+    opts: &Options,
+    progress: &mut dyn FnMut(u64) -> bool,
+) -> Result<Vec<TraceReport>, TraceError> {
+    let err = |kind, message: String| TraceError { file: file.to_string(), kind, message };
+    // Sniff the first bytes (inflated when gzip), then hand them back in front of the rest.
+    let mut prefix = Vec::with_capacity(512);
+    let mut buf = [0u8; 512];
+    while prefix.len() < 512 {
+        match reader.read(&mut buf[..512 - prefix.len()]) {
+            Ok(0) => break,
+            Ok(n) => prefix.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(err(ErrorKind::Io, trace::io_message(&e))),
+        }
+    }
+    let head = if prefix.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        let _ = flate2::read::MultiGzDecoder::new(&prefix[..]).take(256).read_to_end(&mut out);
+        out
+    } else {
+        prefix.clone()
+    };
+    let whole = std::io::Cursor::new(prefix).chain(reader);
+    if !is_report_prefix(&head) {
+        return analyze_reader(file, whole, opts, progress).map(|t| vec![t]);
+    }
+    let mut json = Vec::new();
+    input::decode(whole)
+        .and_then(|mut d| d.read_to_end(&mut json))
+        .map_err(|e| err(ErrorKind::Corrupt, trace::io_message(&e)))?;
+    let report: Report = serde_json::from_slice(&json)
+        .map_err(|e| err(ErrorKind::NotATrace, format!("a tracesight report that cannot be read: {e}")))?;
+    Ok(report.traces)
+}
+
 /// Analyses a trace held in memory.
 pub fn analyze_slice(file: &str, bytes: &[u8], opts: &Options) -> Result<TraceReport, TraceError> {
     analyze_reader(file, bytes, opts, &mut |_| true)
@@ -163,6 +214,9 @@ fn report(file: &str, c: Collector, outcome: &trace::Outcome, opts: &Options) ->
         training: b.training,
         copies: b.copies,
         tensor_cores: b.tensor_cores,
+        kernels: b.kernels,
+        ops: b.ops,
+        collectives: b.collectives,
     };
     r.hints = hints::hints(&r, &b.extra);
     r
@@ -199,35 +253,28 @@ fn device_info(c: &Collector) -> DeviceInfo {
 /// Combines per-file results into one Report: traces in rank order (then file name), files
 /// that failed listed in `errors`, and a cross-rank table when there are several ranks.
 pub fn combine(results: Vec<Result<TraceReport, TraceError>>) -> Report {
+    combine_all(results.into_iter().map(|r| r.map(|t| vec![t])).collect())
+}
+
+/// As [`combine`], for inputs that each gave one or more traces (a Report file gives several).
+pub fn combine_all(results: Vec<Result<Vec<TraceReport>, TraceError>>) -> Report {
     let mut traces = Vec::new();
     let mut errors = Vec::new();
     for r in results {
         match r {
-            Ok(t) => traces.push(t),
+            Ok(t) => traces.extend(t),
             Err(e) => errors.push(FileError { file: e.file, message: e.message }),
         }
     }
     traces.sort_by(|a, b| {
         (a.rank.is_none(), a.rank.unwrap_or(0), &a.file).cmp(&(b.rank.is_none(), b.rank.unwrap_or(0), &b.file))
     });
-    let max_busy = traces.iter().map(|t| t.gpu.busy_us).fold(0.0, f64::max);
-    let ranks = if traces.len() > 1 {
-        traces
-            .iter()
-            .map(|t| RankRow {
-                file: t.file.clone(),
-                rank: t.rank,
-                kernel_time_us: t.gpu.kernel_time_us,
-                busy_us: t.gpu.busy_us,
-                span_us: t.gpu.span_us,
-                idle_us: t.gpu.idle_us,
-                comm_us: t.gpu.comm_us,
-                exposed_comm_us: t.gpu.exposed_comm_us,
-                busy_vs_max_pct: if max_busy > 0.0 { t.gpu.busy_us / max_busy * 100.0 } else { 0.0 },
-            })
-            .collect()
+    let (ranks, job) = if traces.len() > 1 {
+        let mut rows = ranks::rank_rows(&traces);
+        let job = ranks::job_view(&traces, &mut rows);
+        (rows, Some(job))
     } else {
-        Vec::new()
+        (Vec::new(), None)
     };
-    Report { tool_version: crate::TOOL_VERSION.to_string(), traces, errors, ranks }
+    Report { tool_version: crate::TOOL_VERSION.to_string(), traces, errors, ranks, job }
 }

@@ -8,7 +8,7 @@ use super::collect::Interner;
 use super::kernel_name::{full_name, short_name};
 use super::steps::{pct, us};
 use super::taxonomy::Bucket;
-use crate::report::{self, NameTime, RuleHit, TopRow};
+use crate::report::{self, KernelTotal, NameTime, OpTotal, RuleHit, TopRow};
 use rustc_hash::FxHashMap;
 
 #[derive(Default, Clone, Copy)]
@@ -43,6 +43,8 @@ pub struct Tables {
     pub buckets: Vec<report::Bucket>,
     pub top_kernels: Vec<TopRow>,
     pub top_ops: Vec<TopRow>,
+    pub kernels: Vec<KernelTotal>,
+    pub ops: Vec<OpTotal>,
 }
 
 pub fn tables(rows: &RowMap, op_gpu: &[i64], tree: &SpanTree, names: &Interner, total_ns: i64, top_n: usize) -> Tables {
@@ -144,7 +146,20 @@ pub fn tables(rows: &RowMap, op_gpu: &[i64], tree: &SpanTree, names: &Interner, 
             top_row(names.get(*n), names.get(*n).to_string(), a, total_ns, parent, bucket)
         })
         .collect();
-    Tables { buckets, top_kernels, top_ops }
+    let kernels = kernels
+        .iter()
+        .map(|((n, b), a)| KernelTotal {
+            name: full_name(names.get(*n)),
+            bucket: *b,
+            time_us: us(a.ns),
+            count: a.count,
+        })
+        .collect();
+    let ops = ops
+        .iter()
+        .map(|(n, a)| OpTotal { name: names.get(*n).to_string(), time_us: us(a.ns), count: a.count })
+        .collect();
+    Tables { buckets, top_kernels, top_ops, kernels, ops }
 }
 
 fn top_row(name: &str, short: String, a: &Agg, total_ns: i64, op: Option<String>, bucket: Bucket) -> TopRow {

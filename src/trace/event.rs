@@ -111,6 +111,12 @@ pub struct Args<'a> {
     pub input_dims: Option<&'a [u8]>,
     pub input_type: Option<&'a [u8]>,
     pub concrete_inputs: Option<&'a [u8]>,
+    /// Raw JSON text of the collective metadata (read only for collectives).
+    pub collective_name: Option<&'a [u8]>,
+    pub process_group: Option<&'a [u8]>,
+    pub seq: Option<Loose>,
+    pub in_msg_nelems: Option<Loose>,
+    pub dtype: Option<&'a [u8]>,
 }
 
 impl Args<'_> {
@@ -172,6 +178,12 @@ key_table! {
         InputDims = b"Input Dims" | b"Input dims",
         InputType = b"Input type",
         ConcreteInputs = b"Concrete Inputs",
+        /// Collective metadata (on NCCL kernels in current Kineto, on `record_param_comms`).
+        CollectiveName = b"Collective name",
+        ProcessGroup = b"Process Group Name",
+        Seq = b"Seq",
+        InMsgNelems = b"In msg nelems",
+        Dtype = b"dtype",
     }
 }
 
@@ -224,6 +236,11 @@ pub(crate) fn arg_member<'a, V: Values<'a>>(a: &mut Args<'a>, key: &[u8], v: &mu
         Some(ArgKey::InputDims) => a.input_dims = Some(v.raw()?),
         Some(ArgKey::InputType) => a.input_type = Some(v.raw()?),
         Some(ArgKey::ConcreteInputs) => a.concrete_inputs = Some(v.raw()?),
+        Some(ArgKey::CollectiveName) => a.collective_name = Some(v.raw()?),
+        Some(ArgKey::ProcessGroup) => a.process_group = Some(v.raw()?),
+        Some(ArgKey::Seq) => a.seq = v.number()?,
+        Some(ArgKey::InMsgNelems) => a.in_msg_nelems = v.number()?,
+        Some(ArgKey::Dtype) => a.dtype = Some(v.raw()?),
         None => v.skip()?,
     }
     Ok(())

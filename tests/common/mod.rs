@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+use serde_json::{json, Value};
 use std::io::Read;
 use std::path::PathBuf;
 use tracesight::report::TraceReport;
@@ -110,5 +111,82 @@ pub fn assert_invariants(r: &TraceReport) {
             r.file,
             s.name
         );
+    }
+}
+
+/// A trace written event by event: CPU ops nest around launch calls on one thread, kernels run
+/// on a GPU stream at the times given.
+pub struct Trace {
+    pub events: Vec<Value>,
+    next_id: i64,
+    /// CPU time cursor (us).
+    pub cpu: i64,
+    device: Value,
+    /// (rank, world size) written as distributedInfo.
+    pub dist: Option<(i64, i64)>,
+}
+
+pub const CPU_TID: i64 = 1;
+
+impl Trace {
+    pub fn new(device: &str, cc: (i64, i64)) -> Trace {
+        let device = json!([{ "id": 0, "name": device, "computeMajor": cc.0, "computeMinor": cc.1, "numSms": 108 }]);
+        Trace { events: Vec::new(), next_id: 1, cpu: 1_000, device, dist: None }
+    }
+
+    pub fn id(&mut self) -> i64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    pub fn span(&mut self, cat: &str, name: &str, ts: i64, dur: i64, tid: i64, ext: Option<i64>) {
+        let mut e = json!({ "ph": "X", "cat": cat, "name": name, "pid": 100, "tid": tid, "ts": ts, "dur": dur });
+        if let Some(x) = ext {
+            e["args"] = json!({ "External id": x });
+        }
+        self.events.push(e);
+    }
+
+    /// An op chain (outermost first) that launches one kernel with `call`, which takes
+    /// `call_dur` us on the CPU; the kernel runs at `gpu_ts` for `dur` us on `stream`.
+    pub fn launch_on(&mut self, chain: &[&str], call: &str, call_dur: i64, kernels: &[(&str, i64, i64)], stream: i64) {
+        let c = self.cpu;
+        let depth = chain.len() as i64;
+        let mut leaf_ext = None;
+        for (i, op) in chain.iter().enumerate() {
+            let ext = self.id();
+            let i = i as i64;
+            self.span("cpu_op", op, c + i, 20 + call_dur + 2 * (depth - i), CPU_TID, Some(ext));
+            leaf_ext = Some(ext);
+        }
+        let corr = self.id();
+        let call_ts = c + depth + 5;
+        self.events.push(json!({ "ph": "X", "cat": "cuda_runtime", "name": call, "pid": 100, "tid": CPU_TID, "ts": call_ts, "dur": call_dur, "args": { "correlation": corr, "External id": leaf_ext.unwrap_or(0) } }));
+        for (kernel, gpu_ts, dur) in kernels {
+            let kind = if kernel.starts_with("Memcpy") { "gpu_memcpy" } else { "kernel" };
+            self.events.push(json!({ "ph": "X", "cat": kind, "name": kernel, "pid": 0, "tid": stream, "ts": gpu_ts, "dur": dur, "args": { "correlation": corr, "device": 0, "stream": stream } }));
+        }
+        self.cpu = c + 40 + call_dur + 2 * depth;
+    }
+
+    pub fn launch(&mut self, chain: &[&str], kernel: &str, gpu_ts: i64, dur: i64) {
+        self.launch_on(chain, "cudaLaunchKernel", 5, &[(kernel, gpu_ts, dur)], 7);
+    }
+
+    pub fn module(&mut self, name: &str, start: i64, end: i64) {
+        self.events.push(json!({ "ph": "X", "cat": "python_function", "name": name, "pid": 100, "tid": CPU_TID, "ts": start, "dur": end - start }));
+    }
+
+    /// The trace file's bytes.
+    pub fn bytes(&self) -> Vec<u8> {
+        let mut doc = json!({ "schemaVersion": 1, "deviceProperties": self.device, "traceEvents": self.events });
+        if let Some((rank, world)) = self.dist {
+            doc["distributedInfo"] = json!({ "backend": "nccl", "rank": rank, "world_size": world });
+        }
+        serde_json::to_vec(&doc).unwrap()
+    }
+
+    pub fn report(&self) -> TraceReport {
+        analyze_bytes("synthetic.json", &self.bytes()).unwrap()
     }
 }
