@@ -39,14 +39,14 @@ fn analyse_all(scope: &DedicatedWorkerGlobalScope, files: &Array) {
         let file: File = value.unchecked_into();
         let name = file.name();
         let reader = FileChunks::new(file.into());
-        let result = crate::analyze_reader(&name, reader, &opts, &mut |bytes| {
+        let result = crate::analyze_any(&name, reader, &opts, &mut |bytes| {
             post(scope, &ToPage::Progress { index, bytes: bytes as f64 });
             true
         });
         post(scope, &ToPage::FileDone { index, ok: result.is_ok() });
         results.push(result);
     }
-    let report = crate::combine(results);
+    let report = crate::combine_all(results);
     // Same serialisation as the CLI's --json, trailing newline included.
     let json = match serde_json::to_string_pretty(&report) {
         Ok(s) => s + "\n",

@@ -228,6 +228,46 @@ test('several files at once: ranks table, export equals the CLI', async (t) => {
   await context.close();
 });
 
+test('the 8 ranks of one job: ranks, spread and the straggler', async (t) => {
+  const dir = path.join(SHARED, 'dlrm-8rank-v100');
+  if (!fs.existsSync(dir)) {
+    t.skip('../shared/traces is absent: the 8-rank job is not available');
+    return;
+  }
+  const { context, page, errors, requests } = await open();
+  const files = fs.readdirSync(dir).sort().map((f) => path.join(dir, f));
+  const web = await analyse(page, requests, files);
+  await page.getByTestId('ranks').waitFor();
+  assert.equal(await page.locator('[data-testid=ranks] tbody tr').count(), 8);
+  assert.match(await page.getByTestId('job-verdict').textContent(), /8 ranks of world size 8, one job/);
+  assert.match(await page.getByTestId('straggler').textContent(), /^rank 7 arrived last/);
+  assert.ok(await page.locator('[data-testid=collectives] tbody tr').count() >= 8);
+  await page.locator('section:has([data-testid=ranks])').screenshot({ path: path.join(ARTIFACTS, 'ranks-dlrm.png') });
+  if (haveCli()) assert.equal(web, cliJson(files));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('two files and compare: the diff names the backend change', async () => {
+  const { context, page, errors, requests } = await open();
+  const web = await analyse(page, requests, [fixtures.plain, fixtures.math]);
+  if (haveCli()) assert.equal(web, cliJson([fixtures.plain, fixtures.math]));
+  await page.getByTestId('compare-toggle').click();
+  const flash = { label: `rank 0 · ${path.basename(fixtures.plain)}` };
+  const math = { label: `rank 0 · ${path.basename(fixtures.math)}` };
+  await page.getByTestId('compare-a').selectOption(flash);
+  await page.getByTestId('compare-b').selectOption(math);
+  assert.match(await page.getByTestId('diff-verdict').textContent(), /math instead of flash/);
+  assert.ok(await page.locator('[data-testid=diff-kernels] tbody tr').count() > 0);
+  // Swapping A and B swaps the change.
+  await page.getByTestId('compare-a').selectOption(math);
+  await page.getByTestId('compare-b').selectOption(flash);
+  assert.match(await page.getByTestId('diff-verdict').textContent(), /flash instead of math/);
+  await page.locator('[data-testid=compare]').screenshot({ path: path.join(ARTIFACTS, 'compare.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('a text file shows the error screen', async () => {
   const { context, page, errors, requests } = await open();
   const bad = path.join(tmp, 'notes.txt');

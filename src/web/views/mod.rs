@@ -5,6 +5,7 @@ mod attention;
 mod buckets;
 mod error;
 mod hints;
+mod job;
 mod progress;
 mod report;
 mod start;

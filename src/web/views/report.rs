@@ -1,7 +1,8 @@
 use super::attention::AttentionSection;
 use super::buckets::BucketSection;
 use super::hints::{Diagnostics, HintCards};
-use super::tables::{RankTable, StepTable, TopKind, TopTable};
+use super::job::{CompareSection, JobSection};
+use super::tables::{StepTable, TopKind, TopTable};
 use super::FilePicker;
 use crate::analysis::taxonomy::{Backend, Bucket as BucketId};
 use crate::report::{Severity, TraceReport};
@@ -17,6 +18,7 @@ pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset
     let selected = RwSignal::new(0usize);
     let bucket_filter = RwSignal::new(None::<BucketId>);
     let share_state = RwSignal::new(None::<String>);
+    let comparing = RwSignal::new(false);
     let report = Arc::new(loaded.report.clone());
     let traces = report.traces.len();
 
@@ -49,8 +51,11 @@ pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset
     let trace_view = {
         let report = report.clone();
         move || {
+            if comparing.get() {
+                return view! { <CompareSection report=report.clone() /> }.into_any();
+            }
             let t = report.traces.get(selected.get()).cloned();
-            t.map(|t| view! { <TraceView trace=t bucket_filter=bucket_filter /> })
+            t.map(|t| view! { <TraceView trace=t bucket_filter=bucket_filter /> }).into_any()
         }
     };
 
@@ -65,6 +70,12 @@ pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset
                     <FilePicker on_files=on_files label="Open other files…" />
                     <button type="button" class="button" data-testid="export-json" on:click=export_json>"Export JSON"</button>
                     <button type="button" class="button" data-testid="share-link" on:click=copy_link>"Copy share link"</button>
+                    {(traces > 1).then(|| view! {
+                        <button type="button" class="button" data-testid="compare-toggle" aria-pressed=move || comparing.get().to_string()
+                            on:click=move |_| comparing.update(|c| *c = !*c)>
+                            {move || if comparing.get() { "Back to the traces" } else { "Compare two…" }}
+                        </button>
+                    })}
                     <button type="button" class="button quiet" on:click=move |_| on_reset.run(())>"Close"</button>
                 </div>
             </div>
@@ -78,13 +89,13 @@ pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset
                     <ul>{report.errors.iter().map(|e| view! { <li><code>{crate::web::app::file_message(e)}</code></li> }).collect_view()}</ul>
                 </div>
             })}
-            {(!report.ranks.is_empty()).then(|| view! { <RankTable rows=report.ranks.clone() /> })}
+            {(!report.ranks.is_empty()).then(|| view! { <JobSection rows=report.ranks.clone() job=report.job.clone() /> })}
             {(traces > 1).then(|| view! {
                 <nav class="tabs" aria-label="Trace">
                     {report.traces.iter().enumerate().map(|(i, t)| view! {
                         <button type="button" class="tab" class:active=move || selected.get() == i
                             aria-pressed=move || (selected.get() == i).to_string()
-                            on:click=move |_| { selected.set(i); bucket_filter.set(None); }>
+                            on:click=move |_| { selected.set(i); bucket_filter.set(None); comparing.set(false); }>
                             {rank_label(t)}
                         </button>
                     }).collect_view()}

@@ -1,6 +1,6 @@
 use super::buckets::bucket_class;
 use crate::analysis::taxonomy::Bucket as BucketId;
-use crate::report::{RankRow, Step, TopRow};
+use crate::report::{Step, TopRow};
 use crate::web::{export, format};
 use leptos::prelude::*;
 
@@ -198,45 +198,6 @@ pub fn StepTable(steps: Vec<Step>) -> impl IntoView {
                     </div>
                 }.into_any()
             }}
-        </section>
-    }
-}
-
-/// Side by side when several ranks were opened: the slow rank stands out.
-#[component]
-pub fn RankTable(rows: Vec<RankRow>) -> impl IntoView {
-    let rows = rows
-        .into_iter()
-        .map(|r| {
-            view! {
-                <tr>
-                    <th scope="row">{r.rank.map_or("–".to_string(), |x| x.to_string())}</th>
-                    <td class="name">{r.file}</td>
-                    <td class="num">{format::us(r.kernel_time_us)}</td>
-                    <td class="num">{format::us(r.busy_us)}</td>
-                    <td class="num">{format::us(r.span_us)}</td>
-                    <td class="num">{format::us(r.idle_us)}</td>
-                    <td class="num">{format::us(r.comm_us)}</td>
-                    <td class="num">{format::us(r.exposed_comm_us)}</td>
-                    <td class="num">{format::pct(r.busy_vs_max_pct)}</td>
-                </tr>
-            }
-        })
-        .collect_view();
-    view! {
-        <section class="panel" aria-labelledby="ranks-h">
-            <h2 id="ranks-h">"Ranks"</h2>
-            <div class="scroll">
-            <table class="data" data-testid="ranks">
-                <thead><tr>
-                    <th scope="col">"Rank"</th><th scope="col">"File"</th><th scope="col" class="num">"Kernel time"</th>
-                    <th scope="col" class="num">"Busy"</th><th scope="col" class="num">"Span"</th><th scope="col" class="num">"Idle"</th>
-                    <th scope="col" class="num">"Comm"</th><th scope="col" class="num">"Exposed comm"</th>
-                    <th scope="col" class="num">"Busy vs slowest"</th>
-                </tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
-            </div>
         </section>
     }
 }

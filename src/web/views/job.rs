@@ -1,0 +1,316 @@
+//! Several traces: the ranks of one job side by side (table, chart, spread, straggler and the
+//! collectives that waited), and the before/after comparison of two of them.
+
+use crate::analysis::diff::{diff, Change, Diff, Status};
+use crate::report::{JobView, RankRow, Report, TraceReport};
+use crate::web::format;
+use leptos::prelude::*;
+use std::sync::Arc;
+
+fn rank_name(rows: &[RankRow], row: usize) -> String {
+    match rows.get(row) {
+        Some(r) => r.rank.map(|x| format!("rank {x}")).unwrap_or_else(|| r.file.clone()),
+        None => "–".into(),
+    }
+}
+
+const BAR_W: f64 = 460.0;
+const LABEL_W: f64 = 90.0;
+const ROW_H: f64 = 24.0;
+
+/// Per rank, the GPU span split into busy work, time waiting in collectives, and idle.
+#[component]
+fn RankChart(rows: Vec<RankRow>) -> impl IntoView {
+    let max = rows.iter().map(|r| r.span_us).fold(0.0, f64::max);
+    let scale = if max > 0.0 { BAR_W / max } else { 0.0 };
+    let height = ROW_H * rows.len() as f64 + 4.0;
+    let bars = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let y = i as f64 * ROW_H + 2.0;
+            let wait = r.wait_us.min(r.busy_us);
+            let work = (r.busy_us - wait) * scale;
+            let wait_w = wait * scale;
+            let idle = r.idle_us * scale;
+            let label = r.rank.map(|x| format!("rank {x}")).unwrap_or_else(|| format!("file {}", i + 1));
+            let title = format!(
+                "{label}: busy {} (waiting in collectives {}), idle {}",
+                format::us(r.busy_us),
+                format::us(r.wait_us),
+                format::us(r.idle_us)
+            );
+            view! {
+                <g>
+                    <title>{title}</title>
+                    <text class="label" x=LABEL_W - 8.0 y=y + ROW_H / 2.0>{label}</text>
+                    <rect class="seg work" x=LABEL_W y=y + 3.0 width=work height=ROW_H - 6.0 />
+                    <rect class="seg wait" x=LABEL_W + work y=y + 3.0 width=wait_w height=ROW_H - 6.0 />
+                    <rect class="seg idle" x=LABEL_W + work + wait_w y=y + 3.0 width=idle height=ROW_H - 6.0 />
+                </g>
+            }
+        })
+        .collect_view();
+    view! {
+        <svg class="ranks-chart" viewBox=format!("0 0 {} {height}", LABEL_W + BAR_W + 10.0) role="img"
+             aria-label="GPU span per rank: busy work, waiting in collectives, idle">
+            {bars}
+        </svg>
+        <p class="legend muted">
+            <span class="swatch seg-work" aria-hidden="true"></span>"busy (working) "
+            <span class="swatch seg-wait" aria-hidden="true"></span>"waiting for other ranks in collectives "
+            <span class="swatch seg-idle" aria-hidden="true"></span>"idle"
+        </p>
+    }
+}
+
+/// The ranks of one job.
+#[component]
+pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>) -> impl IntoView {
+    let table = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let flags: Vec<&str> = r.outlier.iter().map(|m| m.label()).collect();
+            let straggler = job.as_ref().and_then(|j| j.straggler) == Some(i);
+            view! {
+                <tr class:outlier=!flags.is_empty() class:straggler=straggler>
+                    <th scope="row" title=r.file.clone()>{r.rank.map_or_else(|| r.file.clone(), |x| x.to_string())}</th>
+                    <td class="num">{format::us(r.busy_us)}</td>
+                    <td class="num">{format::us(r.idle_us)}</td>
+                    <td class="num">{format::us(r.compute_us)}</td>
+                    <td class="num">{format::us(r.comm_us)}</td>
+                    <td class="num">{format::us(r.exposed_comm_us)}</td>
+                    <td class="num">{r.step_us.map(format::us).unwrap_or_else(|| "–".into())}</td>
+                    <td class="num">{format::us(r.wait_us)}</td>
+                    <td title=r.top_buckets.iter().map(|(b, p)| format!("{} {}", b.name(), format::pct(*p))).collect::<Vec<_>>().join(" · ")>
+                        {r.top_buckets.first().map(|(b, p)| format!("{} {:.0}%", b.id(), p)).unwrap_or_default()}
+                    </td>
+                    <td>
+                        {straggler.then(|| view! { <span class="badge sev-critical">"straggler"</span>" " })}
+                        {(!flags.is_empty()).then(|| view! { <span class="badge sev-warning">{format!("outlier: {}", flags.join(", "))}</span> })}
+                    </td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let job_part = job.map(|j| {
+        let verdict = if j.one_job {
+            format!("{} ranks{}, one job.", rows.len(), j.world_size.map(|w| format!(" of world size {w}")).unwrap_or_default())
+        } else {
+            "These files are not the ranks of one job.".to_string()
+        };
+        let spread = j
+            .metrics
+            .iter()
+            .map(|m| {
+                view! {
+                    <tr>
+                        <th scope="row">{m.metric.label()}</th>
+                        <td class="num">{format!("{} ({})", format::us(m.min), rank_name(&rows, m.min_row))}</td>
+                        <td class="num">{format::us(m.median)}</td>
+                        <td class="num">{format!("{} ({})", format::us(m.max), rank_name(&rows, m.max_row))}</td>
+                        <td>{m.outliers.iter().map(|&i| rank_name(&rows, i)).collect::<Vec<_>>().join(", ")}</td>
+                    </tr>
+                }
+            })
+            .collect_view();
+        let straggler = j.straggler.map(|s| {
+            let w = &j.waits[s];
+            format!(
+                "{} arrived last at {} collectives and made the other ranks wait {} in all.",
+                rank_name(&rows, s),
+                w.last_count,
+                format::us(w.caused_us)
+            )
+        });
+        let how = if j.matched_by_seq { "matched by sequence number" } else { "matched by order of name per process group" };
+        let colls = j
+            .collectives
+            .iter()
+            .take(15)
+            .map(|c| {
+                view! {
+                    <tr>
+                        <td>{c.name.clone()}</td>
+                        <td class="num">{c.seq.unwrap_or(c.index)}</td>
+                        <td class="num">{c.ranks}</td>
+                        <td class="num">{format::us(c.transfer_us)}</td>
+                        <td class="num">{format::us(c.wait_us)}</td>
+                        <td class="num">{format::us(c.skew_us)}</td>
+                        <td class="num">{c.algbw_gbps.map(|b| format!("{b:.1} GB/s")).unwrap_or_else(|| "–".into())}</td>
+                        <td>{rank_name(&rows, c.last_row)}</td>
+                    </tr>
+                }
+            })
+            .collect_view();
+        let has_colls = !j.collectives.is_empty();
+        view! {
+            <p data-testid="job-verdict"><strong>{verdict}</strong></p>
+            {(!j.notes.is_empty()).then(|| view! { <ul class="muted">{j.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}</ul> })}
+            {straggler.map(|s| view! { <p class="notice warning" data-testid="straggler">{s}</p> })}
+            <div class="scroll">
+            <table class="data" data-testid="rank-spread">
+                <caption>"Spread across ranks"</caption>
+                <thead><tr><th scope="col">"Metric"</th><th scope="col" class="num">"Min"</th><th scope="col" class="num">"Median"</th>
+                    <th scope="col" class="num">"Max"</th><th scope="col">"Outliers"</th></tr></thead>
+                <tbody>{spread}</tbody>
+            </table>
+            </div>
+            {has_colls.then(|| view! {
+                <div class="scroll">
+                <table class="data" data-testid="collectives">
+                    <caption>{format!("Collectives across ranks, most waiting first ({how}; {} on one rank only)", j.unmatched)}</caption>
+                    <thead><tr><th scope="col">"Collective"</th><th scope="col" class="num">"#"</th><th scope="col" class="num">"Ranks"</th>
+                        <th scope="col" class="num">"Transfer"</th><th scope="col" class="num">"Waited (all ranks)"</th>
+                        <th scope="col" class="num">"Start skew"</th><th scope="col" class="num">"Bandwidth"</th><th scope="col">"Last to arrive"</th></tr></thead>
+                    <tbody>{colls}</tbody>
+                </table>
+                </div>
+            })}
+        }
+    });
+    view! {
+        <section class="panel" aria-labelledby="ranks-h">
+            <h2 id="ranks-h">"Ranks"</h2>
+            <RankChart rows=rows.clone() />
+            <div class="scroll">
+            <table class="data" data-testid="ranks">
+                <thead><tr>
+                    <th scope="col">"Rank"</th><th scope="col" class="num">"Busy"</th>
+                    <th scope="col" class="num">"Idle"</th><th scope="col" class="num">"Compute"</th><th scope="col" class="num">"Comm"</th>
+                    <th scope="col" class="num">"Exposed comm"</th><th scope="col" class="num">"Step"</th>
+                    <th scope="col" class="num">"Waited"</th><th scope="col">"Top bucket"</th><th scope="col">"Flags"</th>
+                </tr></thead>
+                <tbody>{table}</tbody>
+            </table>
+            </div>
+            {job_part}
+        </section>
+    }
+}
+
+fn change_cells(c: &Change) -> impl IntoView {
+    let rel = match (c.rel_pct, c.status) {
+        (Some(p), _) => format!("{p:+.1}%"),
+        (None, Status::New) => "new".into(),
+        _ => String::new(),
+    };
+    let class = if c.delta_us > 0.0 && c.status != Status::Same {
+        "num worse"
+    } else if c.delta_us < 0.0 && c.status != Status::Same {
+        "num better"
+    } else {
+        "num"
+    };
+    view! {
+        <td class="num">{format::us(c.a_us)}</td>
+        <td class="num">{format::us(c.b_us)}</td>
+        <td class=class>{format::us(c.delta_us)}</td>
+        <td class=class>{rel}</td>
+    }
+}
+
+fn diff_view(d: Diff) -> impl IntoView {
+    let metrics = d
+        .metrics
+        .iter()
+        .map(|m| view! { <tr><th scope="row">{m.metric.label()}</th>{change_cells(&m.change)}</tr> })
+        .collect_view();
+    let buckets = d
+        .buckets
+        .iter()
+        .map(|b| view! { <tr><th scope="row">{b.bucket.name()}</th>{change_cells(&b.change)}</tr> })
+        .collect_view();
+    let names = |rows: &[crate::analysis::diff::NameChange], kernels: bool| {
+        rows.iter()
+            .take(40)
+            .map(|r| {
+                let status = match r.change.status {
+                    Status::New => "new in B",
+                    Status::Gone => "gone in B",
+                    _ => "changed",
+                };
+                let short = if kernels { crate::analysis::kernel_name::short_name(&r.name) } else { r.name.clone() };
+                view! {
+                    <tr>
+                        <td class="name"><span class="kname" title=r.name.clone()>{short}</span></td>
+                        <td>{r.bucket.map(|b| b.name()).unwrap_or("")}</td>
+                        <td>{status}</td>
+                        {change_cells(&r.change)}
+                    </tr>
+                }
+            })
+            .collect_view()
+    };
+    let kernels = names(&d.kernels, true);
+    let ops = names(&d.ops, false);
+    let backend = if d.backend_a == d.backend_b {
+        format!("Attention backend: {} (unchanged)", d.backend_a.label())
+    } else {
+        format!("Attention backend: {} in A, {} in B", d.backend_a.label(), d.backend_b.label())
+    };
+    let head = || view! { <th scope="col" class="num">"A"</th><th scope="col" class="num">"B"</th><th scope="col" class="num">"Change"</th><th scope="col" class="num">"%"</th> };
+    view! {
+        <p class="verdict" data-testid="diff-verdict"><strong>{d.verdict.clone()}</strong></p>
+        <p>{backend}</p>
+        <div class="scroll"><table class="data" data-testid="diff-metrics">
+            <caption>"Per rank (means over each side's traces)"</caption>
+            <thead><tr><th scope="col">"Time"</th>{head()}</tr></thead><tbody>{metrics}</tbody>
+        </table></div>
+        <div class="scroll"><table class="data" data-testid="diff-buckets">
+            <caption>"Buckets"</caption>
+            <thead><tr><th scope="col">"Bucket"</th>{head()}</tr></thead><tbody>{buckets}</tbody>
+        </table></div>
+        <div class="scroll"><table class="data" data-testid="diff-kernels">
+            <caption>{format!("Kernels: {} changed, new or gone; {} unchanged", d.kernels.len(), d.unchanged_kernels)}</caption>
+            <thead><tr><th scope="col">"Kernel"</th><th scope="col">"Bucket"</th><th scope="col">"What"</th>{head()}</tr></thead><tbody>{kernels}</tbody>
+        </table></div>
+        <div class="scroll"><table class="data" data-testid="diff-ops">
+            <caption>{format!("Ops: {} changed, new or gone; {} unchanged", d.ops.len(), d.unchanged_ops)}</caption>
+            <thead><tr><th scope="col">"Op"</th><th scope="col">""</th><th scope="col">"What"</th>{head()}</tr></thead><tbody>{ops}</tbody>
+        </table></div>
+    }
+}
+
+/// Compare two of the loaded traces: A before, B after.
+#[component]
+pub fn CompareSection(report: Arc<Report>) -> impl IntoView {
+    let a = RwSignal::new(0usize);
+    let b = RwSignal::new(1usize);
+    let options = |sel: RwSignal<usize>, traces: &[TraceReport]| {
+        traces
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let label = match t.rank {
+                    Some(r) => format!("rank {r} · {}", t.file),
+                    None => t.file.clone(),
+                };
+                view! { <option value=i.to_string() selected=move || sel.get() == i>{label}</option> }
+            })
+            .collect_view()
+    };
+    let pick =
+        |sel: RwSignal<usize>| move |ev: leptos::ev::Event| sel.set(event_target_value(&ev).parse().unwrap_or(0));
+    let body = {
+        let report = report.clone();
+        move || {
+            let (i, j) = (a.get(), b.get());
+            match (report.traces.get(i), report.traces.get(j)) {
+                (Some(x), Some(y)) => diff_view(diff(std::slice::from_ref(x), std::slice::from_ref(y))).into_any(),
+                _ => view! { <p class="empty">"Pick two traces."</p> }.into_any(),
+            }
+        }
+    };
+    view! {
+        <section class="panel" aria-labelledby="compare-h" data-testid="compare">
+            <h2 id="compare-h">"Compare two traces"</h2>
+            <div class="table-tools">
+                <label>"A (before) " <select data-testid="compare-a" on:change=pick(a)>{options(a, &report.traces)}</select></label>
+                <label>" B (after) " <select data-testid="compare-b" on:change=pick(b)>{options(b, &report.traces)}</select></label>
+            </div>
+            {body}
+        </section>
+    }
+}
