@@ -246,6 +246,85 @@ pub struct TraceReport {
     /// Every collective kernel on this rank, in time order (what matching across ranks needs).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub collectives: Vec<CollectiveCall>,
+    /// Why the GPU waits: every gap between rows on a stream, classified.
+    #[serde(default)]
+    pub idle: IdleCauses,
+    /// GPU time by layer (`nn.Module`, else the outermost op under the step), forward and
+    /// backward.
+    #[serde(default)]
+    pub layers: Vec<LayerNode>,
+    /// Memory over time, from `[memory]` events (None when the trace has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryView>,
+}
+
+/// Gaps between GPU rows on each stream, classified as HolisticTraceAnalysis does.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IdleCauses {
+    /// The launch call of the next row began after the previous row ended: the CPU was late.
+    pub host_wait_us: f64,
+    /// Gaps shorter than `kernel_wait_threshold_us` (launch-to-launch overhead).
+    pub kernel_wait_us: f64,
+    /// Other gaps (waiting on another stream, an event, or a row with no launch call).
+    pub other_us: f64,
+    pub gaps: u64,
+    pub kernel_wait_threshold_us: f64,
+    /// The innermost op running on the launching thread during host-wait gaps.
+    pub host_ops: Vec<NameTime>,
+    /// Synchronising calls that overlapped idle time on the GPU.
+    pub syncs: Vec<NameTime>,
+    /// Per device and stream.
+    pub streams: Vec<StreamIdle>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StreamIdle {
+    pub device: i64,
+    pub stream: i64,
+    pub host_wait_us: f64,
+    pub kernel_wait_us: f64,
+    pub other_us: f64,
+}
+
+/// One layer in the GPU-time-by-layer tree (pre-order; `depth` 0 is a root).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LayerNode {
+    pub name: String,
+    pub depth: u32,
+    /// GPU time launched in the forward pass (inclusive of children).
+    pub forward_us: f64,
+    /// GPU time launched by the backward ops of this layer's forward ops.
+    pub backward_us: f64,
+    /// The largest buckets of this layer's time.
+    pub buckets: Vec<(BucketId, f64)>,
+}
+
+/// Memory of one device over time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemoryDevice {
+    /// The device id (-1 is host memory).
+    pub device: i64,
+    pub peak_allocated_bytes: i64,
+    /// Peak time, microseconds after the first memory event.
+    pub peak_at_us: f64,
+    pub peak_reserved_bytes: Option<i64>,
+    /// (time after the first event in us, allocated bytes, reserved bytes): at most 400 points,
+    /// each the maximum of its time bin, so the peak is never lost.
+    pub series: Vec<(f64, i64, Option<i64>)>,
+    /// The ops holding the most memory at the peak (when the trace records addresses), else
+    /// the ops that allocated most before the peak.
+    pub top_ops: Vec<(String, i64)>,
+    /// Whether top_ops are live allocations at the peak (addresses known).
+    pub live_at_peak: bool,
+    /// True when the allocator totals were missing and allocated memory is the running sum of
+    /// allocations since the trace began.
+    pub relative: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemoryView {
+    pub events: u64,
+    pub devices: Vec<MemoryDevice>,
 }
 
 /// A kernel name's total in one bucket.
@@ -477,6 +556,13 @@ pub struct Step {
     pub cpu_us: f64,
     #[serde(default)]
     pub kernel_count: u64,
+    /// Idle causes of the step's gaps (see `IdleCauses`).
+    #[serde(default)]
+    pub host_wait_us: f64,
+    #[serde(default)]
+    pub kernel_wait_us: f64,
+    #[serde(default)]
+    pub other_wait_us: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

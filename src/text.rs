@@ -138,6 +138,74 @@ fn render_ranks(o: &mut String, report: &Report) {
     }
 }
 
+/// Idle causes, time by layer and memory: each only when the trace has the data.
+fn render_why(o: &mut String, t: &TraceReport) {
+    let i = &t.idle;
+    if i.gaps > 0 {
+        let _ = writeln!(o, "\n Why the GPU waits ({} gaps between rows on a stream, summed over streams):", i.gaps);
+        let _ = writeln!(
+            o,
+            "   host wait {} (the CPU launched late)   kernel wait {} (gaps < {})   other {}",
+            fmt_us(i.host_wait_us),
+            fmt_us(i.kernel_wait_us),
+            fmt_us(i.kernel_wait_threshold_us),
+            fmt_us(i.other_us)
+        );
+        if !i.host_ops.is_empty() {
+            let _ = writeln!(o, "   the CPU during host waits:");
+            for h in i.host_ops.iter().take(5) {
+                let _ = writeln!(o, "     {:>12} {:>6}x  {}", fmt_us(h.time_us), h.count, clip(&h.name, 70));
+            }
+        }
+        if !i.syncs.is_empty() {
+            let _ = writeln!(o, "   synchronising calls while the GPU was idle:");
+            for h in i.syncs.iter().take(5) {
+                let _ = writeln!(o, "     {:>12} {:>6}x  {}", fmt_us(h.time_us), h.count, h.name);
+            }
+        }
+    }
+    if !t.layers.is_empty() {
+        let _ = writeln!(o, "\n GPU time by layer (forward / backward, inclusive):");
+        for l in t.layers.iter().filter(|l| l.depth < 4).take(20) {
+            let indent = "  ".repeat(l.depth as usize);
+            let name = format!("{indent}{}", l.name);
+            let _ = writeln!(o, "   {:48} {:>12} {:>12}", clip(&name, 48), fmt_us(l.forward_us), fmt_us(l.backward_us));
+        }
+    }
+    if let Some(m) = &t.memory {
+        let _ = writeln!(o, "\n Memory ({} [memory] events):", m.events);
+        for d in &m.devices {
+            let dev = if d.device < 0 { "host".to_string() } else { format!("device {}", d.device) };
+            let rel = if d.relative { " (allocated since the trace began)" } else { "" };
+            let _ = writeln!(
+                o,
+                "   {dev}: peak allocated {}{rel} at +{}",
+                fmt_bytes(d.peak_allocated_bytes),
+                fmt_us(d.peak_at_us)
+            );
+            let what = if d.live_at_peak { "holding most at the peak" } else { "allocating most before the peak" };
+            for (op, b) in d.top_ops.iter().take(3) {
+                let _ = writeln!(o, "     {:>10}  {op} ({what})", fmt_bytes(*b));
+            }
+        }
+    }
+}
+
+/// Bytes with binary units.
+pub fn fmt_bytes(b: i64) -> String {
+    let a = b.unsigned_abs() as f64;
+    let (v, unit) = if a >= (1u64 << 30) as f64 {
+        (b as f64 / (1u64 << 30) as f64, "GiB")
+    } else if a >= (1u64 << 20) as f64 {
+        (b as f64 / (1u64 << 20) as f64, "MiB")
+    } else if a >= 1024.0 {
+        (b as f64 / 1024.0, "KiB")
+    } else {
+        return format!("{b} B");
+    };
+    format!("{v:.1} {unit}")
+}
+
 /// The text of a diff between two runs.
 pub fn render_diff(d: &crate::analysis::diff::Diff, top: usize) -> String {
     use crate::analysis::diff::Status;
@@ -331,21 +399,24 @@ fn render_trace(o: &mut String, t: &TraceReport) {
         );
     }
 
+    render_why(o, t);
+
     if !t.steps.is_empty() {
         let _ = writeln!(o, "\n Steps:");
         let _ = writeln!(
             o,
-            " {:22} {:>12} {:>12} {:>12} {:>12} {:>12}",
-            "step", "GPU span", "busy", "idle", "exposed comm", "CPU"
+            " {:22} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}",
+            "step", "GPU span", "busy", "idle", "host wait", "exposed comm", "CPU"
         );
         for s in &t.steps {
             let _ = writeln!(
                 o,
-                " {:22} {:>12} {:>12} {:>12} {:>12} {:>12}",
+                " {:22} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}",
                 s.name,
                 fmt_us(s.span_us),
                 fmt_us(s.busy_us),
                 fmt_us(s.idle_us),
+                fmt_us(s.host_wait_us),
                 fmt_us(s.exposed_comm_us),
                 fmt_us(s.cpu_us)
             );

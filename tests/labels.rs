@@ -342,3 +342,95 @@ fn hint_host_sync() {
     let quiet = busy_trace("NVIDIA A100", (8, 0), &[(&["aten::mm"], GEMM, 100)]);
     assert!(!fired(&quiet, HintId::HostSync));
 }
+
+// ---- why the GPU waits, by layer, memory ----
+
+#[test]
+fn idle_gaps_are_classified_by_cause() {
+    let mut t = Trace::new("NVIDIA A100", (8, 0));
+    // Kernel 1 ends at 100; kernel 2 launched (on the CPU) long before, runs at 120: a 20 us
+    // kernel wait. Kernel 3's launch call starts at CPU time 2_000, after kernel 2 ended
+    // (at 220): a host wait of 2_000 - 220 = 1_780 us until it runs at 2_010... the gap is
+    // 2_010 - 220 = 1_790 us.
+    t.cpu = 0;
+    t.launch(&["aten::mm"], GEMM, 0, 100);
+    t.launch(&["aten::mm"], GEMM, 120, 100);
+    t.span("cpu_op", "aten::item", 300, 1_600, CPU_TID, None);
+    t.span("cuda_runtime", "cudaStreamSynchronize", 400, 1_000, CPU_TID, None);
+    t.cpu = 1_990;
+    t.launch(&["aten::mm"], GEMM, 2_010, 100);
+    // A gap of 500 us whose launch came early: other (waiting on something else).
+    t.cpu = 2_100;
+    t.launch(&["aten::mm"], GEMM, 2_610, 100);
+    let r = t.report();
+    let i = &r.idle;
+    assert_eq!(i.gaps, 3);
+    assert_eq!(i.kernel_wait_us, 20.0);
+    assert_eq!(i.host_wait_us, 1_790.0);
+    assert_eq!(i.other_us, 500.0);
+    assert_eq!(i.host_wait_us + i.kernel_wait_us + i.other_us, r.gpu.idle_us);
+    // The sync call overlapped 1_000 us of the GPU's idle time.
+    assert_eq!((i.syncs[0].name.as_str(), i.syncs[0].time_us), ("cudaStreamSynchronize", 1_000.0));
+}
+
+#[test]
+fn layers_place_backward_time_in_the_forward_layer() {
+    let mut t = Trace::new("NVIDIA A100", (8, 0));
+    let start = t.cpu;
+    t.launch(&["aten::linear", "aten::addmm"], GEMM, 0, 100);
+    let mid = t.cpu;
+    t.launch(&["aten::gelu"], ADD, 100, 10);
+    let end = t.cpu;
+    t.module("nn.Module: Block_0", start - 1, end);
+    t.module("nn.Module: Linear_0", start, mid);
+    // The forward addmm carries sequence number 7; its backward (on another thread) too.
+    for e in t.events.iter_mut() {
+        if e["name"] == "aten::addmm" {
+            e["args"]["Sequence number"] = json!(7);
+        }
+    }
+    let bw = t.cpu + 100;
+    t.events.push(json!({ "ph": "X", "cat": "cpu_op", "name": "autograd::engine::evaluate_function: AddmmBackward0", "pid": 100, "tid": 2, "ts": bw, "dur": 50, "args": { "Sequence number": 7 } }));
+    t.events
+        .push(json!({ "ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 100, "tid": 2, "ts": bw + 5, "dur": 30 }));
+    t.events.push(json!({ "ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 2, "ts": bw + 10, "dur": 5, "args": { "correlation": 900 } }));
+    t.events.push(json!({ "ph": "X", "cat": "kernel", "name": GEMM, "pid": 0, "tid": 7, "ts": 500, "dur": 200, "args": { "correlation": 900, "device": 0, "stream": 7 } }));
+    let r = t.report();
+    let node =
+        |n: &str| r.layers.iter().find(|l| l.name == n).unwrap_or_else(|| panic!("no layer {n}: {:?}", r.layers));
+    assert_eq!((node("Block_0").forward_us, node("Block_0").backward_us, node("Block_0").depth), (110.0, 200.0, 0));
+    assert_eq!((node("Linear_0").forward_us, node("Linear_0").backward_us, node("Linear_0").depth), (100.0, 200.0, 1));
+    assert_eq!(r.layers[0].name, "Block_0");
+}
+
+#[test]
+fn memory_peak_and_the_ops_holding_it() {
+    let mut t = Trace::new("NVIDIA A100", (8, 0));
+    t.launch(&["aten::mm"], GEMM, 0, 100);
+    let mem = |ts: i64, addr: i64, bytes: i64, total: i64| {
+        json!({ "ph": "i", "s": "t", "cat": "cpu_instant_event", "name": "[memory]", "pid": 100, "tid": CPU_TID, "ts": ts,
+                "args": { "Device Type": 1, "Device Id": 0, "Addr": addr, "Bytes": bytes, "Total Allocated": total, "Total Reserved": 4096 } })
+    };
+    t.span("cpu_op", "aten::linear", 5_000, 100, CPU_TID, None);
+    t.span("cpu_op", "aten::empty", 5_010, 5, CPU_TID, None);
+    t.events.push(mem(5_012, 1, 1000, 1000));
+    t.span("cpu_op", "aten::softmax", 5_200, 100, CPU_TID, None);
+    t.events.push(mem(5_210, 2, 500, 1500));
+    t.events.push(mem(5_220, 1, -1000, 500));
+    t.events.push(mem(5_230, 3, 200, 700));
+    let r = t.report();
+    let m = r.memory.as_ref().expect("memory events");
+    assert_eq!(m.events, 4);
+    let d = &m.devices[0];
+    assert_eq!((d.device, d.peak_allocated_bytes, d.peak_at_us, d.peak_reserved_bytes), (0, 1500, 198.0, Some(4096)));
+    assert!(d.live_at_peak && !d.relative);
+    // At the peak both blocks are live: linear's (via aten::empty) and softmax's.
+    assert_eq!(d.top_ops, [("aten::linear".to_string(), 1000), ("aten::softmax".to_string(), 500)]);
+}
+
+#[test]
+fn no_memory_events_no_memory_view() {
+    let mut t = Trace::new("NVIDIA A100", (8, 0));
+    t.launch(&["aten::mm"], GEMM, 0, 100);
+    assert!(t.report().memory.is_none());
+}

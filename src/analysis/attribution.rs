@@ -7,7 +7,7 @@
 //! op that ends where a call starts does not enclose it. A graph launch replays many kernels
 //! with one call, so they all belong to the op around that call.
 
-use super::collect::{GpuRow, Interner, OpRow, RuntimeCall, NAME_DATALOADER, NAME_STEP, NONE};
+use super::collect::{GpuRow, Interner, MemEvent, OpRow, RuntimeCall, NAME_DATALOADER, NAME_STEP, NONE};
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 
@@ -133,6 +133,10 @@ pub struct Attribution {
     pub external_mismatch: u64,
     /// CPU time of top-level DataLoader spans.
     pub dataloader_ns: i64,
+    /// Per `[memory]` event: the op that made it (its outermost `aten::` op, else the innermost
+    /// op around it on its thread), as a name id, or NO. Worked out before ops that launch
+    /// nothing are dropped, since allocating ops (`aten::empty`) usually launch nothing.
+    pub memory_op: Vec<u32>,
 }
 
 fn sorted_find(v: &[(i64, u32)], key: i64) -> u32 {
@@ -149,8 +153,18 @@ pub fn attribute(
     names: &Interner,
     gpu: &[GpuRow],
     runtime: &[RuntimeCall],
+    memory: &[MemEvent],
 ) -> Attribution {
     let tree = SpanTree::new(ops);
+    let memory_op: Vec<u32> = memory
+        .iter()
+        .map(|m| {
+            let inner = tree.innermost(m.thread, m.ts);
+            let chain: Vec<u32> = tree.chain(inner).collect();
+            let aten = chain.iter().rev().find(|&&o| names.get(tree.spans[o as usize].name).starts_with("aten::"));
+            aten.or(chain.first()).map(|&o| tree.spans[o as usize].name).unwrap_or(NO)
+        })
+        .collect();
     let runtime_of: Vec<u32> = gpu
         .iter()
         .map(|row| {
@@ -239,7 +253,15 @@ pub fn attribute(
             *l = remap[*l as usize];
         }
     }
-    Attribution { ops, modules: SpanTree::new(modules), runtime: runtime_of, leaf, external_mismatch, dataloader_ns }
+    Attribution {
+        ops,
+        modules: SpanTree::new(modules),
+        runtime: runtime_of,
+        leaf,
+        external_mismatch,
+        dataloader_ns,
+        memory_op,
+    }
 }
 
 #[cfg(test)]
@@ -247,7 +269,7 @@ mod tests {
     use super::*;
 
     fn op(start: i64, end: i64, name: u32, thread: u32) -> OpRow {
-        OpRow { start, end, external: NONE, name, thread }
+        OpRow { start, end, external: NONE, seq: NONE, name, thread }
     }
 
     #[test]

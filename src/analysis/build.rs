@@ -11,6 +11,7 @@ use super::steps::{step_of, step_windows, us, Lanes};
 use super::tables::{tables, RowMap};
 use super::taxonomy::{Backend, Bucket, KernelFacts, TensorCore, OP_CONTEXT_RULES};
 use super::Options;
+use super::{idle, layers, memory};
 use crate::report::*;
 use rustc_hash::FxHashMap;
 
@@ -29,6 +30,9 @@ pub struct Built {
     pub kernels: Vec<KernelTotal>,
     pub ops: Vec<OpTotal>,
     pub collectives: Vec<CollectiveCall>,
+    pub idle: IdleCauses,
+    pub layers: Vec<LayerNode>,
+    pub memory: Option<MemoryView>,
     pub extra: Extra,
 }
 
@@ -47,7 +51,8 @@ pub struct Extra {
 pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     let mut runtime = std::mem::take(&mut c.runtime);
     runtime.sort_unstable_by_key(|r| (r.correlation, r.start, r.thread));
-    let at = attribute(std::mem::take(&mut c.ops), std::mem::take(&mut c.modules), &c.names, &c.gpu, &runtime);
+    let at =
+        attribute(std::mem::take(&mut c.ops), std::mem::take(&mut c.modules), &c.names, &c.gpu, &runtime, &c.memory);
     let names = &c.names;
     let tree = &at.ops;
     let chains = Chains::new(tree, names);
@@ -174,7 +179,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     launch.sync_call_us = us(c.sync_ns);
 
     let total_ns = lanes.kernel_ns;
-    let (mut gpu, idle_gaps) = lanes.time_and_gaps();
+    let (mut gpu, idle_gaps, busy_union) = lanes.time_and_union();
     extra.idle_gaps = idle_gaps;
     if c.sm_eff_dur > 0.0 {
         gpu.est_sm_efficiency_pct = Some(c.sm_eff_weighted / c.sm_eff_dur * 100.0);
@@ -190,10 +195,17 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     devices.sort_by_key(|d| d.device);
 
     let t = tables(&rows, &op_gpu, tree, names, total_ns, opts.top_n);
+    let (idle, step_waits) = idle::idle_causes(&c, &at, &runtime, &steps, &busy_union);
+    drop(busy_union);
+    let row_buckets: Vec<Bucket> = classes.iter().map(|x| x.0).collect();
+    let layers = layers::layers(&c, &at, &runtime, &row_buckets);
+    drop(row_buckets);
+    let memory = memory::memory(&c, &at);
     let steps_out = steps
         .iter()
         .zip(step_lanes)
-        .map(|(w, l)| {
+        .zip(step_waits)
+        .map(|((w, l), waits)| {
             extra.cpu_step_ns += w.end - w.start;
             let t = l.time();
             Step {
@@ -206,6 +218,9 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
                 exposed_comm_us: t.exposed_comm_us,
                 cpu_us: us(w.end - w.start),
                 kernel_count: t.kernel_count,
+                host_wait_us: us(waits.0),
+                kernel_wait_us: us(waits.1),
+                other_wait_us: us(waits.2),
             }
         })
         .collect();
@@ -223,6 +238,9 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         top_ops: t.top_ops,
         kernels: t.kernels,
         ops: t.ops,
+        idle,
+        layers,
+        memory,
         collectives: {
             collectives.sort_by_key(|x| (x.start_ns, x.dur_ns));
             collectives

@@ -90,6 +90,8 @@ pub struct GpuRow {
     pub external: i64,
     pub name: u32,
     pub device: i32,
+    /// args.stream, else the tid (old traces write "stream 7").
+    pub stream: i32,
     pub kind: GpuKind,
 }
 
@@ -110,6 +112,31 @@ pub struct OpRow {
     pub start: i64,
     pub end: i64,
     pub external: i64,
+    /// Autograd sequence number (links a backward op to its forward op), or NONE.
+    pub seq: i64,
+    pub name: u32,
+    pub thread: u32,
+}
+
+/// A `[memory]` event: an allocation (bytes > 0) or a free (bytes < 0).
+#[derive(Debug, Clone, Copy)]
+pub struct MemEvent {
+    pub ts: i64,
+    pub bytes: i64,
+    /// The block's address, or NONE (older traces do not write it).
+    pub addr: i64,
+    /// The allocator's totals after the event, or NONE.
+    pub total_allocated: i64,
+    pub total_reserved: i64,
+    pub device: i32,
+    pub thread: u32,
+}
+
+/// A synchronising runtime call (cudaDeviceSynchronize, cudaStreamSynchronize, ...).
+#[derive(Debug, Clone, Copy)]
+pub struct SyncCall {
+    pub start: i64,
+    pub end: i64,
     pub name: u32,
     pub thread: u32,
 }
@@ -184,6 +211,10 @@ pub struct Collector {
     pub sync_ns: i64,
     pub launch_ns: i64,
     pub sdpa_calls: Vec<SdpaCall>,
+    /// `[memory]` events, in file order.
+    pub memory: Vec<MemEvent>,
+    /// Synchronising runtime calls.
+    pub syncs: Vec<SyncCall>,
     /// Collective metadata of GPU rows (by row index, in row order).
     pub gpu_comm: Vec<(u32, CommArgs)>,
     /// Collective metadata of ops, by their External id.
@@ -293,6 +324,15 @@ fn category(cat: &[u8]) -> Cat {
     }
 }
 
+/// A GPU row's stream: args.stream, else its tid (a number, or "stream 7").
+fn stream_of(arg: Option<i64>, tid: &Id) -> i32 {
+    let n = arg.or_else(|| tid.as_int()).or_else(|| match tid {
+        Id::Str(s) => s.rsplit(' ').next().and_then(|d| d.parse().ok()),
+        _ => None,
+    });
+    n.unwrap_or(0).clamp(i32::MIN as i64, i32::MAX as i64) as i32
+}
+
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     memchr::memmem::find(hay, needle).is_some()
 }
@@ -314,6 +354,29 @@ impl Collector {
                 _ => NONE,
             },
         })
+    }
+
+    fn memory_event(&mut self, ev: &RawEvent) {
+        let Some(ts) = ev.ts.and_then(crate::trace::event::micros_to_nanos) else {
+            self.counters.missing_ts += 1;
+            return;
+        };
+        let Some(a) = ev.args.as_ref() else { return };
+        let int = |v: Option<Loose>| v.and_then(Loose::as_i64).unwrap_or(NONE);
+        let bytes = int(a.bytes);
+        if bytes == NONE {
+            return;
+        }
+        let thread = self.thread_key(&ev.pid, &ev.tid);
+        self.memory.push(MemEvent {
+            ts,
+            bytes,
+            addr: int(a.addr),
+            total_allocated: int(a.total_allocated),
+            total_reserved: int(a.total_reserved),
+            device: int(a.device_id).clamp(i32::MIN as i64, i32::MAX as i64) as i32,
+            thread,
+        });
     }
 
     /// A stable key for (pid, tid): numeric ids as numbers ("123" and 123 are one thread),
@@ -390,6 +453,7 @@ impl Collector {
                     external,
                     name,
                     device: device.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
+                    stream: stream_of(args.and_then(|a| a.stream).and_then(Loose::as_i64), &ev.tid),
                     kind,
                 });
             }
@@ -398,6 +462,8 @@ impl Collector {
                 let flags = self.names.flags[id as usize];
                 if flags & NAME_SYNC != 0 {
                     self.sync_ns += dur;
+                    let thread = self.thread_key(&ev.pid, &ev.tid);
+                    self.syncs.push(SyncCall { start, end: start.saturating_add(dur), name: id, thread });
                 }
                 let correlation = args.and_then(|a| a.correlation).and_then(Loose::as_i64).unwrap_or(NONE);
                 if correlation != NONE {
@@ -430,13 +496,21 @@ impl Collector {
                     Some((a, b)) => (a.min(start), b.max(end)),
                     None => (start, end),
                 });
-                self.ops.push(OpRow { start, end, external, name, thread });
+                let seq = args.and_then(|a| a.sequence_number).and_then(Loose::as_i64).unwrap_or(NONE);
+                self.ops.push(OpRow { start, end, external, seq, name, thread });
             }
             Cat::Python => {
                 if ev.name.bytes().starts_with(b"nn.Module: ") {
                     let thread = self.thread_key(&ev.pid, &ev.tid);
                     let name = self.names.intern(ev.name.bytes());
-                    self.modules.push(OpRow { start, end: start.saturating_add(dur), external: NONE, name, thread });
+                    self.modules.push(OpRow {
+                        start,
+                        end: start.saturating_add(dur),
+                        external: NONE,
+                        seq: NONE,
+                        name,
+                        thread,
+                    });
                 }
             }
             Cat::CudaSync => self.counters.cuda_sync_rows += 1,
@@ -448,6 +522,11 @@ impl Collector {
 
 impl Sink for Collector {
     fn event(&mut self, ev: RawEvent<'_>, _offset: u64) {
+        // `[memory]` instant events (profile_memory=True); 2021 traces write them without a cat.
+        if ev.name.bytes() == b"[memory]" && matches!(ev.ph.bytes(), b"i" | b"I") {
+            self.memory_event(&ev);
+            return;
+        }
         let cat = category(ev.cat.bytes());
         match cat {
             // Metadata rows (process and thread names) never carry a category.

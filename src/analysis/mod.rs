@@ -8,8 +8,11 @@ pub mod collect;
 pub mod diagnostics;
 pub mod diff;
 pub mod hints;
+mod idle;
 pub mod intervals;
 pub mod kernel_name;
+mod layers;
+mod memory;
 pub mod ranks;
 mod steps;
 mod tables;
@@ -217,6 +220,9 @@ fn report(file: &str, c: Collector, outcome: &trace::Outcome, opts: &Options) ->
         kernels: b.kernels,
         ops: b.ops,
         collectives: b.collectives,
+        idle: b.idle,
+        layers: b.layers,
+        memory: b.memory,
     };
     r.hints = hints::hints(&r, &b.extra);
     r

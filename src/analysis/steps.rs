@@ -91,6 +91,13 @@ impl Lanes {
         self.time_and_gaps().0
     }
 
+    /// The metrics, plus the busy union itself.
+    pub fn time_and_union(self) -> (GpuTime, (u64, i64), Vec<Span>) {
+        let all = intervals::union(self.all.clone());
+        let (t, g) = self.time_and_gaps();
+        (t, g, all)
+    }
+
     /// The metrics, plus the gaps between busy intervals longer than 50 us (host-side waits:
     /// count and total), read off the same union.
     pub fn time_and_gaps(self) -> (GpuTime, (u64, i64)) {

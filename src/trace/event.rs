@@ -117,6 +117,12 @@ pub struct Args<'a> {
     pub seq: Option<Loose>,
     pub in_msg_nelems: Option<Loose>,
     pub dtype: Option<&'a [u8]>,
+    pub sequence_number: Option<Loose>,
+    pub addr: Option<Loose>,
+    pub bytes: Option<Loose>,
+    pub total_allocated: Option<Loose>,
+    pub total_reserved: Option<Loose>,
+    pub device_id: Option<Loose>,
 }
 
 impl Args<'_> {
@@ -184,6 +190,14 @@ key_table! {
         Seq = b"Seq",
         InMsgNelems = b"In msg nelems",
         Dtype = b"dtype",
+        /// Autograd: a forward op and its backward share a sequence number.
+        SequenceNumber = b"Sequence number",
+        /// `[memory]` events (profile_memory=True).
+        Addr = b"Addr",
+        Bytes = b"Bytes",
+        TotalAllocated = b"Total Allocated",
+        TotalReserved = b"Total Reserved",
+        DeviceId = b"Device Id",
     }
 }
 
@@ -241,6 +255,12 @@ pub(crate) fn arg_member<'a, V: Values<'a>>(a: &mut Args<'a>, key: &[u8], v: &mu
         Some(ArgKey::Seq) => a.seq = v.number()?,
         Some(ArgKey::InMsgNelems) => a.in_msg_nelems = v.number()?,
         Some(ArgKey::Dtype) => a.dtype = Some(v.raw()?),
+        Some(ArgKey::SequenceNumber) => a.sequence_number = v.number()?,
+        Some(ArgKey::Addr) => a.addr = v.number()?,
+        Some(ArgKey::Bytes) => a.bytes = v.number()?,
+        Some(ArgKey::TotalAllocated) => a.total_allocated = v.number()?,
+        Some(ArgKey::TotalReserved) => a.total_reserved = v.number()?,
+        Some(ArgKey::DeviceId) => a.device_id = v.number()?,
         None => v.skip()?,
     }
     Ok(())

@@ -1,0 +1,149 @@
+//! Why the GPU waits: every gap between consecutive rows on a stream, classified as
+//! HolisticTraceAnalysis does. Host wait: the next row's launch call began after the previous
+//! row ended (the CPU was late). Kernel wait: a shorter gap than the threshold (launch
+//! overhead between back-to-back kernels). Other: the rest (waiting on another stream or an
+//! event, or a row with no launch call). Also: what the CPU was doing during host waits, and
+//! which synchronising calls overlapped the GPU's idle time.
+
+use super::attribution::{Attribution, NO};
+use super::collect::{Collector, RuntimeCall};
+use super::intervals::Span;
+use super::steps::{step_of, us, StepWindow};
+use crate::report::{IdleCauses, NameTime, StreamIdle};
+use rustc_hash::FxHashMap;
+
+/// Gaps shorter than this are kernel waits (HolisticTraceAnalysis' default).
+pub const KERNEL_WAIT_NS: i64 = 50_000;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cause {
+    Host,
+    Kernel,
+    Other,
+}
+
+/// Per step: (host, kernel, other) wait in ns.
+pub type StepWaits = Vec<(i64, i64, i64)>;
+
+pub fn idle_causes(
+    c: &Collector,
+    at: &Attribution,
+    runtime: &[RuntimeCall],
+    steps: &[StepWindow],
+    busy: &[Span],
+) -> (IdleCauses, StepWaits) {
+    let names = &c.names;
+    let mut by_stream: FxHashMap<(i32, i32), Vec<u32>> = FxHashMap::default();
+    for (i, g) in c.gpu.iter().enumerate() {
+        by_stream.entry((g.device, g.stream)).or_default().push(i as u32);
+    }
+    let mut keys: Vec<(i32, i32)> = by_stream.keys().copied().collect();
+    keys.sort_unstable();
+    let mut out = IdleCauses { kernel_wait_threshold_us: us(KERNEL_WAIT_NS), ..Default::default() };
+    let mut step_waits: StepWaits = vec![(0, 0, 0); steps.len()];
+    let mut host_ops: FxHashMap<u32, (i64, u64)> = FxHashMap::default();
+    for key in keys {
+        let rows = by_stream.get_mut(&key).expect("key from the map");
+        rows.sort_unstable_by_key(|&i| (c.gpu[i as usize].start, i));
+        let mut totals = [0i64; 3];
+        let mut end = i64::MIN;
+        for &i in rows.iter() {
+            let g = &c.gpu[i as usize];
+            let call = match at.runtime[i as usize] {
+                NO => None,
+                r => Some(&runtime[r as usize]),
+            };
+            if end != i64::MIN && g.start > end {
+                let gap = g.start - end;
+                let cause = match call {
+                    Some(call) if call.start > end => Cause::Host,
+                    _ if gap < KERNEL_WAIT_NS => Cause::Kernel,
+                    _ => Cause::Other,
+                };
+                out.gaps += 1;
+                let slot = cause as usize;
+                totals[slot] += gap;
+                if !steps.is_empty() {
+                    let s = step_of(steps, call.map(|x| x.start).unwrap_or(g.start));
+                    if s != NO {
+                        let w = &mut step_waits[s as usize];
+                        match cause {
+                            Cause::Host => w.0 += gap,
+                            Cause::Kernel => w.1 += gap,
+                            Cause::Other => w.2 += gap,
+                        }
+                    }
+                }
+                if let (Cause::Host, Some(call)) = (cause, call) {
+                    // What the launching thread was doing while the GPU waited for it.
+                    let mid = end + (call.start - end) / 2;
+                    let op = at.ops.innermost(call.thread, mid);
+                    let name = if op == NO { NO } else { at.ops.spans[op as usize].name };
+                    let e = host_ops.entry(name).or_default();
+                    e.0 += call.start - end;
+                    e.1 += 1;
+                }
+            }
+            end = end.max(g.start + g.dur);
+        }
+        out.host_wait_us += us(totals[0]);
+        out.kernel_wait_us += us(totals[1]);
+        out.other_us += us(totals[2]);
+        out.streams.push(StreamIdle {
+            device: key.0 as i64,
+            stream: key.1 as i64,
+            host_wait_us: us(totals[0]),
+            kernel_wait_us: us(totals[1]),
+            other_us: us(totals[2]),
+        });
+    }
+    out.host_ops = top(host_ops, |n| {
+        if n == NO {
+            "(no op recorded on the launching thread)".to_string()
+        } else {
+            names.get(n).to_string()
+        }
+    });
+    out.syncs = sync_overlap(c, busy);
+    (out, step_waits)
+}
+
+fn top(m: FxHashMap<u32, (i64, u64)>, name: impl Fn(u32) -> String) -> Vec<NameTime> {
+    let mut v: Vec<NameTime> = m
+        .into_iter()
+        .map(|(n, (ns, count))| NameTime { short: String::new(), name: name(n), time_us: us(ns), count })
+        .collect();
+    v.sort_by(|a, b| b.time_us.total_cmp(&a.time_us).then_with(|| a.name.cmp(&b.name)));
+    v.truncate(10);
+    for x in &mut v {
+        x.short = x.name.clone();
+    }
+    v
+}
+
+/// Time each synchronising call overlapped the GPU's idle time (the gaps of the busy union).
+fn sync_overlap(c: &Collector, busy: &[Span]) -> Vec<NameTime> {
+    let (Some(first), Some(last)) = (busy.first(), busy.last()) else { return Vec::new() };
+    let idle: Vec<Span> = busy.windows(2).map(|w| (w[0].1, w[1].0)).filter(|g| g.1 > g.0).collect();
+    let mut m: FxHashMap<u32, (i64, u64)> = FxHashMap::default();
+    for s in &c.syncs {
+        let (a, b) = (s.start.max(first.0), s.end.min(last.1));
+        if b <= a {
+            continue;
+        }
+        let k = idle.partition_point(|g| g.1 <= a);
+        let mut overlap = 0;
+        for g in &idle[k..] {
+            if g.0 >= b {
+                break;
+            }
+            overlap += g.1.min(b) - g.0.max(a);
+        }
+        if overlap > 0 {
+            let e = m.entry(s.name).or_default();
+            e.0 += overlap;
+            e.1 += 1;
+        }
+    }
+    top(m, |n| c.names.get(n).to_string())
+}
