@@ -73,6 +73,9 @@ pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>) -> impl IntoView {
         .map(|(i, r)| {
             let flags: Vec<&str> = r.outlier.iter().map(|m| m.label()).collect();
             let straggler = job.as_ref().and_then(|j| j.straggler) == Some(i);
+            let buckets_title =
+                r.top_buckets.iter().map(|(b, p)| format!("{} {}", b.name(), format::pct(*p))).collect::<Vec<_>>().join(" · ");
+            let top_bucket = r.top_buckets.first().map(|(b, p)| format!("{} {:.0}%", b.id(), p)).unwrap_or_default();
             view! {
                 <tr class:outlier=!flags.is_empty() class:straggler=straggler>
                     <th scope="row" title=r.file.clone()>{r.rank.map_or_else(|| r.file.clone(), |x| x.to_string())}</th>
@@ -83,9 +86,7 @@ pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>) -> impl IntoView {
                     <td class="num">{format::us(r.exposed_comm_us)}</td>
                     <td class="num">{r.step_us.map(format::us).unwrap_or_else(|| "–".into())}</td>
                     <td class="num">{format::us(r.wait_us)}</td>
-                    <td title=r.top_buckets.iter().map(|(b, p)| format!("{} {}", b.name(), format::pct(*p))).collect::<Vec<_>>().join(" · ")>
-                        {r.top_buckets.first().map(|(b, p)| format!("{} {:.0}%", b.id(), p)).unwrap_or_default()}
-                    </td>
+                    <td title=buckets_title>{top_bucket}</td>
                     <td>
                         {straggler.then(|| view! { <span class="badge sev-critical">"straggler"</span>" " })}
                         {(!flags.is_empty()).then(|| view! { <span class="badge sev-warning">{format!("outlier: {}", flags.join(", "))}</span> })}

@@ -10,6 +10,7 @@ mod progress;
 mod report;
 mod start;
 mod tables;
+mod why;
 
 pub use error::ErrorScreen;
 pub use progress::ProgressScreen;

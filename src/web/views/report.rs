@@ -3,6 +3,7 @@ use super::buckets::BucketSection;
 use super::hints::{Diagnostics, HintCards};
 use super::job::{CompareSection, JobSection};
 use super::tables::{StepTable, TopKind, TopTable};
+use super::why::{IdleSection, LayerSection, MemorySection};
 use super::FilePicker;
 use crate::analysis::taxonomy::{Backend, Bucket as BucketId};
 use crate::report::{Severity, TraceReport};
@@ -149,6 +150,9 @@ fn TraceView(trace: TraceReport, bucket_filter: RwSignal<Option<BucketId>>) -> i
         <TopTable kind=TopKind::Kernels rows=trace.top_kernels.clone() filter=bucket_filter />
         <TopTable kind=TopKind::Ops rows=trace.top_ops.clone() filter=bucket_filter />
         <StepTable steps=trace.steps.clone() />
+        {(trace.idle.gaps > 0).then(|| view! { <IdleSection idle=trace.idle.clone() gpu_idle_us=trace.gpu.idle_us /> })}
+        {(!trace.layers.is_empty()).then(|| view! { <LayerSection layers=trace.layers.clone() /> })}
+        {trace.has_gpu.then(|| view! { <MemorySection memory=trace.memory.clone() /> })}
         <HintCards hints=trace.hints.clone() />
         <Diagnostics diagnostics=trace.diagnostics.clone() />
     }
