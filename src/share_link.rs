@@ -14,7 +14,6 @@
 
 use crate::analysis::diagnostics::DiagnosticId;
 use crate::analysis::hints::HintId;
-use crate::analysis::kernel_name::short_name;
 use crate::analysis::taxonomy::{Backend, Bucket as BucketId};
 use crate::report::*;
 use serde::{Deserialize, Serialize};
@@ -233,31 +232,29 @@ struct WDevice {
     k: usize,
 }
 
-/// A name and its display form: `s` absent means the short form derived from the name,
-/// `e` that it equals the name.
+/// A name and its display form: one string when they are equal, else both. (The display form
+/// is not derived here: that would link the kernel-name parser and its demangler into the
+/// page; deflate stores a short name that repeats its full name cheaply.)
 #[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct WName {
-    n: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    s: Option<String>,
-    #[serde(default, skip_serializing_if = "is_false")]
-    e: bool,
+#[serde(untagged)]
+enum WName {
+    Same(String),
+    Both(String, String),
 }
 
 impl WName {
     fn pack(name: &str, short: &str) -> WName {
         if short == name {
-            WName { n: name.into(), s: None, e: true }
-        } else if short == short_name(name) {
-            WName { n: name.into(), s: None, e: false }
+            WName::Same(name.into())
         } else {
-            WName { n: name.into(), s: Some(short.into()), e: false }
+            WName::Both(name.into(), short.into())
         }
     }
     fn unpack(self) -> (String, String) {
-        let short = if self.e { self.n.clone() } else { self.s.unwrap_or_else(|| short_name(&self.n)) };
-        (self.n, short)
+        match self {
+            WName::Same(n) => (n.clone(), n),
+            WName::Both(n, s) => (n, s),
+        }
     }
 }
 
@@ -322,7 +319,9 @@ struct WRow {
     c: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     m: Option<f64>,
-    x: f64,
+    /// Max, only when it differs from the time (a single call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    x: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     o: Option<String>,
     b: BucketId,
@@ -495,7 +494,7 @@ fn pack_row(r: &TopRow, total_us: f64) -> WRow {
         p: unless(r.pct, pct_of(r.time_us, total_us)),
         c: r.count,
         m: unless(r.mean_us, mean_of(r.time_us, r.count)),
-        x: r.max_us,
+        x: unless(r.max_us, r.time_us),
         o: r.op.clone(),
         b: r.bucket,
     }
@@ -646,7 +645,7 @@ fn unpack_row(r: WRow, total_us: f64) -> TopRow {
         short,
         time_us: r.t,
         count: r.c,
-        max_us: r.x,
+        max_us: r.x.unwrap_or(r.t),
         op: r.o,
         bucket: r.b,
     }
@@ -794,8 +793,10 @@ fn rows(b: &mut Budget, n: usize) -> Result<(), String> {
 }
 
 fn name(n: &WName) -> Result<(), String> {
-    text(&n.n)?;
-    opt_text(&n.s)
+    match n {
+        WName::Same(n) => text(n),
+        WName::Both(n, s) => text(n).and_then(|_| text(s)),
+    }
 }
 
 fn check_report(r: &WReport) -> Result<(), String> {
@@ -869,7 +870,7 @@ fn check_report(r: &WReport) -> Result<(), String> {
             for row in table {
                 name(&row.n)?;
                 opt_text(&row.o)?;
-                for v in [row.t, row.p.unwrap_or(0.0), row.m.unwrap_or(0.0), row.x] {
+                for v in [row.t, row.p.unwrap_or(0.0), row.m.unwrap_or(0.0), row.x.unwrap_or(0.0)] {
                     num(v)?;
                 }
                 count(row.c)?;

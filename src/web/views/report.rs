@@ -5,6 +5,7 @@ use super::tables::{RankTable, StepTable, TopKind, TopTable};
 use super::FilePicker;
 use crate::analysis::taxonomy::{Backend, Bucket as BucketId};
 use crate::report::{Severity, TraceReport};
+use crate::share_link::{TableState, ViewState};
 use crate::web::app::Loaded;
 use crate::web::{export, format, share};
 use leptos::prelude::*;
@@ -12,45 +13,89 @@ use std::sync::Arc;
 use web_sys::File;
 
 /// The report, top-down like the CLI's printout: notices, ranks, then one trace's sections.
+/// The view state (selected trace, bucket filter, table sort/search/unfolded rows, unfolded
+/// buckets, compare pair) lives here, starts from `loaded.view` (a share link's) and is what
+/// "Copy share link" writes.
 #[component]
 pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset: Callback<()>) -> impl IntoView {
-    let selected = RwSignal::new(0usize);
-    let bucket_filter = RwSignal::new(None::<BucketId>);
+    let view0 = loaded.view.clone();
+    let selected = RwSignal::new(view0.trace as usize);
+    let bucket_filter = RwSignal::new(view0.bucket);
+    let kernels = RwSignal::new(view0.kernels.clone());
+    let ops = RwSignal::new(view0.ops.clone());
+    let buckets_open = RwSignal::new(view0.buckets_open.clone());
+    let compare = RwSignal::new(view0.compare);
     let share_state = RwSignal::new(None::<String>);
     let report = Arc::new(loaded.report.clone());
     let traces = report.traces.len();
+    let from_urls = loaded.from_urls;
+
+    let current = move || ViewState {
+        trace: selected.get_untracked() as u32,
+        bucket: bucket_filter.get_untracked(),
+        kernels: kernels.get_untracked(),
+        ops: ops.get_untracked(),
+        buckets_open: buckets_open.get_untracked(),
+        compare: compare.get_untracked(),
+    };
 
     let export_json = {
         let loaded = loaded.clone();
         move |_| {
-            // A share link carries no --json text: serialise the (trimmed) Report the same way.
+            // A share link carries no --json text: serialise the (summary) Report the same way.
             let json = if loaded.json.is_empty() {
                 serde_json::to_string_pretty(&loaded.report).unwrap_or_default() + "\n"
             } else {
                 loaded.json.clone()
             };
-            export::download(&export::file_name(&loaded.report), &json)
+            export::download(&export::file_name(&loaded.report), &json, "application/json")
         }
     };
     let copy_link = {
         let report = report.clone();
         move |_| {
-            let msg = match share::link(&report) {
+            let msg = match share::link(&report, &current(), from_urls) {
                 Ok(url) => {
                     export::copy_text(&url);
-                    "Link copied: it holds the summary, not the trace".to_string()
+                    if from_urls {
+                        "Link copied: it opens the same trace URLs in this view".to_string()
+                    } else {
+                        format!(
+                            "Link copied ({} KB): it holds this view and the summary, not the trace",
+                            url.len().div_ceil(1024)
+                        )
+                    }
                 }
                 Err(e) => e,
             };
             share_state.set(Some(msg));
         }
     };
+    let copy_markdown = {
+        let report = report.clone();
+        move |_| {
+            export::copy_text(&crate::export::markdown::render(&report));
+            share_state.set(Some("Markdown summary copied: paste it into an issue or a chat".into()));
+        }
+    };
 
-    let trace_view = {
+    let trace_view =
+        {
+            let report = report.clone();
+            move || {
+                let i = selected.get();
+                let t = report.traces.get(i).cloned();
+                t.map(|t| view! {
+                <TraceView trace=t bucket_filter=bucket_filter kernels=kernels ops=ops buckets_open=buckets_open />
+            })
+            }
+        };
+    let compare_view = {
         let report = report.clone();
         move || {
-            let t = report.traces.get(selected.get()).cloned();
-            t.map(|t| view! { <TraceView trace=t bucket_filter=bucket_filter /> })
+            let (a, b) = compare.get()?;
+            let (ta, tb) = (report.traces.get(a as usize)?.clone(), report.traces.get(b as usize)?.clone());
+            Some(view! { <CompareTable a=ta b=tb on_close=Callback::new(move |()| compare.set(None)) /> })
         }
     };
 
@@ -64,13 +109,14 @@ pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset
                 <div class="actions">
                     <FilePicker on_files=on_files label="Open other files…" />
                     <button type="button" class="button" data-testid="export-json" on:click=export_json>"Export JSON"</button>
+                    <button type="button" class="button" data-testid="copy-markdown" on:click=copy_markdown>"Copy as Markdown"</button>
                     <button type="button" class="button" data-testid="share-link" on:click=copy_link>"Copy share link"</button>
                     <button type="button" class="button quiet" on:click=move |_| on_reset.run(())>"Close"</button>
                 </div>
             </div>
-            {move || share_state.get().map(|m| view! { <p class="notice info" role="status">{m}</p> })}
+            {move || share_state.get().map(|m| view! { <p class="notice info" role="status" data-testid="share-status">{m}</p> })}
             {(loaded.json.is_empty()).then(|| view! {
-                <p class="notice info">"Opened from a share link: a summary of the report (the trace itself was never sent)."</p>
+                <p class="notice info" data-testid="from-link">"Opened from a share link: a summary of the report (the trace itself was never sent)."</p>
             })}
             {(!report.errors.is_empty()).then(|| view! {
                 <div class="notice warning" data-testid="file-errors">
@@ -78,20 +124,85 @@ pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset
                     <ul>{report.errors.iter().map(|e| view! { <li><code>{crate::web::app::file_message(e)}</code></li> }).collect_view()}</ul>
                 </div>
             })}
-            {(!report.ranks.is_empty()).then(|| view! { <RankTable rows=report.ranks.clone() /> })}
+            {(!report.ranks.is_empty()).then(|| view! { <RankTable rows=report.ranks.clone() csv=crate::export::csv::ranks(&report) /> })}
             {(traces > 1).then(|| view! {
                 <nav class="tabs" aria-label="Trace">
                     {report.traces.iter().enumerate().map(|(i, t)| view! {
                         <button type="button" class="tab" class:active=move || selected.get() == i
                             aria-pressed=move || (selected.get() == i).to_string()
-                            on:click=move |_| { selected.set(i); bucket_filter.set(None); }>
+                            on:click=move |_| {
+                                selected.set(i);
+                                bucket_filter.set(None);
+                                kernels.update(|k| k.expanded.clear());
+                                ops.update(|o| o.expanded.clear());
+                            }>
                             {rank_label(t)}
                         </button>
                     }).collect_view()}
+                    <label class="compare-pick">
+                        "Compare with "
+                        <select data-testid="compare" on:change:target=move |ev| {
+                            let other = ev.target().value().parse::<u32>().ok();
+                            let me = selected.get_untracked() as u32;
+                            compare.set(other.filter(|&o| o != me).map(|o| (me, o)));
+                        }>
+                            <option value="" selected=move || compare.get().is_none()>"—"</option>
+                            {report.traces.iter().enumerate().map(|(i, t)| view! {
+                                <option value=i.to_string() selected=move || compare.get().is_some_and(|(_, b)| b as usize == i)>{rank_label(t)}</option>
+                            }).collect_view()}
+                        </select>
+                    </label>
                 </nav>
             })}
+            {compare_view}
             {trace_view}
         </div>
+    }
+}
+
+/// Two traces side by side: headline numbers and GPU time by category, with the difference.
+#[component]
+fn CompareTable(a: TraceReport, b: TraceReport, on_close: Callback<()>) -> impl IntoView {
+    let delta = |x: f64, y: f64| {
+        let d = y - x;
+        let sign = if d > 0.0 {
+            "+"
+        } else if d < 0.0 {
+            "−"
+        } else {
+            ""
+        };
+        format!("{sign}{}", format::us(d.abs()))
+    };
+    let mut rows: Vec<(String, f64, f64)> = vec![
+        ("GPU span".into(), a.gpu.span_us, b.gpu.span_us),
+        ("GPU busy".into(), a.gpu.busy_us, b.gpu.busy_us),
+        ("GPU idle".into(), a.gpu.idle_us, b.gpu.idle_us),
+        ("Kernel time".into(), a.gpu.kernel_time_us, b.gpu.kernel_time_us),
+        ("Exposed communication".into(), a.gpu.exposed_comm_us, b.gpu.exposed_comm_us),
+    ];
+    for id in BucketId::ALL {
+        let t = |r: &TraceReport| r.buckets.iter().find(|x| x.id == id).map_or(0.0, |x| x.time_us);
+        let (x, y) = (t(&a), t(&b));
+        if x > 0.0 || y > 0.0 {
+            rows.push((id.name().to_string(), x, y));
+        }
+    }
+    view! {
+        <section class="panel" aria-labelledby="compare-h" data-testid="compare-table">
+            <h2 id="compare-h">"Compared side by side "
+                <button type="button" class="button tiny" on:click=move |_| on_close.run(())>"Close"</button></h2>
+            <div class="scroll">
+            <table class="data">
+                <thead><tr><th scope="col">""</th><th scope="col" class="num">{rank_label(&a)}</th>
+                    <th scope="col" class="num">{rank_label(&b)}</th><th scope="col" class="num">"Difference"</th></tr></thead>
+                <tbody>{rows.into_iter().map(|(label, x, y)| view! {
+                    <tr><th scope="row">{label}</th><td class="num">{format::us(x)}</td><td class="num">{format::us(y)}</td>
+                        <td class="num">{delta(x, y)}</td></tr>
+                }).collect_view()}</tbody>
+            </table>
+            </div>
+        </section>
     }
 }
 
@@ -117,7 +228,16 @@ fn rank_label(t: &TraceReport) -> String {
 
 /// One trace's sections.
 #[component]
-fn TraceView(trace: TraceReport, bucket_filter: RwSignal<Option<BucketId>>) -> impl IntoView {
+fn TraceView(
+    trace: TraceReport,
+    bucket_filter: RwSignal<Option<BucketId>>,
+    kernels: RwSignal<TableState>,
+    ops: RwSignal<TableState>,
+    buckets_open: RwSignal<Vec<BucketId>>,
+) -> impl IntoView {
+    let stem = crate::export::csv::safe_stem(&crate::share_link::stem(&trace.file));
+    let csv = |which: &str| crate::export::csv::table(&trace, which).unwrap_or_default();
+    let name = |which: &str| format!("{stem}.{which}.csv");
     let incomplete: Vec<_> = trace.diagnostics.iter().filter(|d| d.severity == Severity::Error).cloned().collect();
     view! {
         {incomplete.into_iter().map(|d| view! {
@@ -133,11 +253,14 @@ fn TraceView(trace: TraceReport, bucket_filter: RwSignal<Option<BucketId>>) -> i
             </div>
         })}
         <Summary trace=trace.clone() />
-        <BucketSection buckets=trace.buckets.clone() gpu=trace.gpu.clone() filter=bucket_filter />
+        <BucketSection buckets=trace.buckets.clone() gpu=trace.gpu.clone() filter=bucket_filter open=buckets_open
+            csv_name=name("buckets") csv=csv("buckets") />
         <AttentionSection attention=trace.attention.clone() />
-        <TopTable kind=TopKind::Kernels rows=trace.top_kernels.clone() filter=bucket_filter />
-        <TopTable kind=TopKind::Ops rows=trace.top_ops.clone() filter=bucket_filter />
-        <StepTable steps=trace.steps.clone() />
+        <TopTable kind=TopKind::Kernels rows=trace.top_kernels.clone() filter=bucket_filter state=kernels
+            csv_name=name("kernels") csv=csv("kernels") />
+        <TopTable kind=TopKind::Ops rows=trace.top_ops.clone() filter=bucket_filter state=ops
+            csv_name=name("ops") csv=csv("ops") />
+        <StepTable steps=trace.steps.clone() csv_name=name("steps") csv=csv("steps") />
         <HintCards hints=trace.hints.clone() />
         <Diagnostics diagnostics=trace.diagnostics.clone() />
     }
