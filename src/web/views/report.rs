@@ -116,7 +116,7 @@ pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset
             </div>
             {move || share_state.get().map(|m| view! { <p class="notice info" role="status" data-testid="share-status">{m}</p> })}
             {(loaded.json.is_empty()).then(|| view! {
-                <p class="notice info" data-testid="from-link">"Opened from a share link: a summary of the report (the trace itself was never sent)."</p>
+                <p class="notice info" data-testid="from-link">"Opened from a share link: the summary of a report as the link's sender saw it (the trace itself was never sent, and these numbers were not recomputed here)."</p>
             })}
             {(!report.errors.is_empty()).then(|| view! {
                 <div class="notice warning" data-testid="file-errors">
