@@ -241,3 +241,38 @@ fn csv_tables_have_every_row() {
     let buckets = &files[0].1;
     assert_eq!(buckets.lines().count(), t.buckets.len() + 1);
 }
+
+#[test]
+fn mutated_links_never_panic() {
+    // A poor man's fuzzer: flip, drop and insert characters of a valid link (deterministic).
+    let report = fixture_report("current_schema.json");
+    let good = encode(Some(&report), &busy_state(&report));
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=#%<";
+    let mut seed: u64 = 0x9e3779b97f4a7c15;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let (mut ok, mut err) = (0, 0);
+    for _ in 0..3000 {
+        let mut s = good.clone().into_bytes();
+        for _ in 0..1 + next(3) {
+            let at = 2 + next(s.len() - 2);
+            match next(3) {
+                0 => s[at] = alphabet[next(alphabet.len())],
+                1 => {
+                    s.remove(at);
+                }
+                _ => s.insert(at, alphabet[next(alphabet.len())]),
+            }
+        }
+        match decode(std::str::from_utf8(&s).unwrap()) {
+            Ok(_) => ok += 1,
+            Err(_) => err += 1,
+        }
+    }
+    println!("mutated links: {ok} still valid, {err} refused");
+    assert!(err > 2500);
+}

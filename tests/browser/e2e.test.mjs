@@ -245,6 +245,17 @@ test('several files at once: ranks table, export equals the CLI', async (t) => {
     : [fixtures.plain, fixtures.gz];
   const web = await analyse(page, requests, files);
   await page.getByTestId('ranks').waitFor();
+  // Two ranks side by side; a share link keeps the pair.
+  await page.getByTestId('compare').selectOption('1');
+  await page.getByTestId('compare-table').waitFor();
+  assert.match(await page.getByTestId('compare-table').textContent(), /GPU busy.*Difference|Difference.*GPU busy/s);
+  await page.getByTestId('compare-table').screenshot({ path: path.join(ARTIFACTS, 'compare-dark.png') });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  await page.getByTestId('share-link').click();
+  const second = await context.newPage();
+  await second.goto(await readClipboard(page));
+  await second.getByTestId('compare-table').waitFor();
+  await second.close();
   await shot(page, 'ranks-dark');
   await shot(page, 'report-dark-full', { fullPage: true });
   if (haveCli()) assert.equal(web, cliJson(files));
