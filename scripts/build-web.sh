@@ -12,6 +12,16 @@ WBG_VERSION=0.2.130
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target/web}
 TARGET=wasm32-unknown-unknown
 say() { printf '\033[1m== %s\033[0m\n' "$*" >&2; }
+
+# Hosts the page may fetch ?trace= URLs from, besides its own origin: space-separated
+# origins (scheme://host[:port]), written into the CSP's connect-src and compiled into the
+# app (which names a host outside the list instead of failing on a CSP violation).
+TRACESIGHT_TRACE_ORIGINS=${TRACESIGHT_TRACE_ORIGINS:-}
+for o in $TRACESIGHT_TRACE_ORIGINS; do
+  [[ $o =~ ^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?$ ]] || { echo "TRACESIGHT_TRACE_ORIGINS: '$o' is not an origin like https://traces.example.com" >&2; exit 2; }
+done
+TRACESIGHT_TRACE_ORIGINS=$(echo $TRACESIGHT_TRACE_ORIGINS)   # one space between origins
+export TRACESIGHT_TRACE_ORIGINS
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # 1. Compile both binaries for wasm32. SIMD128 (in every current browser since 2021) lets
@@ -77,7 +87,9 @@ if [ "$WASM_OPT" != 0 ]; then
 fi
 
 # 4. The page and its static files.
-cp index.html "$DIST/"
+sed "s#connect-src 'self'#connect-src 'self'${TRACESIGHT_TRACE_ORIGINS:+ $TRACESIGHT_TRACE_ORIGINS}#" index.html >"$DIST/index.html"
+grep -q "connect-src 'self'${TRACESIGHT_TRACE_ORIGINS:+ $TRACESIGHT_TRACE_ORIGINS};" "$DIST/index.html" || { echo "index.html: CSP connect-src not found" >&2; exit 1; }
+[ -z "$TRACESIGHT_TRACE_ORIGINS" ] || say "traces may be fetched from this site and: $TRACESIGHT_TRACE_ORIGINS"
 cp -r www/. "$DIST/"
 touch "$DIST/.nojekyll"
 

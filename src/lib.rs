@@ -7,8 +7,10 @@
 //! The core has no clocks, threads, printing or file access, and never panics on bad input.
 
 pub mod analysis;
+pub mod export;
 pub mod input;
 pub mod report;
+pub mod share_link;
 pub mod text;
 pub mod trace;
 

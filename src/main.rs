@@ -21,8 +21,16 @@ mod cli {
         /// Trace files or directories (every *.json / *.json.gz inside).
         paths: Vec<PathBuf>,
         /// Print the Report as JSON instead of text.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "markdown")]
         json: bool,
+        /// Print a Markdown summary (headline numbers, buckets, attention backend, top
+        /// kernels and ops, hints) for a GitHub issue or a chat message.
+        #[arg(long)]
+        markdown: bool,
+        /// Also write the tables as CSV files into this directory (created if missing):
+        /// <trace>.{buckets,kernels,ops,steps,hints}.csv per trace, ranks.csv for several.
+        #[arg(long, value_name = "DIR")]
+        csv: Option<PathBuf>,
         /// Rows in the top-kernels and top-ops tables.
         #[arg(long, alias = "top_n", default_value_t = 25)]
         top: usize,
@@ -141,6 +149,14 @@ mod cli {
         }
     }
 
+    fn write_csv(dir: &Path, report: &tracesight::Report) -> io::Result<()> {
+        std::fs::create_dir_all(dir)?;
+        for (name, text) in tracesight::export::csv::files(report) {
+            std::fs::write(dir.join(name), text)?;
+        }
+        Ok(())
+    }
+
     /// Reads every file (traces or reports), with warnings on stderr; returns the results.
     fn load_all(
         inputs: &[PathBuf],
@@ -230,14 +246,24 @@ mod cli {
         inputs.extend(args.trace_file.iter().cloned());
         inputs.extend(args.trace_dir.iter().cloned());
         if inputs.is_empty() {
-            eprintln!("tracesight: no trace given. Usage: tracesight [--json] [--top N] FILE|DIR...");
+            eprintln!(
+                "tracesight: no trace given. Usage: tracesight [--json | --markdown] [--csv DIR] [--top N] FILE|DIR...  or  tracesight diff A B [--json]"
+            );
             return ExitCode::from(2);
         }
         let opts = Options { top_n: args.top, ..Options::default() };
         let results = load_all(&inputs, &opts, args.verbose);
         let report = combine_all(results);
         let failed = !report.errors.is_empty();
-        if args.json {
+        if let Some(dir) = &args.csv {
+            if let Err(e) = write_csv(dir, &report) {
+                eprintln!("tracesight: cannot write CSV files to {}: {e}", dir.display());
+                return ExitCode::FAILURE;
+            }
+        }
+        if args.markdown {
+            println!("{}", tracesight::export::markdown::render(&report));
+        } else if args.json {
             match serde_json::to_string_pretty(&report) {
                 Ok(s) => println!("{s}"),
                 Err(e) => {

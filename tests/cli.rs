@@ -178,3 +178,23 @@ fn no_arguments_prints_usage() {
     assert!(stderr(&o).contains("Usage"));
     assert!(Path::new(env!("CARGO_BIN_EXE_tracesight")).exists());
 }
+
+#[test]
+fn markdown_and_csv_outputs() {
+    let f = fixture("current_schema.json");
+    let dir = tmp("csv");
+    let out = dir.join("tables");
+    let o = run(&["--markdown", "--csv", out.to_str().unwrap(), f.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = stdout(&o);
+    assert!(md.starts_with("# tracesight report\n"), "{md}");
+    assert!(md.contains("**Attention backend: `"), "{md}");
+    assert!(md.contains("### Top kernels"), "{md}");
+    for table in ["buckets", "kernels", "ops", "steps", "hints"] {
+        let p = out.join(format!("current_schema.{table}.csv"));
+        assert!(p.is_file(), "{} missing", p.display());
+    }
+    // --json and --markdown are exclusive: a usage error.
+    let o = run(&["--json", "--markdown", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+}

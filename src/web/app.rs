@@ -3,7 +3,9 @@
 
 use super::client::{Client, WorkerEvent};
 use super::protocol::ToPage;
+use super::share::Opening;
 use super::views::{ErrorScreen, ProgressScreen, ReportScreen, StartScreen};
+use crate::share_link::ViewState;
 use crate::Report;
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -31,6 +33,10 @@ pub struct Loaded {
     /// The worker's peak wasm memory for this analysis (0 for a share link); shown to
     /// benchmarks as a data attribute.
     pub worker_memory: f64,
+    /// The view to show first (a share link's, else the default).
+    pub view: ViewState,
+    /// Opened by `?trace=` URLs: a share link then carries only the view state.
+    pub from_urls: bool,
 }
 
 #[derive(Clone)]
@@ -52,17 +58,37 @@ pub struct FileProgress {
 
 #[component]
 pub fn App() -> impl IntoView {
-    let stage = RwSignal::new(super::share::from_location().map_or(Stage::Start, Stage::Done));
+    let opening = super::share::from_location();
+    let stage = RwSignal::new(match &opening {
+        Opening::Start => Stage::Start,
+        Opening::Urls(..) => Stage::Reading,
+        Opening::Shared(v) => Stage::Done(Arc::new(Loaded {
+            report: v.report.clone().unwrap_or_else(|| crate::combine(Vec::new())),
+            json: String::new(),
+            worker_memory: 0.0,
+            view: v.state.clone(),
+            from_urls: false,
+        })),
+        Opening::BadLink(e) => Stage::Failed(Failure {
+            title: "This link cannot be opened".into(),
+            details: vec![
+                format!("{e}."),
+                "Nothing from the link was shown or run. Ask the sender for a new link, or open the trace itself."
+                    .into(),
+            ],
+        }),
+    });
     let progress = RwSignal::new(Vec::<FileProgress>::new());
     let ready = RwSignal::new(false);
     let dragging = RwSignal::new(false);
+    // The view to restore once `?trace=` URLs are analysed.
+    let pending_view = StoredValue::new(None::<ViewState>);
 
-    let client = StoredValue::new_local(Client::new(move |ev| on_worker_event(ev, stage, progress, ready)));
+    let client =
+        StoredValue::new_local(Client::new(move |ev| on_worker_event(ev, stage, progress, ready, pending_view)));
 
-    let open_files = Callback::new(move |files: Vec<File>| {
-        if files.is_empty() || matches!(stage.get_untracked(), Stage::Reading) {
-            return;
-        }
+    // Starts the worker on `files` (the caller has checked that nothing else runs).
+    let analyse = Callback::new(move |files: Vec<File>| {
         let now = now_ms();
         progress.set(
             files
@@ -82,6 +108,19 @@ pub fn App() -> impl IntoView {
         client.with_value(|c| c.analyse(array));
     });
 
+    let open_files = Callback::new(move |files: Vec<File>| {
+        if files.is_empty() || matches!(stage.get_untracked(), Stage::Reading) {
+            return;
+        }
+        pending_view.set_value(None);
+        analyse.run(files);
+    });
+
+    if let Opening::Urls(urls, view) = opening {
+        pending_view.set_value(Some(view));
+        leptos::task::spawn_local(open_urls(urls, stage, progress, analyse));
+    }
+
     let open_sample = Callback::new(move |()| {
         stage.set(Stage::Reading);
         progress.set(vec![FileProgress {
@@ -94,8 +133,8 @@ pub fn App() -> impl IntoView {
         leptos::task::spawn_local(async move {
             match fetch_sample().await {
                 Ok(file) => {
-                    stage.set(Stage::Start);
-                    open_files.run(vec![file]);
+                    pending_view.set_value(None);
+                    analyse.run(vec![file]);
                 }
                 Err(e) => stage.set(Stage::Failed(Failure {
                     title: "The sample trace could not be loaded".into(),
@@ -113,6 +152,7 @@ pub fn App() -> impl IntoView {
     });
 
     let reset = Callback::new(move |()| {
+        pending_view.set_value(None);
         super::share::clear_location();
         stage.set(Stage::Start);
     });
@@ -163,11 +203,72 @@ pub fn App() -> impl IntoView {
     }
 }
 
+/// Fetches the `?trace=` URLs one after the other with progress, then analyses them; the
+/// first that fails stops with its own message.
+async fn open_urls(
+    urls: Vec<String>,
+    stage: RwSignal<Stage>,
+    progress: RwSignal<Vec<FileProgress>>,
+    analyse: Callback<Vec<File>>,
+) {
+    let mut checked = Vec::new();
+    for url in &urls {
+        match super::fetch::check(url) {
+            Ok(u) => checked.push(u),
+            Err(e) => {
+                stage.set(Stage::Failed(Failure { title: e.title, details: e.details }));
+                return;
+            }
+        }
+    }
+    progress.set(
+        checked
+            .iter()
+            .map(|u| FileProgress {
+                name: super::fetch::file_name(u),
+                size: 0.0,
+                bytes: 0.0,
+                started_ms: None,
+                done: None,
+            })
+            .collect(),
+    );
+    let mut files = Vec::new();
+    for (i, url) in checked.iter().enumerate() {
+        progress.update(|p| {
+            if let Some(f) = p.get_mut(i) {
+                f.started_ms = Some(now_ms());
+            }
+        });
+        let file = super::fetch::fetch_trace(url, |bytes, total| {
+            progress.update(|p| {
+                if let Some(f) = p.get_mut(i) {
+                    f.bytes = bytes;
+                    f.size = total;
+                }
+            })
+        })
+        .await;
+        if !matches!(stage.get_untracked(), Stage::Reading) {
+            return; // cancelled
+        }
+        match file {
+            Ok(f) => files.push(f),
+            Err(e) => {
+                stage.set(Stage::Failed(Failure { title: e.title, details: e.details }));
+                return;
+            }
+        }
+    }
+    analyse.run(files);
+}
+
 fn on_worker_event(
     ev: WorkerEvent,
     stage: RwSignal<Stage>,
     progress: RwSignal<Vec<FileProgress>>,
     ready: RwSignal<bool>,
+    pending_view: StoredValue<Option<ViewState>>,
 ) {
     match ev {
         WorkerEvent::Message(ToPage::Ready) => ready.set(true),
@@ -201,7 +302,15 @@ fn on_worker_event(
                     },
                     details: report.errors.iter().map(file_message).collect(),
                 }),
-                Ok(report) => Stage::Done(Arc::new(Loaded { report, json, worker_memory: wasm_memory_bytes })),
+                Ok(report) => {
+                    // A `?trace=` link's view, if it fits this report (else the default view).
+                    let pending = pending_view.try_update_value(|v| v.take()).flatten();
+                    let from_urls = pending.is_some();
+                    let view = pending
+                        .filter(|v| crate::share_link::check_state(v, Some(&report)).is_ok())
+                        .unwrap_or_default();
+                    Stage::Done(Arc::new(Loaded { report, json, worker_memory: wasm_memory_bytes, view, from_urls }))
+                }
                 Err(e) => Stage::Failed(Failure {
                     title: "The analysis result could not be read".into(),
                     details: vec![e.to_string()],

@@ -5,11 +5,11 @@ use std::time::Duration;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, Url};
 
-/// Downloads `text` as a JSON file (Blob + object URL: nothing leaves the browser).
-pub fn download(name: &str, text: &str) {
+/// Downloads `text` as a file of type `mime` (Blob + object URL: nothing leaves the browser).
+pub fn download(name: &str, text: &str, mime: &str) {
     let parts = js_sys::Array::of1(&text.into());
     let opts = BlobPropertyBag::new();
-    opts.set_type("application/json");
+    opts.set_type(mime);
     let Ok(blob) = Blob::new_with_str_sequence_and_options(&parts, &opts) else {
         return;
     };
@@ -36,8 +36,7 @@ pub fn download(name: &str, text: &str) {
 pub fn file_name(report: &Report) -> String {
     match report.traces.as_slice() {
         [one] => {
-            let base = one.file.rsplit(['/', '\\']).next().unwrap_or("trace");
-            let stem = base.trim_end_matches(".gz").trim_end_matches(".json");
+            let stem = crate::export::csv::safe_stem(&crate::share_link::stem(&one.file));
             format!("{stem}.tracesight.json")
         }
         _ => "tracesight-report.json".into(),

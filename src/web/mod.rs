@@ -7,6 +7,7 @@
 mod app;
 mod client;
 mod export;
+mod fetch;
 mod format;
 mod protocol;
 mod share;

@@ -1,100 +1,97 @@
-//! Share links: a trimmed Report, deflated (miniz_oxide) and base64url-encoded into the URL
-//! fragment. Browsers never send the fragment to a server, so the link carries the summary
-//! from browser to browser only; the trace itself is never in it.
+//! What the page's URL asks for, and links back to what the page shows.
+//!
+//! - `?trace=<URL>` (repeatable, one per rank): the page fetches the traces itself and
+//!   analyses them locally; the fragment then carries only the view state (`#v=...`).
+//! - `#s=...`: the view state and the report's summary, for a trace the receiver does not
+//!   have. Browsers never send the fragment to a server.
+//!
+//! The fragment is decoded by the core's [`crate::share_link::decode`] (bounded, strict); a
+//! bad one gives an error screen that says what is wrong with the link.
 
-use super::app::Loaded;
+use crate::share_link::{self, LinkError, SharedView, ViewState};
 use crate::Report;
-use std::sync::Arc;
+use wasm_bindgen::JsCast;
 
-const PREFIX: &str = "#r=";
-/// Links longer than this are unwieldy in chat tools and some browsers' address bars.
-const MAX_LINK: usize = 60_000;
-
-/// The Report in the current URL's fragment, if there is a valid one.
-pub fn from_location() -> Option<Arc<Loaded>> {
-    let hash = leptos::prelude::window().location().hash().ok()?;
-    let data = hash.strip_prefix(PREFIX)?;
-    let report = decode(data)?;
-    Some(Arc::new(Loaded { report, json: String::new(), worker_memory: 0.0 }))
+/// What the page was opened with.
+pub enum Opening {
+    Start,
+    /// A summary link: the report and the view.
+    Shared(SharedView),
+    /// Traces to fetch, and the view to restore once they are analysed.
+    Urls(Vec<String>, ViewState),
+    /// A fragment that cannot be opened.
+    BadLink(LinkError),
 }
 
-/// Removes the fragment so that a reload shows the start screen again.
+/// At most this many `trace=` URLs (ranks) in one link.
+pub const MAX_URLS: usize = 64;
+
+/// Reads the page's URL. The fragment's length is checked before it is copied into wasm.
+pub fn from_location() -> Opening {
+    let location = leptos::prelude::window().location();
+    let urls = trace_urls();
+    let hash_len = js_sys::Reflect::get(&location, &"hash".into())
+        .ok()
+        .and_then(|h| h.dyn_into::<js_sys::JsString>().ok())
+        .map_or(0, |h| h.length() as usize);
+    let fragment = if hash_len > share_link::MAX_FRAGMENT + 3 {
+        return Opening::BadLink(LinkError::TooLong { len: hash_len.saturating_sub(1) });
+    } else {
+        location.hash().unwrap_or_default()
+    };
+    let shared = if fragment.len() > 1 { Some(share_link::decode(&fragment)) } else { None };
+    match (urls.is_empty(), shared) {
+        (true, None) | (true, Some(Err(LinkError::Absent))) => Opening::Start,
+        (true, Some(Ok(v))) if v.report.is_some() => Opening::Shared(v),
+        (true, Some(Ok(_))) => Opening::BadLink(LinkError::Invalid("a view without a report or a trace URL".into())),
+        (true, Some(Err(e))) => Opening::BadLink(e),
+        (false, None) | (false, Some(Err(LinkError::Absent))) => Opening::Urls(urls, ViewState::default()),
+        (false, Some(Ok(v))) => Opening::Urls(urls, v.state),
+        (false, Some(Err(e))) => Opening::BadLink(e),
+    }
+}
+
+/// The `trace=` parameters of the page's URL, in order.
+pub fn trace_urls() -> Vec<String> {
+    let search = leptos::prelude::window().location().search().unwrap_or_default();
+    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
+        return Vec::new();
+    };
+    params.get_all("trace").iter().filter_map(|v| v.as_string()).filter(|s| !s.is_empty()).take(MAX_URLS).collect()
+}
+
+/// Removes the query and fragment so that a reload shows the start screen again.
 pub fn clear_location() {
     let window = leptos::prelude::window();
-    if window.location().hash().is_ok_and(|h| !h.is_empty()) {
-        if let (Ok(history), Ok(path)) = (window.history(), window.location().pathname()) {
-            let search = window.location().search().unwrap_or_default();
-            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("{path}{search}")));
+    let location = window.location();
+    let dirty = location.hash().is_ok_and(|h| !h.is_empty()) || location.search().is_ok_and(|s| !s.is_empty());
+    if dirty {
+        if let (Ok(history), Ok(path)) = (window.history(), location.pathname()) {
+            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&path));
         }
     }
 }
 
-/// A link to this page that shows `report` when opened.
-pub fn link(report: &Report) -> Result<String, String> {
+/// A link to this page that reopens `state`: next to the page's `?trace=` URLs when it was
+/// opened by them (view state only), else with the report's summary.
+pub fn link(report: &Report, state: &ViewState, from_urls: bool) -> Result<String, String> {
     let location = leptos::prelude::window().location();
     let href = location.href().map_err(|_| "no page URL".to_string())?;
-    let base = href.split('#').next().unwrap_or_default().to_string();
-    for keep in [15, 8, 4] {
-        let data = encode(&trim(report, keep));
-        if data.len() + base.len() + PREFIX.len() <= MAX_LINK {
-            return Ok(format!("{base}{PREFIX}{data}"));
-        }
+    let without_hash = href.split('#').next().unwrap_or_default().to_string();
+    let fragment = if from_urls { share_link::encode(None, state) } else { share_link::encode(Some(report), state) };
+    if fragment.len() > share_link::MAX_FRAGMENT {
+        return Err(format!(
+            "This report is too large for a link ({} KB of data, at most {} KB); use Export JSON, or share the traces' URLs with ?trace=.",
+            fragment.len() / 1024,
+            share_link::MAX_FRAGMENT / 1024
+        ));
     }
-    Err("This report is too large for a link; use Export JSON instead.".into())
-}
-
-/// Keeps the first `keep` rows of every list that can be long.
-fn trim(report: &Report, keep: usize) -> Report {
-    let mut r = report.clone();
-    for t in &mut r.traces {
-        t.top_kernels.truncate(keep);
-        t.top_ops.truncate(keep);
-        t.steps.truncate(keep * 2);
-        t.attention.evidence.truncate(keep);
-        for b in &mut t.buckets {
-            b.top_names.truncate(3);
-            b.matched.truncate(3);
-        }
-    }
-    r
-}
-
-fn encode(report: &Report) -> String {
-    let json = serde_json::to_vec(report).unwrap_or_default();
-    base64url(&miniz_oxide::deflate::compress_to_vec(&json, 9))
-}
-
-fn decode(data: &str) -> Option<Report> {
-    let packed = unbase64url(data)?;
-    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, 8 << 20).ok()?;
-    serde_json::from_slice(&json).ok()
-}
-
-const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-fn base64url(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 4 / 3 + 3);
-    for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | (b as u32) << (16 - 8 * i));
-        for i in 0..=chunk.len() {
-            out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-        }
-    }
-    out
-}
-
-fn unbase64url(text: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for c in text.bytes() {
-        let v = ALPHABET.iter().position(|&a| a == c)? as u32;
-        acc = acc << 6 | v;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
+    let base = if from_urls {
+        without_hash
+    } else {
+        // A summary link stands alone: no ?trace= next to it.
+        let origin = location.origin().unwrap_or_default();
+        format!("{origin}{}", location.pathname().unwrap_or_default())
+    };
+    Ok(format!("{base}#{fragment}"))
 }

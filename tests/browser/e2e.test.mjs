@@ -42,6 +42,32 @@ before(async () => {
   server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
     if (!url.pathname.startsWith(BASE)) { res.writeHead(404).end(); return; }
+    // Traces opened by ?trace= URLs: a slow stream (to see progress), an HTML page, an HTML
+    // body sent as JSON, and (by default) 404.
+    const traces = BASE + 't/';
+    if (url.pathname.startsWith(traces)) {
+      const name = url.pathname.slice(traces.length);
+      if (name === 'fixture-gz.pt.trace.json.gz') {
+        const body = fs.readFileSync(fixtures.gz);
+        res.writeHead(200, { 'content-type': 'application/gzip', 'content-length': body.length });
+        const parts = 8, step = Math.ceil(body.length / parts);
+        let i = 0;
+        const next = () => {
+          if (i >= parts) { res.end(); return; }
+          res.write(body.subarray(i * step, (i + 1) * step));
+          i++;
+          setTimeout(next, 250);
+        };
+        next();
+      } else if (name === 'login.html') {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Sign in</title><form>Sign in</form>');
+      } else if (name === 'sneaky.json') {
+        res.writeHead(200, { 'content-type': 'application/octet-stream' }).end('\n  <html><body>Not here</body></html>');
+      } else {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('no such trace');
+      }
+      return;
+    }
     let rel = decodeURIComponent(url.pathname.slice(BASE.length)) || 'index.html';
     let file = path.join(DIST, rel);
     // Until the real sample is in www/, serve the project's own fixture in its place.
@@ -219,6 +245,17 @@ test('several files at once: ranks table, export equals the CLI', async (t) => {
     : [fixtures.plain, fixtures.gz];
   const web = await analyse(page, requests, files);
   await page.getByTestId('ranks').waitFor();
+  // Two ranks side by side; a share link keeps the pair.
+  await page.getByTestId('compare').selectOption('1');
+  await page.getByTestId('compare-table').waitFor();
+  assert.match(await page.getByTestId('compare-table').textContent(), /GPU busy.*Difference|Difference.*GPU busy/s);
+  await page.getByTestId('compare-table').screenshot({ path: path.join(ARTIFACTS, 'compare-dark.png') });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  await page.getByTestId('share-link').click();
+  const second = await context.newPage();
+  await second.goto(await readClipboard(page));
+  await second.getByTestId('compare-table').waitFor();
+  await second.close();
   await shot(page, 'ranks-dark');
   await shot(page, 'report-dark-full', { fullPage: true });
   if (haveCli()) assert.equal(web, cliJson(files));
@@ -252,7 +289,8 @@ test('two files and compare: the diff names the backend change', async () => {
   const { context, page, errors, requests } = await open();
   const web = await analyse(page, requests, [fixtures.plain, fixtures.math]);
   if (haveCli()) assert.equal(web, cliJson([fixtures.plain, fixtures.math]));
-  await page.getByTestId('compare-toggle').click();
+  await page.getByTestId('compare').selectOption('1');
+  await page.getByTestId('compare-table').waitFor();
   const flash = { label: `rank 0 · ${path.basename(fixtures.plain)}` };
   const math = { label: `rank 0 · ${path.basename(fixtures.math)}` };
   await page.getByTestId('compare-a').selectOption(flash);
@@ -263,7 +301,7 @@ test('two files and compare: the diff names the backend change', async () => {
   await page.getByTestId('compare-a').selectOption(math);
   await page.getByTestId('compare-b').selectOption(flash);
   assert.match(await page.getByTestId('diff-verdict').textContent(), /flash instead of math/);
-  await page.locator('[data-testid=compare]').screenshot({ path: path.join(ARTIFACTS, 'compare.png') });
+  await page.getByTestId('compare-table').screenshot({ path: path.join(ARTIFACTS, 'compare.png') });
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -322,11 +360,167 @@ test('share link opens the report without the trace', async () => {
   await page.getByTestId('summary').waitFor({ timeout: 60_000 });
   await page.getByTestId('share-link').click();
   const link = await page.evaluate(() => navigator.clipboard.readText());
-  assert.match(link, /#r=[A-Za-z0-9_-]+$/);
+  assert.match(link, /#s=[A-Za-z0-9_-]+$/);
   const second = await context.newPage();
   await second.goto(link);
   await second.getByTestId('summary').waitFor();
   assert.equal(await second.getByTestId('attention-backend').getAttribute('data-backend'), 'flash');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+/** base64url(deflate-raw(json)): a link fragment made by hand, as an attacker would. */
+function fragment(kind, obj) {
+  const data = typeof obj === 'string' ? obj : JSON.stringify(obj);
+  return `#${kind}=` + zlib.deflateRawSync(Buffer.from(data)).toString('base64url');
+}
+
+async function readClipboard(page) {
+  return page.evaluate(() => navigator.clipboard.readText());
+}
+
+test('?trace= from the site origin opens the report with progress; its link keeps the view', async (t) => {
+  const { context, page, errors, requests } = await open({ hash: '?trace=t/fixture-gz.pt.trace.json.gz' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  const progress = page.getByTestId('progress');
+  await progress.waitFor();
+  assert.match(await progress.textContent(), /fixture-gz\.pt\.trace\.json\.gz/);
+  await shot(page, 'trace-url-progress');
+  await page.getByTestId('summary').waitFor({ timeout: 60_000 });
+  assert.ok(requests.every((u) => u.startsWith(origin)), `requests left the origin: ${requests}`);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
+  const web = fs.readFileSync(await download.path(), 'utf8');
+  if (haveCli()) assert.equal(web, cliJson([fixtures.gz]));
+  else t.diagnostic('CLI not found: comparing with the CLI skipped');
+  // Change the view, copy the link: ?trace= stays, the fragment holds only the view.
+  await page.locator('[data-testid=bucket-table] tbody tr').first().locator('button').click();
+  await page.locator('[data-testid=top-kernels] thead button', { hasText: 'Count' }).click();
+  await page.getByTestId('share-link').click();
+  const link = await readClipboard(page);
+  assert.match(link, /\?trace=t%2Ffixture-gz\.pt\.trace\.json\.gz#v=[A-Za-z0-9_-]+$|\?trace=t\/fixture-gz\.pt\.trace\.json\.gz#v=[A-Za-z0-9_-]+$/);
+  assert.ok(link.length < 200, `view-only link of ${link.length} characters`);
+  const second = await context.newPage();
+  await second.goto(link);
+  await second.getByTestId('summary').waitFor({ timeout: 60_000 });
+  assert.equal(await second.locator('section:has([data-testid=top-kernels]) .chip').count(), 1);
+  assert.equal(await second.locator('[data-testid=top-kernels] th[aria-sort=descending]').textContent(), 'Count▼');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('?trace= failures: 404, an HTML page, HTML sent as JSON, a host outside the list', async () => {
+  const cases = [
+    ['t/missing.json.gz', /Trace not found \(HTTP 404\)/, 'trace-url-404'],
+    ['t/login.html', /returned a web page, not a trace/, 'trace-url-html'],
+    ['t/sneaky.json', /returned a web page, not a trace/, null],
+    ['https://traces.example.com/rank0.json.gz', /may not fetch traces from that host/, 'trace-url-host'],
+  ];
+  for (const [url, message, name] of cases) {
+    const { context, page, errors, requests } = await open({ hash: '?trace=' + encodeURIComponent(url) });
+    const screen = page.getByTestId('error');
+    await screen.waitFor({ timeout: 30_000 });
+    assert.match(await screen.textContent(), message, url);
+    assert.ok(requests.every((u) => u.startsWith(origin)), `${url}: requests left the origin: ${requests}`);
+    if (name) await shot(page, name);
+    // The browser itself logs the 404 response; nothing else may go wrong.
+    assert.deepEqual(errors.filter((e) => !/404/.test(e)), [], url);
+    await context.close();
+  }
+});
+
+test('a summary link reopens exactly the same view', async () => {
+  const { context, page, errors } = await open();
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  await page.getByTestId('file-input').setInputFiles(fixtures.gz);
+  await page.getByTestId('summary').waitFor({ timeout: 60_000 });
+  // Sort the ops by name, search the kernels, unfold a kernel and a bucket.
+  await page.locator('[data-testid=top-ops] thead button', { hasText: 'Op' }).click();
+  await page.locator('section:has([data-testid=top-kernels]) input[type=search]').fill('kernel');
+  await page.locator('[data-testid=top-kernels] tbody details summary').first().click();
+  await page.locator('[data-testid=bucket-table] tbody details summary').nth(1).click();
+  const snapshot = async (p) => p.evaluate(() => ({
+    kernels: [...document.querySelectorAll('[data-testid=top-kernels] tbody tr')].map((r) => r.textContent),
+    ops: [...document.querySelectorAll('[data-testid=top-ops] tbody tr')].map((r) => r.textContent),
+    open: [...document.querySelectorAll('details')].map((d) => d.open),
+    query: document.querySelector('section:has([data-testid=top-kernels]) input[type=search]').value,
+    sort: [...document.querySelectorAll('th[aria-sort]')].map((t) => t.getAttribute('aria-sort')),
+  }));
+  const before = await snapshot(page);
+  assert.ok(before.open.some((o) => o), 'nothing unfolded');
+  await page.getByTestId('share-link').click();
+  const link = await readClipboard(page);
+  assert.match(link, /#s=[A-Za-z0-9_-]+$/);
+  const second = await context.newPage();
+  await second.goto(link);
+  await second.getByTestId('summary').waitFor();
+  assert.deepEqual(await snapshot(second), before);
+  await shot(second, 'share-link-view');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('hostile fragments: error screen, nothing from the link runs', async () => {
+  const evil = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
+  const trace = (extra = {}) => ({ f: evil + '.json', n: 1, d: { n: evil }, u: [10, 5, 10, 5, 5, 0, 0, 0, 0],
+    b: [{ i: 'other', t: 10, c: 1, k: [[evil, 10, 1]] }], a: { b: 'none' },
+    tk: [{ n: [evil, evil + ' short'], t: 10, c: 1, x: 10, b: 'other', o: evil }], to: [{ n: evil, t: 10, c: 1, b: 'other' }],
+    h: [{ i: 'gpu_idle', s: 'critical', m: evil, e: [evil], f: '`' + evil + '`' }], ...extra });
+  const link = (t) => ({ v: 1, s: { k: { q: evil } }, r: { v: evil, t: [t] } });
+  // Script tags in names are data: shown as text, never run.
+  {
+    const { context, page, errors } = await open({ hash: fragment('s', link(trace())) });
+    await page.getByTestId('summary').waitFor();
+    assert.equal(await page.evaluate(() => window.__pwned), undefined);
+    assert.equal(await page.locator('script:not([type=module]), img[src=x]').count(), 0);
+    assert.match(await page.locator('[data-testid=top-kernels]').textContent(), /<script>window\.__pwned=1<\/script>/);
+    await shot(page, 'hostile-names-as-text');
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+  const cases = [
+    ['huge counts', fragment('s', link(trace({ n: 1e300, c: 18446744073709551615 })))],
+    ['many rows', fragment('s', link(trace({ tk: Array(5000).fill(trace().tk[0]) })))],
+    ['unknown keys', fragment('s', { ...link(trace()), x: '<b>hi</b>' })],
+    ['not deflate', '#s=' + Buffer.from(evil).toString('base64url')],
+    ['truncated', fragment('s', link(trace())).slice(0, 60)],
+    ['a deflate bomb', fragment('s', JSON.stringify({ v: 1, s: {}, r: 'A'.repeat(8 << 20) }))],
+    // Chromium refuses URLs over 2 MB before the page sees them (checked below); the largest
+    // fragment it carries reaches the decoder, which refuses it by its length.
+    ['2 MB of data', '#s=' + 'A'.repeat((2 << 20) - 200)],
+  ];
+  for (const [what, hash] of cases) {
+    const { context, page, errors } = await open({ hash });
+    const screen = page.getByTestId('error');
+    await screen.waitFor({ timeout: 30_000 });
+    assert.match(await screen.textContent(), /This link cannot be opened/, what);
+    assert.equal(await page.evaluate(() => window.__pwned), undefined, what);
+    if (what === 'huge counts') await shot(page, 'hostile-link-error');
+    assert.deepEqual(errors, [], what);
+    await context.close();
+  }
+  // 10 MB of data: the browser does not even navigate (the decoder's own bound is tested by
+  // cargo test: tests/share.rs).
+  const { context, page } = await open();
+  const refused = await page.goto(origin + BASE + '#s=' + 'A'.repeat(10 << 20)).then(() => false, () => true);
+  assert.ok(refused || await page.getByTestId('error').count() === 1, '10 MB link neither refused nor shown as an error');
+  await context.close();
+});
+
+test('Copy as Markdown matches the golden file; CSV per table', async () => {
+  const { context, page, errors } = await open();
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  for (const name of ['current_schema', 'math_sdpa']) {
+    await page.getByTestId('file-input').setInputFiles(path.join(ROOT, 'tests/fixtures', `${name}.json`));
+    await page.getByTestId('summary').waitFor({ timeout: 60_000 });
+    await page.getByTestId('copy-markdown').click();
+    const md = await readClipboard(page);
+    assert.equal(md + '\n', fs.readFileSync(path.join(ROOT, 'tests/golden', `${name}.md`), 'utf8'), name);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('csv-kernels').click()]);
+    assert.equal(download.suggestedFilename(), `${name}.kernels.csv`);
+    const csv = fs.readFileSync(await download.path(), 'utf8');
+    assert.match(csv, /^rank,name,short,time_us,pct,count,mean_us,max_us,bucket,launching_op\r\n/);
+    await page.locator('.brand').click();
+  }
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -11,7 +11,14 @@ const VALUE_W: f64 = 170.0;
 /// Time by bucket: sorted horizontal bars drawn as SVG, and the same numbers as a table.
 /// Clicking a bucket (bar or row) filters the kernel table to it.
 #[component]
-pub fn BucketSection(buckets: Vec<Bucket>, gpu: GpuTime, filter: RwSignal<Option<BucketId>>) -> impl IntoView {
+pub fn BucketSection(
+    buckets: Vec<Bucket>,
+    gpu: GpuTime,
+    filter: RwSignal<Option<BucketId>>,
+    open: RwSignal<Vec<BucketId>>,
+    csv_name: String,
+    csv: String,
+) -> impl IntoView {
     let mut buckets: Vec<Bucket> = buckets.into_iter().filter(|b| b.time_us > 0.0 || b.count > 0).collect();
     buckets.sort_by(|a, b| b.time_us.total_cmp(&a.time_us));
     let max = buckets.iter().map(|b| b.time_us).fold(0.0, f64::max);
@@ -56,6 +63,19 @@ pub fn BucketSection(buckets: Vec<Bucket>, gpu: GpuTime, filter: RwSignal<Option
         let matched = b.matched.iter().map(|m| view! {
             <li>{m.rule.clone()}" "<span class="num muted">{format!("{} · {}×", format::us(m.time_us), format::count(m.count))}</span></li>
         }).collect_view();
+        let is_open = move || open.with(|o| o.contains(&id));
+        let on_toggle = move |ev: leptos::ev::Event| {
+            if let Some(now) = super::tables::details_open(&ev) {
+                if now != is_open() {
+                    open.update(|o| {
+                        o.retain(|&b| b != id);
+                        if now {
+                            o.push(id);
+                        }
+                    });
+                }
+            }
+        };
         view! {
             <tr class:active=active>
                 <th scope="row">
@@ -68,7 +88,7 @@ pub fn BucketSection(buckets: Vec<Bucket>, gpu: GpuTime, filter: RwSignal<Option
                 <td class="num">{format::pct(b.pct)}</td>
                 <td class="num">{format::count(b.count)}</td>
                 <td class="why">
-                    <details>
+                    <details prop:open=is_open on:toggle=on_toggle>
                         <summary>{summary}</summary>
                         {(!b.matched.is_empty()).then(|| view! { <p class="sub">"Rules that matched:"</p><ul>{matched}</ul> })}
                         {(!b.top_names.is_empty()).then(|| view! { <p class="sub">"Largest kernels:"</p><ul>{top}</ul> })}
@@ -81,7 +101,7 @@ pub fn BucketSection(buckets: Vec<Bucket>, gpu: GpuTime, filter: RwSignal<Option
 
     view! {
         <section class="panel" aria-labelledby="buckets-h">
-            <h2 id="buckets-h">"GPU time by category"</h2>
+            <h2 id="buckets-h">"GPU time by category" {super::tables::csv_button(csv_name, move || csv.clone())}</h2>
             <p class="muted">
                 {format!("Summed kernel time {} (overlapping streams count twice); wall-clock busy {}. ",
                     format::us(gpu.kernel_time_us), format::us(gpu.busy_us))}

@@ -1,6 +1,7 @@
 //! Several traces: the ranks of one job side by side (table, chart, spread, straggler and the
 //! collectives that waited), and the before/after comparison of two of them.
 
+use super::tables::csv_button;
 use crate::analysis::diff::{diff, Change, Diff, Status};
 use crate::report::{JobView, RankRow, Report, TraceReport};
 use crate::web::format;
@@ -66,7 +67,7 @@ fn RankChart(rows: Vec<RankRow>) -> impl IntoView {
 
 /// The ranks of one job.
 #[component]
-pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>) -> impl IntoView {
+pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>, csv: String) -> impl IntoView {
     let table = rows
         .iter()
         .enumerate()
@@ -173,7 +174,7 @@ pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>) -> impl IntoView {
     });
     view! {
         <section class="panel" aria-labelledby="ranks-h">
-            <h2 id="ranks-h">"Ranks"</h2>
+            <h2 id="ranks-h">"Ranks " {csv_button("ranks.csv".into(), move || csv.clone())}</h2>
             <RankChart rows=rows.clone() />
             <div class="scroll">
             <table class="data" data-testid="ranks">
@@ -251,7 +252,7 @@ fn diff_view(d: Diff) -> impl IntoView {
     } else {
         format!("Attention backend: {} in A, {} in B", d.backend_a.label(), d.backend_b.label())
     };
-    let head = || view! { <th scope="col" class="num">"A"</th><th scope="col" class="num">"B"</th><th scope="col" class="num">"Change"</th><th scope="col" class="num">"%"</th> };
+    let head = || view! { <th scope="col" class="num">"A"</th><th scope="col" class="num">"B"</th><th scope="col" class="num">"Difference"</th><th scope="col" class="num">"%"</th> };
     view! {
         <p class="verdict" data-testid="diff-verdict"><strong>{d.verdict.clone()}</strong></p>
         <p>{backend}</p>
@@ -274,12 +275,11 @@ fn diff_view(d: Diff) -> impl IntoView {
     }
 }
 
-/// Compare two of the loaded traces: A before, B after.
+/// Compare two of the loaded traces, A before and B after; the pair lives in the view state
+/// (so a share link reopens it).
 #[component]
-pub fn CompareSection(report: Arc<Report>) -> impl IntoView {
-    let a = RwSignal::new(0usize);
-    let b = RwSignal::new(1usize);
-    let options = |sel: RwSignal<usize>, traces: &[TraceReport]| {
+pub fn CompareSection(report: Arc<Report>, pair: RwSignal<Option<(u32, u32)>>) -> impl IntoView {
+    let options = |side: usize, traces: &[TraceReport]| {
         traces
             .iter()
             .enumerate()
@@ -288,28 +288,37 @@ pub fn CompareSection(report: Arc<Report>) -> impl IntoView {
                     Some(r) => format!("rank {r} · {}", t.file),
                     None => t.file.clone(),
                 };
-                view! { <option value=i.to_string() selected=move || sel.get() == i>{label}</option> }
+                let selected = move || pair.get().is_some_and(|p| (if side == 0 { p.0 } else { p.1 }) as usize == i);
+                view! { <option value=i.to_string() selected=selected>{label}</option> }
             })
             .collect_view()
     };
-    let pick =
-        |sel: RwSignal<usize>| move |ev: leptos::ev::Event| sel.set(event_target_value(&ev).parse().unwrap_or(0));
+    let pick = move |side: usize| {
+        move |ev: leptos::ev::Event| {
+            let i: u32 = event_target_value(&ev).parse().unwrap_or(0);
+            pair.update(|p| {
+                let (a, b) = p.unwrap_or((0, 1));
+                *p = Some(if side == 0 { (i, b) } else { (a, i) });
+            })
+        }
+    };
     let body = {
         let report = report.clone();
         move || {
-            let (i, j) = (a.get(), b.get());
-            match (report.traces.get(i), report.traces.get(j)) {
+            let (i, j) = pair.get().unwrap_or((0, 1));
+            match (report.traces.get(i as usize), report.traces.get(j as usize)) {
                 (Some(x), Some(y)) => diff_view(diff(std::slice::from_ref(x), std::slice::from_ref(y))).into_any(),
                 _ => view! { <p class="empty">"Pick two traces."</p> }.into_any(),
             }
         }
     };
     view! {
-        <section class="panel" aria-labelledby="compare-h" data-testid="compare">
-            <h2 id="compare-h">"Compare two traces"</h2>
+        <section class="panel" aria-labelledby="compare-h" data-testid="compare-table">
+            <h2 id="compare-h">"Compare two traces "
+                <button type="button" class="button tiny" on:click=move |_| pair.set(None)>"Close"</button></h2>
             <div class="table-tools">
-                <label>"A (before) " <select data-testid="compare-a" on:change=pick(a)>{options(a, &report.traces)}</select></label>
-                <label>" B (after) " <select data-testid="compare-b" on:change=pick(b)>{options(b, &report.traces)}</select></label>
+                <label>"A (before) " <select data-testid="compare-a" on:change=pick(0)>{options(0, &report.traces)}</select></label>
+                <label>" B (after) " <select data-testid="compare-b" on:change=pick(1)>{options(1, &report.traces)}</select></label>
             </div>
             {body}
         </section>

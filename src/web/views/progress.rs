@@ -27,6 +27,16 @@ fn file_row(f: FileProgress) -> impl IntoView {
             let secs = ((now_ms() - start) / 1000.0).max(1e-3);
             let rate = f.bytes / secs;
             let left = if rate > 0.0 { (f.size - f.bytes) / rate } else { f64::INFINITY };
+            if f.size <= 0.0 {
+                // A download whose size the server did not say.
+                return view! {
+                    <li>
+                        <div class="file-line"><span class="file-name">{f.name.clone()}</span>
+                            <span class="num">{format!("{} · {:.0} MB/s", format::bytes(f.bytes), rate / 1e6)}</span></div>
+                        <progress aria-label=format!("{} read", f.name)></progress>
+                    </li>
+                }.into_any();
+            }
             format!(
                 "{} of {} · {:.0} MB/s · {} left",
                 format::bytes(f.bytes),
@@ -43,4 +53,5 @@ fn file_row(f: FileProgress) -> impl IntoView {
             <progress max=max value=f.bytes.min(max) aria-label=format!("{} read", f.name)></progress>
         </li>
     }
+    .into_any()
 }

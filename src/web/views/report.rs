@@ -7,6 +7,7 @@ use super::why::{IdleSection, LayerSection, MemorySection};
 use super::FilePicker;
 use crate::analysis::taxonomy::{Backend, Bucket as BucketId};
 use crate::report::{Severity, TraceReport};
+use crate::share_link::{TableState, ViewState};
 use crate::web::app::Loaded;
 use crate::web::{export, format, share};
 use leptos::prelude::*;
@@ -14,50 +15,86 @@ use std::sync::Arc;
 use web_sys::File;
 
 /// The report, top-down like the CLI's printout: notices, ranks, then one trace's sections.
+/// The view state (selected trace, bucket filter, table sort/search/unfolded rows, unfolded
+/// buckets, compare pair) lives here, starts from `loaded.view` (a share link's) and is what
+/// "Copy share link" writes.
 #[component]
 pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset: Callback<()>) -> impl IntoView {
-    let selected = RwSignal::new(0usize);
-    let bucket_filter = RwSignal::new(None::<BucketId>);
+    let view0 = loaded.view.clone();
+    let selected = RwSignal::new(view0.trace as usize);
+    let bucket_filter = RwSignal::new(view0.bucket);
+    let kernels = RwSignal::new(view0.kernels.clone());
+    let ops = RwSignal::new(view0.ops.clone());
+    let buckets_open = RwSignal::new(view0.buckets_open.clone());
+    let compare = RwSignal::new(view0.compare);
     let share_state = RwSignal::new(None::<String>);
-    let comparing = RwSignal::new(false);
     let report = Arc::new(loaded.report.clone());
     let traces = report.traces.len();
+    let from_urls = loaded.from_urls;
+
+    let current = move || ViewState {
+        trace: selected.get_untracked() as u32,
+        bucket: bucket_filter.get_untracked(),
+        kernels: kernels.get_untracked(),
+        ops: ops.get_untracked(),
+        buckets_open: buckets_open.get_untracked(),
+        compare: compare.get_untracked(),
+    };
 
     let export_json = {
         let loaded = loaded.clone();
         move |_| {
-            // A share link carries no --json text: serialise the (trimmed) Report the same way.
+            // A share link carries no --json text: serialise the (summary) Report the same way.
             let json = if loaded.json.is_empty() {
                 serde_json::to_string_pretty(&loaded.report).unwrap_or_default() + "\n"
             } else {
                 loaded.json.clone()
             };
-            export::download(&export::file_name(&loaded.report), &json)
+            export::download(&export::file_name(&loaded.report), &json, "application/json")
         }
     };
     let copy_link = {
         let report = report.clone();
         move |_| {
-            let msg = match share::link(&report) {
+            let msg = match share::link(&report, &current(), from_urls) {
                 Ok(url) => {
                     export::copy_text(&url);
-                    "Link copied: it holds the summary, not the trace".to_string()
+                    if from_urls {
+                        "Link copied: it opens the same trace URLs in this view".to_string()
+                    } else {
+                        format!(
+                            "Link copied ({} KB): it holds this view and the summary, not the trace",
+                            url.len().div_ceil(1024)
+                        )
+                    }
                 }
                 Err(e) => e,
             };
             share_state.set(Some(msg));
         }
     };
-
-    let trace_view = {
+    let copy_markdown = {
         let report = report.clone();
-        move || {
-            if comparing.get() {
-                return view! { <CompareSection report=report.clone() /> }.into_any();
-            }
-            let t = report.traces.get(selected.get()).cloned();
-            t.map(|t| view! { <TraceView trace=t bucket_filter=bucket_filter /> }).into_any()
+        move |_| {
+            export::copy_text(&crate::export::markdown::render(&report));
+            share_state.set(Some("Markdown summary copied: paste it into an issue or a chat".into()));
         }
+    };
+
+    let trace_view =
+        {
+            let report = report.clone();
+            move || {
+                let i = selected.get();
+                let t = report.traces.get(i).cloned();
+                t.map(|t| view! {
+                <TraceView trace=t bucket_filter=bucket_filter kernels=kernels ops=ops buckets_open=buckets_open />
+            })
+            }
+        };
+    let compare_view = {
+        let report = report.clone();
+        move || compare.get().is_some().then(|| view! { <CompareSection report=report.clone() pair=compare /> })
     };
 
     view! {
@@ -70,19 +107,14 @@ pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset
                 <div class="actions">
                     <FilePicker on_files=on_files label="Open other files…" />
                     <button type="button" class="button" data-testid="export-json" on:click=export_json>"Export JSON"</button>
+                    <button type="button" class="button" data-testid="copy-markdown" on:click=copy_markdown>"Copy as Markdown"</button>
                     <button type="button" class="button" data-testid="share-link" on:click=copy_link>"Copy share link"</button>
-                    {(traces > 1).then(|| view! {
-                        <button type="button" class="button" data-testid="compare-toggle" aria-pressed=move || comparing.get().to_string()
-                            on:click=move |_| comparing.update(|c| *c = !*c)>
-                            {move || if comparing.get() { "Back to the traces" } else { "Compare two…" }}
-                        </button>
-                    })}
                     <button type="button" class="button quiet" on:click=move |_| on_reset.run(())>"Close"</button>
                 </div>
             </div>
-            {move || share_state.get().map(|m| view! { <p class="notice info" role="status">{m}</p> })}
+            {move || share_state.get().map(|m| view! { <p class="notice info" role="status" data-testid="share-status">{m}</p> })}
             {(loaded.json.is_empty()).then(|| view! {
-                <p class="notice info">"Opened from a share link: a summary of the report (the trace itself was never sent)."</p>
+                <p class="notice info" data-testid="from-link">"Opened from a share link: the summary of a report as the link's sender saw it (the trace itself was never sent, and these numbers were not recomputed here)."</p>
             })}
             {(!report.errors.is_empty()).then(|| view! {
                 <div class="notice warning" data-testid="file-errors">
@@ -90,18 +122,39 @@ pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset
                     <ul>{report.errors.iter().map(|e| view! { <li><code>{crate::web::app::file_message(e)}</code></li> }).collect_view()}</ul>
                 </div>
             })}
-            {(!report.ranks.is_empty()).then(|| view! { <JobSection rows=report.ranks.clone() job=report.job.clone() /> })}
+            {(!report.ranks.is_empty()).then(|| view! {
+                <JobSection rows=report.ranks.clone() job=report.job.clone() csv=crate::export::csv::ranks(&report) />
+            })}
             {(traces > 1).then(|| view! {
                 <nav class="tabs" aria-label="Trace">
                     {report.traces.iter().enumerate().map(|(i, t)| view! {
                         <button type="button" class="tab" class:active=move || selected.get() == i
                             aria-pressed=move || (selected.get() == i).to_string()
-                            on:click=move |_| { selected.set(i); bucket_filter.set(None); comparing.set(false); }>
+                            on:click=move |_| {
+                                selected.set(i);
+                                bucket_filter.set(None);
+                                kernels.update(|k| k.expanded.clear());
+                                ops.update(|o| o.expanded.clear());
+                            }>
                             {rank_label(t)}
                         </button>
                     }).collect_view()}
+                    <label class="compare-pick">
+                        "Compare with "
+                        <select data-testid="compare" on:change:target=move |ev| {
+                            let other = ev.target().value().parse::<u32>().ok();
+                            let me = selected.get_untracked() as u32;
+                            compare.set(other.filter(|&o| o != me).map(|o| (me, o)));
+                        }>
+                            <option value="" selected=move || compare.get().is_none()>"—"</option>
+                            {report.traces.iter().enumerate().map(|(i, t)| view! {
+                                <option value=i.to_string() selected=move || compare.get().is_some_and(|(_, b)| b as usize == i)>{rank_label(t)}</option>
+                            }).collect_view()}
+                        </select>
+                    </label>
                 </nav>
             })}
+            {compare_view}
             {trace_view}
         </div>
     }
@@ -129,7 +182,16 @@ fn rank_label(t: &TraceReport) -> String {
 
 /// One trace's sections.
 #[component]
-fn TraceView(trace: TraceReport, bucket_filter: RwSignal<Option<BucketId>>) -> impl IntoView {
+fn TraceView(
+    trace: TraceReport,
+    bucket_filter: RwSignal<Option<BucketId>>,
+    kernels: RwSignal<TableState>,
+    ops: RwSignal<TableState>,
+    buckets_open: RwSignal<Vec<BucketId>>,
+) -> impl IntoView {
+    let stem = crate::export::csv::safe_stem(&crate::share_link::stem(&trace.file));
+    let csv = |which: &str| crate::export::csv::table(&trace, which).unwrap_or_default();
+    let name = |which: &str| format!("{stem}.{which}.csv");
     let incomplete: Vec<_> = trace.diagnostics.iter().filter(|d| d.severity == Severity::Error).cloned().collect();
     view! {
         {incomplete.into_iter().map(|d| view! {
@@ -145,11 +207,14 @@ fn TraceView(trace: TraceReport, bucket_filter: RwSignal<Option<BucketId>>) -> i
             </div>
         })}
         <Summary trace=trace.clone() />
-        <BucketSection buckets=trace.buckets.clone() gpu=trace.gpu.clone() filter=bucket_filter />
+        <BucketSection buckets=trace.buckets.clone() gpu=trace.gpu.clone() filter=bucket_filter open=buckets_open
+            csv_name=name("buckets") csv=csv("buckets") />
         <AttentionSection attention=trace.attention.clone() />
-        <TopTable kind=TopKind::Kernels rows=trace.top_kernels.clone() filter=bucket_filter />
-        <TopTable kind=TopKind::Ops rows=trace.top_ops.clone() filter=bucket_filter />
-        <StepTable steps=trace.steps.clone() />
+        <TopTable kind=TopKind::Kernels rows=trace.top_kernels.clone() filter=bucket_filter state=kernels
+            csv_name=name("kernels") csv=csv("kernels") />
+        <TopTable kind=TopKind::Ops rows=trace.top_ops.clone() filter=bucket_filter state=ops
+            csv_name=name("ops") csv=csv("ops") />
+        <StepTable steps=trace.steps.clone() csv_name=name("steps") csv=csv("steps") />
         {(trace.idle.gaps > 0).then(|| view! { <IdleSection idle=trace.idle.clone() gpu_idle_us=trace.gpu.idle_us /> })}
         {(!trace.layers.is_empty()).then(|| view! { <LayerSection layers=trace.layers.clone() /> })}
         {trace.has_gpu.then(|| view! { <MemorySection memory=trace.memory.clone() /> })}

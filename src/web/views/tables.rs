@@ -1,8 +1,10 @@
 use super::buckets::bucket_class;
 use crate::analysis::taxonomy::Bucket as BucketId;
 use crate::report::{Step, TopRow};
+use crate::share_link::{SortCol as Col, TableState};
 use crate::web::{export, format};
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 #[derive(Clone, Copy, PartialEq)]
 pub enum TopKind {
@@ -10,21 +12,34 @@ pub enum TopKind {
     Ops,
 }
 
-#[derive(Clone, Copy, PartialEq)]
-enum Col {
-    Name,
-    Time,
-    Count,
-    Mean,
-    Max,
+/// Whether a `<details>` toggled by the user is now open.
+pub fn details_open(ev: &leptos::ev::Event) -> Option<bool> {
+    ev.target()?.dyn_into::<web_sys::HtmlDetailsElement>().ok().map(|d| d.open())
+}
+
+/// A small button that downloads `csv()` as `name`.
+pub fn csv_button(name: String, csv: impl Fn() -> String + 'static) -> impl IntoView {
+    let testid = format!("csv-{}", name.rsplit('.').nth(1).unwrap_or("table"));
+    view! {
+        <button type="button" class="button tiny csv" data-testid=testid title=format!("Download {name}")
+            on:click=move |_| export::download(&name, &csv(), "text/csv")>"CSV"</button>
+    }
 }
 
 /// Top kernels / top ops: sortable by any numeric column, searchable over the full name,
-/// filtered by the bucket chosen in the chart.
+/// filtered by the bucket chosen in the chart. Sort, search and unfolded rows live in
+/// `state`, so a share link can restore them.
 #[component]
-pub fn TopTable(kind: TopKind, rows: Vec<TopRow>, filter: RwSignal<Option<BucketId>>) -> impl IntoView {
-    let sort = RwSignal::new((Col::Time, true));
-    let query = RwSignal::new(String::new());
+pub fn TopTable(
+    kind: TopKind,
+    rows: Vec<TopRow>,
+    filter: RwSignal<Option<BucketId>>,
+    state: RwSignal<TableState>,
+    csv_name: String,
+    csv: String,
+) -> impl IntoView {
+    let sort = Memo::new(move |_| state.with(|s| (s.sort, s.desc)));
+    let query = Memo::new(move |_| state.with(|s| s.query.clone()));
     let total = rows.len();
     let rows = StoredValue::new(rows);
     let (title, testid, name_label, op_label) = match kind {
@@ -71,8 +86,8 @@ pub fn TopTable(kind: TopKind, rows: Vec<TopRow>, filter: RwSignal<Option<Bucket
         };
         view! {
             <th scope="col" class:num=numeric aria-sort=aria>
-                <button type="button" class="sort" on:click=move |_| sort.update(|(c, d)| {
-                    if *c == col { *d = !*d } else { *c = col; *d = col != Col::Name }
+                <button type="button" class="sort" on:click=move |_| state.update(|s| {
+                    if s.sort == col { s.desc = !s.desc } else { s.sort = col; s.desc = col != Col::Name }
                 })>
                     {label}
                     <span class="arrow" aria-hidden="true">{move || match aria() { "descending" => "▼", "ascending" => "▲", _ => "" }}</span>
@@ -88,7 +103,7 @@ pub fn TopTable(kind: TopKind, rows: Vec<TopRow>, filter: RwSignal<Option<Bucket
                 <input type="search" class="search" placeholder=format!("Search {} names…", name_label.to_lowercase())
                     aria-label=format!("Search {}", title.to_lowercase())
                     prop:value=move || query.get()
-                    on:input:target=move |ev| query.set(ev.target().value()) />
+                    on:input:target=move |ev| state.update(|s| s.query = ev.target().value().chars().take(crate::share_link::MAX_QUERY).collect()) />
                 {move || filter.get().map(|b| view! {
                     <span class="chip">
                         <span class=format!("swatch {}", bucket_class(b)) aria-hidden="true"></span>
@@ -97,6 +112,7 @@ pub fn TopTable(kind: TopKind, rows: Vec<TopRow>, filter: RwSignal<Option<Bucket
                     </span>
                 })}
                 <span class="muted count">{move || format!("{} of {}", shown(), total)}</span>
+                {csv_button(csv_name, move || csv.clone())}
             </div>
             <div class="scroll">
             <table class="data top" data-testid=testid>
@@ -113,7 +129,7 @@ pub fn TopTable(kind: TopKind, rows: Vec<TopRow>, filter: RwSignal<Option<Bucket
                 </tr></thead>
                 <tbody>
                     <For each=visible key=|(i, _)| *i let:item>
-                        {top_row(item.0, item.1, kind)}
+                        {top_row(item.0, item.1, kind, state)}
                     </For>
                 </tbody>
             </table>
@@ -123,7 +139,22 @@ pub fn TopTable(kind: TopKind, rows: Vec<TopRow>, filter: RwSignal<Option<Bucket
     }
 }
 
-fn top_row(rank: usize, r: TopRow, kind: TopKind) -> impl IntoView {
+fn top_row(rank: usize, r: TopRow, kind: TopKind, state: RwSignal<TableState>) -> impl IntoView {
+    let index = rank as u32;
+    let open = move || state.with(|s| s.expanded.contains(&index));
+    let on_toggle = move |ev: leptos::ev::Event| {
+        if let Some(now) = details_open(&ev) {
+            if now != open() {
+                state.update(|s| {
+                    s.expanded.retain(|&i| i != index);
+                    if now {
+                        s.expanded.push(index);
+                        s.expanded.sort_unstable();
+                    }
+                });
+            }
+        }
+    };
     let short = if kind == TopKind::Kernels && !r.short.is_empty() { r.short.clone() } else { r.name.clone() };
     let long = short != r.name;
     let full = r.name.clone();
@@ -133,7 +164,7 @@ fn top_row(rank: usize, r: TopRow, kind: TopKind) -> impl IntoView {
             <td class="name">
                 {if long {
                     view! {
-                        <details>
+                        <details prop:open=open on:toggle=on_toggle>
                             <summary title=r.name.clone()><span class="kname">{short}</span></summary>
                             <code class="full">{r.name.clone()}</code>
                             <button type="button" class="button tiny" on:click=move |_| export::copy_text(&full)>"Copy name"</button>
@@ -156,7 +187,7 @@ fn top_row(rank: usize, r: TopRow, kind: TopKind) -> impl IntoView {
 
 /// Per ProfilerStep#N: the time metrics inside each step window.
 #[component]
-pub fn StepTable(steps: Vec<Step>) -> impl IntoView {
+pub fn StepTable(steps: Vec<Step>, csv_name: String, csv: String) -> impl IntoView {
     let empty = steps.is_empty();
     let rows = steps
         .into_iter()
@@ -180,7 +211,7 @@ pub fn StepTable(steps: Vec<Step>) -> impl IntoView {
         .collect_view();
     view! {
         <section class="panel" aria-labelledby="steps-h">
-            <h2 id="steps-h">"Steps"</h2>
+            <h2 id="steps-h">"Steps" {(!empty).then(|| csv_button(csv_name, move || csv.clone()))}</h2>
             {if empty {
                 view! { <p class="empty">"No ProfilerStep#N spans in this trace (profile with "<code>"prof.step()"</code>" to get per-step numbers)."</p> }.into_any()
             } else {

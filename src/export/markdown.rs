@@ -1,0 +1,252 @@
+//! A Markdown summary of a Report: headline numbers, buckets, the attention verdict, top
+//! kernels and ops, hints. GitHub-flavoured tables; every text from the trace (file, kernel
+//! and op names) is escaped or put in a code span, so a name can never become markup.
+
+use crate::analysis::taxonomy::Backend;
+use crate::report::{Report, TopRow, TraceReport};
+use crate::text::fmt_us;
+use std::fmt::Write;
+
+/// Rows of the kernel and op tables in the summary (the JSON and CSV have them all).
+pub const TOP_ROWS: usize = 10;
+/// Names longer than this are cut (with `…`) to keep tables readable in chat.
+const NAME_CHARS: usize = 90;
+
+/// The whole summary: one section per trace, then the rank table and unreadable files.
+pub fn render(report: &Report) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "# tracesight report\n");
+    if report.traces.len() > 1 {
+        let _ = writeln!(o, "{} traces (tracesight {}).\n", report.traces.len(), escape(&report.tool_version));
+    }
+    if !report.ranks.is_empty() {
+        let _ = writeln!(o, "## Ranks\n");
+        let _ = writeln!(o, "| rank | file | kernel time | busy | idle | comm | exposed comm | busy vs slowest |");
+        let _ = writeln!(o, "|---:|---|---:|---:|---:|---:|---:|---:|");
+        for r in &report.ranks {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} | {} | {} | {:.1}% |",
+                r.rank.map_or("–".to_string(), |x| x.to_string()),
+                escape(&r.file),
+                fmt_us(r.kernel_time_us),
+                fmt_us(r.busy_us),
+                fmt_us(r.idle_us),
+                fmt_us(r.comm_us),
+                fmt_us(r.exposed_comm_us),
+                r.busy_vs_max_pct
+            );
+        }
+        o.push('\n');
+    }
+    for t in &report.traces {
+        trace(&mut o, t);
+    }
+    if !report.errors.is_empty() {
+        let _ = writeln!(o, "## Files that could not be read\n");
+        for e in &report.errors {
+            let _ = writeln!(o, "- {}: {}", code(&e.file), escape(&e.message));
+        }
+        o.push('\n');
+    }
+    while o.ends_with("\n\n") {
+        o.pop();
+    }
+    o
+}
+
+fn trace(o: &mut String, t: &TraceReport) {
+    let _ = writeln!(o, "## {}\n", code(&t.file));
+    let device = match (&t.device.name, t.device.sm_count) {
+        (Some(n), Some(sm)) => format!("{} ({sm} SMs)", escape(n)),
+        (Some(n), None) => escape(n),
+        _ => "unknown device".into(),
+    };
+    let rank = match (t.rank, t.world_size) {
+        (Some(r), Some(w)) => format!(" · rank {r} of {w}"),
+        (Some(r), None) => format!(" · rank {r}"),
+        _ => String::new(),
+    };
+    let _ = writeln!(o, "{device}{rank} · {} events\n", t.events);
+    let g = &t.gpu;
+    if !t.has_gpu {
+        let _ = writeln!(o, "**No GPU rows in this trace** (CPU-only, or an accelerator tracesight does not know).\n");
+    } else {
+        let sp = g.span_us.max(f64::MIN_POSITIVE);
+        let _ = writeln!(o, "| GPU span | busy | idle | kernel time | GPU rows | steps |");
+        let _ = writeln!(o, "|---:|---:|---:|---:|---:|---:|");
+        let _ = writeln!(
+            o,
+            "| {} | {} ({:.1}%) | {} ({:.1}%) | {} | {} | {} |\n",
+            fmt_us(g.span_us),
+            fmt_us(g.busy_us),
+            g.busy_us / sp * 100.0,
+            fmt_us(g.idle_us),
+            g.idle_us / sp * 100.0,
+            fmt_us(g.kernel_time_us),
+            g.kernel_count,
+            t.steps.len()
+        );
+        if g.comm_us > 0.0 {
+            let _ = writeln!(
+                o,
+                "Communication {} · exposed {} · overlap {:.1}%\n",
+                fmt_us(g.comm_us),
+                fmt_us(g.exposed_comm_us),
+                g.overlap_pct
+            );
+        }
+    }
+
+    // Attention verdict.
+    let a = &t.attention;
+    let lib = a.library.as_deref().map(|l| format!(" ({})", escape(l))).unwrap_or_default();
+    let verdict = match a.backend {
+        Backend::None => "no attention kernels or SDPA ops found".to_string(),
+        Backend::Flash | Backend::FlashAttn => format!("fused flash kernels, {}", fmt_us(a.time_us)),
+        _ => format!("{} of GPU time", fmt_us(a.time_us)),
+    };
+    let mark = if a.fix.is_some() { " ⚠️" } else { "" };
+    let _ = writeln!(o, "**Attention backend: `{}`**{lib}{mark}: {verdict}.", a.backend.id());
+    if a.fix.is_some() {
+        for r in &a.not_flash_reasons {
+            let _ = writeln!(o, "- {}", prose(r));
+        }
+        if let Some(f) = &a.fix {
+            let _ = writeln!(o, "- Fix: {}", prose(f));
+        }
+    }
+    o.push('\n');
+
+    let buckets: Vec<_> = t.buckets.iter().filter(|b| b.time_us > 0.0 || b.count > 0).collect();
+    if !buckets.is_empty() {
+        let _ = writeln!(o, "### GPU time by category\n");
+        let _ = writeln!(o, "| category | time | share | rows |");
+        let _ = writeln!(o, "|---|---:|---:|---:|");
+        for b in buckets {
+            let _ = writeln!(o, "| {} | {} | {:.1}% | {} |", escape(&b.name), fmt_us(b.time_us), b.pct, b.count);
+        }
+        o.push('\n');
+    }
+
+    top(o, "Top kernels", "kernel", &t.top_kernels, true);
+    top(o, "Top ops", "op", &t.top_ops, false);
+
+    let _ = writeln!(o, "### Hints\n");
+    if t.hints.is_empty() {
+        let _ = writeln!(o, "No hint rule fired.\n");
+    } else {
+        let mut hints: Vec<_> = t.hints.iter().collect();
+        hints.sort_by_key(|h| std::cmp::Reverse(h.severity));
+        for h in hints {
+            let _ = writeln!(o, "- **{}** `{}`: {}", h.severity, h.id.id(), prose(&h.message));
+            if !h.evidence.is_empty() {
+                let ev: Vec<String> = h.evidence.iter().map(|e| prose(e)).collect();
+                let _ = writeln!(o, "  - {}", ev.join(" · "));
+            }
+            if !h.fix.is_empty() {
+                let _ = writeln!(o, "  - Try: {}", prose(&h.fix));
+            }
+        }
+        o.push('\n');
+    }
+}
+
+fn top(o: &mut String, title: &str, what: &str, rows: &[TopRow], kernels: bool) {
+    if rows.is_empty() {
+        return;
+    }
+    let shown = rows.len().min(TOP_ROWS);
+    let more = if rows.len() > shown { format!(" (top {shown} of {})", rows.len()) } else { String::new() };
+    let _ = writeln!(o, "### {title}{more}\n");
+    let _ = writeln!(o, "| # | {what} | time | share | count | mean | category |");
+    let _ = writeln!(o, "|---:|---|---:|---:|---:|---:|---|");
+    for (i, r) in rows.iter().take(shown).enumerate() {
+        let name = if kernels && !r.short.is_empty() { &r.short } else { &r.name };
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {:.1}% | {} | {} | {} |",
+            i + 1,
+            code(&clip(name, NAME_CHARS)),
+            fmt_us(r.time_us),
+            r.pct,
+            r.count,
+            fmt_us(r.mean_us),
+            escape(r.bucket.name())
+        );
+    }
+    o.push('\n');
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n - 1).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// One line of plain text: whatever Markdown or HTML could read as markup is escaped (a `<`
+/// that could open a tag, an `&` that could start an entity, emphasis and code marks, link
+/// brackets, table pipes), the rest is left alone so the raw text stays readable in chat;
+/// line breaks are folded.
+pub fn escape(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len());
+    for (i, &c) in chars.iter().enumerate() {
+        let prev = i.checked_sub(1).map(|j| chars[j]);
+        let next = chars.get(i + 1).copied();
+        let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+        match c {
+            '\\' | '`' | '*' | '|' => {
+                out.push('\\');
+                out.push(c);
+            }
+            // Intraword underscores never emphasise (GFM); others may.
+            '_' if !(word(prev) && word(next)) => out.push_str("\\_"),
+            '[' | ']' | '~' | '!' => {
+                if matches!((c, next), (']', Some('(' | '[' | ':')) | ('~', Some('~')) | ('!', Some('['))) {
+                    out.push('\\');
+                }
+                out.push(c);
+            }
+            '<' if next.is_some_and(|n| n.is_ascii_alphabetic() || "/!?".contains(n)) => out.push_str("&lt;"),
+            '&' if next.is_some_and(|n| n.is_ascii_alphanumeric() || n == '#') => out.push_str("&amp;"),
+            '\n' | '\r' | '\t' => out.push(' '),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// An inline code span holding `s` verbatim (the fence is longer than any backtick run in
+/// it); pipes are escaped so the span can sit in a table cell.
+pub fn code(s: &str) -> String {
+    let s: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') || s.is_empty() { " " } else { "" };
+    format!("{fence}{pad}{}{pad}{fence}", s.replace('|', "\\|"))
+}
+
+/// The report's prose, where `backticked` spans are code: those stay code, the rest is escaped.
+fn prose(s: &str) -> String {
+    s.split('`').enumerate().map(|(i, part)| if i % 2 == 1 { code(part) } else { escape(part) }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_never_become_markup() {
+        assert_eq!(escape("<script>alert(1)</script> | *x*"), "&lt;script>alert(1)&lt;/script> \\| \\*x\\*");
+        assert_eq!(escape("attn_mask [2, 1] <= 256 & _x_ a]("), "attn_mask [2, 1] <= 256 & \\_x\\_ a\\](");
+        assert_eq!(code("a`b|c"), "``a`b\\|c``");
+        assert_eq!(code("`x"), "`` `x ``");
+        assert_eq!(prose("use `torch.compile` <now>"), "use `torch.compile` &lt;now>");
+    }
+}

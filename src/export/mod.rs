@@ -1,0 +1,5 @@
+//! Exports of a Report besides its JSON: a Markdown summary (for GitHub issues and chat) and
+//! the tables as CSV. Pure functions of the Report, shared by the CLI and the web page.
+
+pub mod csv;
+pub mod markdown;
