@@ -48,19 +48,22 @@ pub fn layers(c: &Collector, at: &Attribution, runtime: &[RuntimeCall], buckets:
         }
         let call = &runtime[r as usize];
         let leaf = at.leaf[i];
-        // A backward op in the chain links this row to its forward op.
-        let backward = tree.chain(leaf).find(|&o| {
+        // A backward op in the chain makes this backward time; its sequence number (when the
+        // trace records it) links it to its forward op's layer.
+        let backward_op = tree.chain(leaf).find(|&o| names.is(tree.spans[o as usize].name, NAME_BACKWARD));
+        let linked = tree.chain(leaf).find_map(|o| {
             let op = &tree.spans[o as usize];
-            op.seq != NONE && names.is(op.name, NAME_BACKWARD)
+            (op.seq != NONE && names.is(op.name, NAME_BACKWARD)).then(|| forward.get(&op.seq)).flatten()
         });
-        let (is_backward, path) = match backward.and_then(|o| forward.get(&tree.spans[o as usize].seq)) {
+        let is_backward = backward_op.is_some();
+        let path = match linked {
             Some(&f) if have_modules => {
                 let op = &tree.spans[f as usize];
-                (true, module_path(at, op.thread, op.start))
+                module_path(at, op.thread, op.start)
             }
-            Some(&f) => (true, outermost_op_path(c, at, f)),
-            None if have_modules => (backward.is_some(), module_path(at, call.thread, call.start)),
-            None => (backward.is_some(), outermost_op_path(c, at, leaf)),
+            Some(&f) => outermost_op_path(c, at, f),
+            None if have_modules && !is_backward => module_path(at, call.thread, call.start),
+            None => outermost_op_path(c, at, leaf),
         };
         if path.is_empty() {
             continue;
