@@ -40,6 +40,10 @@ mod cli {
         /// A directory of traces (the original script's flag).
         #[arg(long = "trace_dir", alias = "trace-dir")]
         trace_dir: Vec<PathBuf>,
+        /// Your own bucket rules, tried first: lines of `pattern => bucket_id` (token patterns,
+        /// `*` at token ends; `#` comments), e.g. `my fused mlp* => gemm`.
+        #[arg(long)]
+        rules: Option<PathBuf>,
         /// Print read speed per file on stderr.
         #[arg(long, short)]
         verbose: bool,
@@ -251,7 +255,20 @@ mod cli {
             );
             return ExitCode::from(2);
         }
-        let opts = Options { top_n: args.top, ..Options::default() };
+        let rules = match &args.rules {
+            None => Vec::new(),
+            Some(p) => match std::fs::read_to_string(p)
+                .map_err(|e| e.to_string())
+                .and_then(|t| tracesight::analysis::taxonomy::parse_rules(&t))
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("tracesight: error: {}: {e}", p.display());
+                    return ExitCode::from(2);
+                }
+            },
+        };
+        let opts = Options { top_n: args.top, rules, ..Options::default() };
         let results = load_all(&inputs, &opts, args.verbose);
         let report = combine_all(results);
         let failed = !report.errors.is_empty();

@@ -434,3 +434,25 @@ fn no_memory_events_no_memory_view() {
     t.launch(&["aten::mm"], GEMM, 0, 100);
     assert!(t.report().memory.is_none());
 }
+
+#[test]
+fn your_own_rules_come_first_and_say_so() {
+    use tracesight::analysis::taxonomy::parse_rules;
+    let rules = parse_rules("# our kernels\nmy fused mlp* => gemm\nmystery* | odd kernel => moe_routing\n").unwrap();
+    assert_eq!(rules.len(), 2);
+    assert!(parse_rules("x => nonsense").unwrap_err().contains("line 1: unknown bucket `nonsense`"));
+    assert!(parse_rules("no arrow").unwrap_err().contains("line 1"));
+    let mut t = Trace::new("NVIDIA A100", (8, 0));
+    t.launch(&["aten::add"], "my_fused_mlp_kernel", 0, 40);
+    t.launch(&["aten::add"], "mystery_kernel", 40, 10);
+    let bytes = t.bytes();
+    let opts = tracesight::Options { rules, ..Default::default() };
+    let r = tracesight::analyze_slice("r.json", &bytes, &opts).unwrap();
+    assert_eq!(share(&r, Bucket::Gemm), 40.0);
+    assert_eq!(share(&r, Bucket::MoeRouting), 10.0);
+    let gemm = r.buckets.iter().find(|b| b.id == Bucket::Gemm).unwrap();
+    assert_eq!(gemm.matched[0].rule, "your rule: my fused mlp*");
+    // Without them the same kernels are elementwise (launched by aten::add) and other.
+    let r = t.report();
+    assert_eq!(share(&r, Bucket::Gemm), 0.0);
+}

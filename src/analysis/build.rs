@@ -61,11 +61,20 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     // Per distinct name: what the kernel name says (demangled and matched once).
     let mut facts: FxHashMap<u32, KernelFacts> = FxHashMap::default();
     let mut copy_kind: FxHashMap<u32, CopyKind> = FxHashMap::default();
+    let mut user_rule: FxHashMap<u32, Option<usize>> = FxHashMap::default();
     let mut classes: Vec<(Bucket, Why)> = Vec::with_capacity(c.gpu.len());
     for (i, row) in c.gpu.iter().enumerate() {
         let f = facts.entry(row.name).or_insert_with(|| KernelFacts::of(names.get(row.name)));
         let copy = *copy_kind.entry(row.name).or_insert_with(|| CopyKind::of(names.get(row.name), row.kind));
-        classes.push(chains.classify(tree, names, row.kind, copy, f, at.leaf[i]));
+        let user = if opts.rules.is_empty() {
+            None
+        } else {
+            *user_rule.entry(row.name).or_insert_with(|| opts.rules.iter().position(|r| r.matches(&f.name)))
+        };
+        classes.push(match user {
+            Some(u) => (opts.rules[u].bucket, Why::User(u as u16)),
+            None => chains.classify(tree, names, row.kind, copy, f, at.leaf[i]),
+        });
     }
     find_eager(&c, &at, &runtime, &mut classes);
 
@@ -194,7 +203,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     };
     devices.sort_by_key(|d| d.device);
 
-    let t = tables(&rows, &op_gpu, tree, names, total_ns, opts.top_n);
+    let t = tables(&rows, &op_gpu, tree, names, total_ns, opts);
     let (idle, step_waits) = idle::idle_causes(&c, &at, &runtime, &steps, &busy_union);
     drop(busy_union);
     let row_buckets: Vec<Bucket> = classes.iter().map(|x| x.0).collect();

@@ -29,6 +29,8 @@ pub enum Why {
     CopyRow(CopyKind),
     /// Hand-written attention; the scope (module or op name id, or NO) it was found in.
     Eager(u32),
+    /// The user's rule (index into `Options::rules`).
+    User(u16),
     Unmatched,
 }
 
@@ -75,8 +77,9 @@ impl CopyKind {
 }
 
 /// The words shown for a `Why` in a bucket's "matched" list.
-pub fn why_label(why: Why, names: &Interner) -> String {
+pub fn why_label(why: Why, names: &Interner, rules: &[super::taxonomy::UserRule]) -> String {
     match why {
+        Why::User(i) => format!("your rule: {}", rules.get(i as usize).map(|r| r.pattern.as_str()).unwrap_or("?")),
         Why::Op { op, rule } => format!("under {}: {}", names.get(op), OP_CONTEXT_RULES[rule as usize].why),
         Why::Kernel(i) => format!("kernel: {}", KERNEL_RULES[i as usize].why),
         Why::LeafOp(i) => format!("unnamed kernel launched by {}", LEAF_OP_RULES[i as usize].why),

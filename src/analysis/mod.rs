@@ -33,11 +33,13 @@ pub struct Options {
     pub top_n: usize,
     /// Decoded bytes per parse chunk (tests use tiny chunks).
     pub chunk_size: usize,
+    /// The user's own bucket rules, tried before the built-in ones.
+    pub rules: Vec<taxonomy::UserRule>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { top_n: 25, chunk_size: trace::CHUNK }
+        Options { top_n: 25, chunk_size: trace::CHUNK, rules: Vec::new() }
     }
 }
 

@@ -47,7 +47,15 @@ pub struct Tables {
     pub ops: Vec<OpTotal>,
 }
 
-pub fn tables(rows: &RowMap, op_gpu: &[i64], tree: &SpanTree, names: &Interner, total_ns: i64, top_n: usize) -> Tables {
+pub fn tables(
+    rows: &RowMap,
+    op_gpu: &[i64],
+    tree: &SpanTree,
+    names: &Interner,
+    total_ns: i64,
+    opts: &super::Options,
+) -> Tables {
+    let top_n = opts.top_n;
     let mut bucket_agg: FxHashMap<Bucket, Agg> = FxHashMap::default();
     let mut rule_agg: FxHashMap<(Bucket, Why), Agg> = FxHashMap::default();
     let mut kernel_agg: FxHashMap<(u32, Bucket), Agg> = FxHashMap::default();
@@ -72,7 +80,11 @@ pub fn tables(rows: &RowMap, op_gpu: &[i64], tree: &SpanTree, names: &Interner, 
             let mut matched: Vec<RuleHit> = rule_agg
                 .iter()
                 .filter(|((bb, _), _)| *bb == b)
-                .map(|((_, w), a)| RuleHit { rule: why_label(*w, names), time_us: us(a.ns), count: a.count })
+                .map(|((_, w), a)| RuleHit {
+                    rule: why_label(*w, names, &opts.rules),
+                    time_us: us(a.ns),
+                    count: a.count,
+                })
                 .collect();
             matched.sort_by(|x, y| y.time_us.total_cmp(&x.time_us).then_with(|| x.rule.cmp(&y.rule)));
             let mut tops: Vec<(u32, Agg)> =

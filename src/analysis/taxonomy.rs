@@ -927,6 +927,47 @@ pub fn is_attention_scope(name: &str) -> bool {
 #[cfg(test)]
 mod tests;
 
+/// A rule of the user's own: kernels whose name matches `pattern` (token syntax, see
+/// [`Tokens`]) go to `bucket`, before any built-in rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserRule {
+    pub pattern: String,
+    pub bucket: Bucket,
+}
+
+impl UserRule {
+    pub fn matches(&self, name: &KernelName) -> bool {
+        let t = Tokens::new(&name.match_text());
+        self.pattern.split('|').any(|p| t.matches(p.trim()))
+    }
+}
+
+/// Reads rules, one per line: `pattern => bucket_id`; `#` starts a comment. Errors name the
+/// line.
+pub fn parse_rules(text: &str) -> Result<Vec<UserRule>, String> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let Some((pattern, bucket)) = line.split_once("=>") else {
+            return Err(format!("line {}: expected `pattern => bucket`, found `{line}`", n + 1));
+        };
+        let id = bucket.trim();
+        let bucket = Bucket::ALL.iter().copied().find(|b| b.id() == id).ok_or_else(|| {
+            let ids: Vec<&str> = Bucket::ALL.iter().map(|b| b.id()).collect();
+            format!("line {}: unknown bucket `{id}` (one of: {})", n + 1, ids.join(", "))
+        })?;
+        let pattern = pattern.trim().to_ascii_lowercase();
+        if pattern.is_empty() {
+            return Err(format!("line {}: empty pattern", n + 1));
+        }
+        out.push(UserRule { pattern, bucket });
+    }
+    Ok(out)
+}
+
 /// The taxonomy as Markdown, for the README (a test keeps the README's copy current).
 pub fn markdown() -> String {
     use std::fmt::Write;
