@@ -91,16 +91,15 @@ impl Lanes {
         self.time_and_gaps().0
     }
 
-    /// The metrics, plus the busy union itself.
-    pub fn time_and_union(self) -> (GpuTime, (u64, i64), Vec<Span>) {
-        let all = intervals::union(self.all.clone());
-        let (t, g) = self.time_and_gaps();
-        (t, g, all)
-    }
-
     /// The metrics, plus the gaps between busy intervals longer than 50 us (host-side waits:
     /// count and total), read off the same union.
     pub fn time_and_gaps(self) -> (GpuTime, (u64, i64)) {
+        let (t, g, _) = self.time_and_union();
+        (t, g)
+    }
+
+    /// The metrics, the long gaps, and the busy union itself (the idle-cause pass reads it).
+    pub fn time_and_union(self) -> (GpuTime, (u64, i64), Vec<Span>) {
         let first = self.all.iter().map(|s| s.0).min().unwrap_or(0);
         let last = self.all.iter().map(|s| s.1).max().unwrap_or(0);
         let all = intervals::union(self.all);
@@ -133,6 +132,6 @@ impl Lanes {
             est_sm_efficiency_pct: None,
             achieved_occupancy_pct: None,
         };
-        (time, gaps)
+        (time, gaps, all)
     }
 }
