@@ -14,7 +14,7 @@ mod tables;
 pub mod taxonomy;
 pub mod tokens;
 
-use crate::input;
+use crate::input::{self, Failure};
 use crate::report::*;
 use crate::trace::{self, End, Fatal};
 use collect::Collector;
@@ -39,14 +39,31 @@ impl Default for Options {
 /// Why a file could not be analysed at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
+    /// No JSON in it (an empty or all-whitespace file).
     Empty,
+    /// The first byte (or the first invalid JSON) is not JSON.
     NotJson,
+    /// An object without `traceEvents`.
     NotATrace,
+    /// A top-level string, number, boolean or null.
     WrongTopLevel,
+    /// The file (plain or gzip) ends before the first event.
     Truncated,
+    /// The gzip data is damaged before the first event.
     Corrupt,
+    /// The source could not be read.
     Io,
     Cancelled,
+}
+
+impl ErrorKind {
+    fn of(f: Failure) -> ErrorKind {
+        match f {
+            Failure::Truncated => ErrorKind::Truncated,
+            Failure::Corrupt => ErrorKind::Corrupt,
+            Failure::Source => ErrorKind::Io,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,14 +91,15 @@ pub fn analyze_reader<R: Read>(
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<TraceReport, TraceError> {
     let err = |kind, message: String| TraceError { file: file.to_string(), kind, message };
-    let decoded = input::decode(reader).map_err(|e| {
-        let kind = match e.kind() {
-            std::io::ErrorKind::UnexpectedEof => ErrorKind::Truncated,
-            std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => ErrorKind::Corrupt,
-            _ => ErrorKind::Io,
-        };
-        err(kind, trace::io_message(&e))
-    })?;
+    // A stream that fails before any JSON, whether while sniffing or at the first read.
+    let stream_failed = |failure: Failure, message: String| match failure {
+        // The same words as a plain file cut before its first event.
+        Failure::Truncated => {
+            err(ErrorKind::Truncated, "truncated: the JSON ends at byte 0 before any trace event".into())
+        }
+        _ => err(ErrorKind::of(failure), message),
+    };
+    let decoded = input::decode(reader).map_err(|e| stream_failed(input::classify(&e), input::describe(&e)))?;
     let consumed = decoded.consumed.clone();
     let mut collector = Collector::default();
     let mut on_chunk = |_decoded_bytes: u64| progress(consumed.get());
@@ -96,10 +114,7 @@ pub fn analyze_reader<R: Read>(
                 ErrorKind::WrongTopLevel,
                 format!("not a trace: the top-level JSON value is {kind}, not an object with traceEvents or an array of events"),
             ),
-            Fatal::Io(m) => err(
-                if m.contains("cut short") { ErrorKind::Truncated } else { ErrorKind::Corrupt },
-                m,
-            ),
+            Fatal::Stream(failure, m) => stream_failed(failure, m),
             Fatal::Cancelled => err(ErrorKind::Cancelled, "cancelled".into()),
         })?;
 
@@ -118,9 +133,9 @@ pub fn analyze_reader<R: Read>(
             End::Invalid { at, message } => {
                 return Err(err(ErrorKind::NotJson, format!("not JSON at byte {at}: {message}")))
             }
-            End::Io { message, truncated, .. } => {
-                return Err(err(if *truncated { ErrorKind::Truncated } else { ErrorKind::Corrupt }, message.clone()))
-            }
+            End::Corrupt { message, .. } => return Err(err(ErrorKind::Corrupt, message.clone())),
+            End::Io { message, .. } => return Err(err(ErrorKind::Io, message.clone())),
+            End::ValueTooLarge { .. } => {}
             End::Complete | End::Cancelled => {
                 if !outcome.found_events {
                     return Err(err(
