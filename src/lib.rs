@@ -8,7 +8,9 @@
 
 pub mod analysis;
 pub mod input;
+pub mod limits;
 pub mod report;
+pub mod share;
 pub mod text;
 pub mod trace;
 
