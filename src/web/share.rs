@@ -1,8 +1,10 @@
 //! Share links: a trimmed Report, deflated (miniz_oxide) and base64url-encoded into the URL
-//! fragment. Browsers never send the fragment to a server, so the link carries the summary
-//! from browser to browser only; the trace itself is never in it.
+//! fragment (the encoding itself is `crate::share`, target-independent). Browsers never send
+//! the fragment to a server, so the link carries the summary from browser to browser only;
+//! the trace itself is never in it.
 
 use super::app::Loaded;
+use crate::share::{decode, encode};
 use crate::Report;
 use std::sync::Arc;
 
@@ -57,44 +59,4 @@ fn trim(report: &Report, keep: usize) -> Report {
         }
     }
     r
-}
-
-fn encode(report: &Report) -> String {
-    let json = serde_json::to_vec(report).unwrap_or_default();
-    base64url(&miniz_oxide::deflate::compress_to_vec(&json, 9))
-}
-
-fn decode(data: &str) -> Option<Report> {
-    let packed = unbase64url(data)?;
-    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, 8 << 20).ok()?;
-    serde_json::from_slice(&json).ok()
-}
-
-const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-fn base64url(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 4 / 3 + 3);
-    for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | (b as u32) << (16 - 8 * i));
-        for i in 0..=chunk.len() {
-            out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-        }
-    }
-    out
-}
-
-fn unbase64url(text: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for c in text.bytes() {
-        let v = ALPHABET.iter().position(|&a| a == c)? as u32;
-        acc = acc << 6 | v;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
 }
