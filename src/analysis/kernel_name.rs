@@ -174,7 +174,7 @@ fn split_signature(full: &str) -> Parsed {
     let mut tpl_start = 0;
     let mut i = 0;
     while i < b.len() {
-        if s[i..].starts_with(ANON) {
+        if b[i..].starts_with(ANON.as_bytes()) {
             if stack.is_empty() {
                 // Without its space until the return type is split off.
                 base.push_str(ANON_WORD);
@@ -182,7 +182,7 @@ fn split_signature(full: &str) -> Parsed {
             i += ANON.len();
             continue;
         }
-        if stack.is_empty() && s[i..].starts_with("operator") {
+        if stack.is_empty() && b[i..].starts_with(b"operator") {
             // `operator()`, `operator<`: part of the name, not a bracket.
             let end = s[i..].find(['(', '<']).map(|k| i + k).unwrap_or(b.len());
             let op_end = (end + if s[end..].starts_with("()") { 2 } else { 1 }).min(b.len());

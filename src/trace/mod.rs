@@ -9,6 +9,10 @@
 pub mod event;
 mod scan;
 
+/// The hand-written event scanner, for the differential fuzz target (not a stable API).
+#[doc(hidden)]
+pub use scan::{event as scan_event, Miss as ScanMiss};
+
 use crate::input::{self, read_retrying, Failure};
 use crate::limits;
 pub use event::{Args, Id, Loose, RawEvent};
@@ -331,6 +335,12 @@ impl<R: Read> Reader<'_, R> {
         // After the top-level value: only whitespace may follow.
         if self.peek_non_ws().is_some() {
             self.out.trailing_bytes = true;
+            // Read (and drop) the rest, so that damage behind it (a bad gzip trailer) is seen
+            // whatever the chunk size.
+            while !self.eof {
+                self.start = self.end;
+                self.fill();
+            }
         }
         if let Some(e) = self.io_error.take() {
             // The JSON closed, but the gzip container after it is damaged (bad trailer).
