@@ -119,3 +119,70 @@ fn truncation_is_truncated_on_every_path() {
         assert!(r.diagnostics[0].message.starts_with("the file is cut short"), "{name}");
     }
 }
+
+/// A gzip bomb (~12 MB inflating to 4 GiB of tiny kernel events): read to its end with
+/// progress all the way, memory bounded by the row limit (`row_limit`, a warning).
+#[test]
+fn gzip_bomb_streams_with_progress_to_the_end() {
+    let bomb = corpus::gzip_bomb(64);
+    assert!(bomb.len() < 16 << 20, "{} bytes", bomb.len());
+    let (mut calls, mut last) = (0u64, 0u64);
+    let r = analyze_reader("bomb.json.gz", &bomb[..], &Options::default(), &mut |consumed| {
+        assert!(consumed >= last);
+        last = consumed;
+        calls += 1;
+        true
+    });
+    assert_eq!(last, bomb.len() as u64, "progress reaches the end of the input");
+    assert!(calls > 1000, "{calls} progress calls");
+    let r = r.unwrap();
+    assert!(r.json_bytes > 4_000_000_000, "{} bytes of JSON", r.json_bytes);
+    assert_eq!(
+        outcome(&Ok(r)),
+        "report 82595521 events: unattributed_gpu_rows/info, gpu_row_without_correlation/info, row_limit/warning"
+    );
+}
+
+/// Past the distinct-name limit, new names share one placeholder (`name_limit`).
+#[test]
+fn distinct_names_past_the_limit() {
+    let n = tracesight::limits::MAX_NAMES + 10;
+    let r = analyze_reader("names.json", &corpus::many_names(n)[..], &Options::default(), &mut |_| true).unwrap();
+    let d = r.diagnostics.iter().find(|d| d.id.to_string() == "name_limit").expect("name_limit");
+    assert_eq!(d.count, 10);
+    assert!(r.top_kernels.iter().any(|k| k.name == tracesight::limits::OTHER_NAME));
+}
+
+/// 10 million tiny kernel events (~520 MB of JSON): slow in CI, so run on demand
+/// (`cargo test --profile test-opt --test broken -- --ignored`); `scripts/broken-rss.sh`
+/// measures time and peak RSS through the CLI.
+#[test]
+#[ignore]
+fn ten_million_tiny_events() {
+    let path = std::env::temp_dir().join(format!("tracesight-10m-{}.json", std::process::id()));
+    corpus::tiny_events(10_000_000, &mut std::io::BufWriter::new(std::fs::File::create(&path).unwrap())).unwrap();
+    let r = analyze_reader("10m.json", std::fs::File::open(&path).unwrap(), &Options::default(), &mut |_| true);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(outcome(&r), "?");
+}
+
+/// Inputs the fuzzers found (tests/fixtures/fuzz), kept as regression cases: each reads to
+/// the same outcome in one slice, through 16-byte chunks, and gzip-compressed.
+#[test]
+fn fuzz_regressions() {
+    let dir = common::fixture("fuzz");
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let bytes = std::fs::read(&p).unwrap();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        let whole = run(&name, &bytes);
+        let tiny = analyze_reader(&name, &bytes[..], &Options { chunk_size: 16, ..Options::default() }, &mut |_| true);
+        assert_eq!(outcome(&tiny), whole, "{name}: 16-byte chunks");
+        if !bytes.starts_with(&[0x1f, 0x8b]) {
+            assert_eq!(run(&name, &corpus::gzip(&bytes)), whole, "{name}: gzip");
+        }
+        n += 1;
+    }
+    assert!(n >= 3);
+}

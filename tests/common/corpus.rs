@@ -207,7 +207,7 @@ pub fn tiny_events(n: u64, w: &mut impl Write) -> std::io::Result<()> {
 const BOMB_EVENT: &[u8] = br#"{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":1},"#;
 
 /// A gzip bomb: `members` members of 64 MiB of tiny events each (one is compressed once and
-/// repeated), between a header member and a closing member. ~1 MB of gzip per GB of JSON.
+/// repeated), between a header member and a closing member: ~3 MB of gzip per GiB of JSON.
 pub fn gzip_bomb(members: usize) -> Vec<u8> {
     let mut block = Vec::with_capacity(64 << 20);
     while block.len() + BOMB_EVENT.len() <= 64 << 20 {
