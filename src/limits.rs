@@ -13,7 +13,7 @@ pub const MAX_NAME_BYTES: usize = 4096;
 
 /// Distinct names (kernels, ops, runtime calls) tracked; later new names are merged into one
 /// placeholder name (diagnostic `name_limit`).
-pub const MAX_NAMES: usize = 1 << 20;
+pub const MAX_NAMES: usize = 1 << 17;
 
 /// The placeholder for names past [`MAX_NAMES`].
 pub const OTHER_NAME: &str = "(names past the distinct-name limit)";
@@ -26,4 +26,4 @@ pub const MAX_DEPTH: usize = 128;
 
 /// Rows kept per kind (GPU rows, runtime calls, CPU ops, module spans): later events of that
 /// kind are read and counted but not analysed (diagnostic `row_limit`). About 40 bytes each.
-pub const MAX_ROWS: usize = 1 << 22;
+pub const MAX_ROWS: usize = 1 << 21;
