@@ -118,7 +118,13 @@ fn rank_label(t: &TraceReport) -> String {
 /// One trace's sections.
 #[component]
 fn TraceView(trace: TraceReport, bucket_filter: RwSignal<Option<BucketId>>) -> impl IntoView {
-    let incomplete: Vec<_> = trace.diagnostics.iter().filter(|d| d.severity == Severity::Error).cloned().collect();
+    // Errors stop reading; past the row limit, events are counted but not analysed.
+    let incomplete: Vec<_> = trace
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error || d.id == crate::analysis::diagnostics::DiagnosticId::RowLimit)
+        .cloned()
+        .collect();
     view! {
         {incomplete.into_iter().map(|d| view! {
             <div class="notice warning" data-testid="incomplete" role="alert">
