@@ -251,7 +251,7 @@ fn qualified_names(t: &str, out: &mut Vec<String>) {
     };
     let mut i = 0;
     while i < b.len() {
-        if t[i..].starts_with(ANON) {
+        if b[i..].starts_with(ANON.as_bytes()) {
             if depth_paren == 0 {
                 cur.push_str(ANON_WORD);
             }
