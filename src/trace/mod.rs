@@ -344,7 +344,8 @@ impl<R: Read> Reader<'_, R> {
         }
         if let Some(e) = self.io_error.take() {
             // The JSON closed, but the gzip container after it is damaged (bad trailer).
-            self.out.end = stream_end(self.offset(), &e);
+            // At the end of everything decoded, as `cut_short` reports it (whatever the chunking).
+            self.out.end = stream_end(self.base + self.end as u64, &e);
         }
         Ok(self.out)
     }
