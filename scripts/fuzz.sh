@@ -31,7 +31,7 @@ for t in "${targets[@]}"; do
     >"fuzz/artifacts/$t.log" 2>&1 || status=1
   grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb)' "fuzz/artifacts/$t.log" || true
 done
-if [ "$status" != 0 ] || [ -n "$(ls -A fuzz/artifacts/*/ 2>/dev/null)" ]; then
+if [ "$status" != 0 ] || [ -n "$(find fuzz/artifacts -type f \( -name 'crash-*' -o -name 'oom-*' -o -name 'timeout-*' -o -name 'leak-*' \))" ]; then
   echo "fuzz: a target failed; see fuzz/artifacts/" >&2
   exit 1
 fi
