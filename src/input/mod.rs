@@ -123,8 +123,20 @@ pub struct Decoded<R: Read> {
 
 enum DecodedInner<R: Read> {
     Plain(Raw<R>),
-    Gzip(flate2::bufread::MultiGzDecoder<Raw<R>>),
+    Gzip(Inflated<R>),
 }
+
+/// Inflated bytes, produced in fixed-size pieces: a decoder call that fails loses the output
+/// it produced, so the caller's read sizes must not decide how much that is (the same damaged
+/// file then gives the same events and the same error however it is read).
+struct Inflated<R: Read> {
+    decoder: flate2::bufread::MultiGzDecoder<Raw<R>>,
+    buf: Box<[u8]>,
+    start: usize,
+    end: usize,
+}
+
+const INFLATE_PIECE: usize = 64 * 1024;
 
 /// Sniffs the first bytes of `reader` and returns the decoded stream.
 pub fn decode<R: Read>(reader: R) -> io::Result<Decoded<R>> {
@@ -143,7 +155,8 @@ pub fn decode<R: Read>(reader: R) -> io::Result<Decoded<R>> {
     let is_gzip = head == [0x1f, 0x8b];
     let raw = BufReader::with_capacity(RAW_BUFFER, io::Cursor::new(head).chain(counting));
     let (inner, encoding) = if is_gzip {
-        (DecodedInner::Gzip(flate2::bufread::MultiGzDecoder::new(raw)), Encoding::Gzip)
+        let decoder = flate2::bufread::MultiGzDecoder::new(raw);
+        (DecodedInner::Gzip(Inflated { decoder, buf: vec![0; INFLATE_PIECE].into(), start: 0, end: 0 }), Encoding::Gzip)
     } else {
         (DecodedInner::Plain(raw), Encoding::Plain)
     };
@@ -164,7 +177,17 @@ impl<R: Read> Read for Decoded<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match &mut self.inner {
             DecodedInner::Plain(r) => r.read(buf),
-            DecodedInner::Gzip(r) => r.read(buf),
+            DecodedInner::Gzip(r) => {
+                if r.start == r.end {
+                    r.start = 0;
+                    r.end = 0;
+                    r.end = read_retrying(&mut r.decoder, &mut r.buf)?;
+                }
+                let n = (r.end - r.start).min(buf.len());
+                buf[..n].copy_from_slice(&r.buf[r.start..r.start + n]);
+                r.start += n;
+                Ok(n)
+            }
         }
     }
 }
