@@ -168,6 +168,9 @@ fn parse_one<'a, T: Deserialize<'a>>(window: &'a [u8], eof: bool) -> Parsed<T> {
             }
         }
         Some(Err(e)) if e.is_eof() => Parsed::NeedMore,
+        // A type error on a value cut by the window's end (a number's first digits) would name
+        // the partial value: wait for the rest, so the message is the same at every chunk size.
+        Some(Err(e)) if e.is_data() && !eof && error_offset(window, &e) + 2 >= window.len() => Parsed::NeedMore,
         Some(Err(e)) if e.is_data() => Parsed::DataError(e.to_string()),
         // A number cut after its '.', 'e' or '-' is reported as "invalid number", not as EOF:
         // an error at the very end of the window needs more bytes (or, at the end of input,
