@@ -9,6 +9,7 @@
 pub mod analysis;
 pub mod export;
 pub mod input;
+pub mod limits;
 pub mod report;
 pub mod share_link;
 pub mod text;

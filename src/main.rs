@@ -100,7 +100,7 @@ mod cli {
             let mut decoded = match tracesight::input::decode(file) {
                 Ok(d) => d,
                 Err(e) => {
-                    let _ = full_tx.send(Err(e));
+                    let _ = full_tx.send(Err(tracesight::input::carry(&e)));
                     return;
                 }
             };
@@ -116,7 +116,7 @@ mod cli {
                         }
                     }
                     Err(e) => {
-                        let _ = full_tx.send(Err(e));
+                        let _ = full_tx.send(Err(tracesight::input::carry(&e)));
                         return;
                     }
                 }

@@ -1,6 +1,8 @@
 //! The command line: text and JSON output, the seed's flags, directories, bad input.
 
 mod common;
+#[path = "common/corpus.rs"]
+mod corpus;
 use common::*;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -138,7 +140,7 @@ fn bad_input_gets_a_one_line_error_naming_the_file() {
         ("text.json", b"hello, world".to_vec(), "not JSON at byte 0"),
         ("number.json", b"42".to_vec(), "not a trace"),
         ("object.json", br#"{"foo": [1, 2]}"#.to_vec(), "no traceEvents"),
-        ("cut.json.gz", gz[..20].to_vec(), "cut short"),
+        ("cut.json.gz", gz[..20].to_vec(), "truncated"),
         ("garbage.json.gz", b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage-garbage".to_vec(), "gzip"),
         ("binary.json", vec![0u8, 159, 146, 150, 1, 2, 3], "not JSON"),
     ];
@@ -197,4 +199,33 @@ fn markdown_and_csv_outputs() {
     // --json and --markdown are exclusive: a usage error.
     let o = run(&["--json", "--markdown", f.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// Every small entry of the broken-input corpus gives, through the CLI (which inflates on a
+/// second thread), the same error or the same diagnostics as the library reading it directly.
+#[test]
+fn broken_corpus_same_outcome_through_the_cli() {
+    let d = tmp("corpus");
+    for (name, bytes) in corpus::small() {
+        let p = d.join(name);
+        std::fs::write(&p, &bytes).unwrap();
+        let o = run(&["--json", p.to_str().unwrap()]);
+        let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        let lib = tracesight::analyze_slice(name, &bytes, &tracesight::Options::default());
+        match lib {
+            Err(e) => {
+                assert_eq!(o.status.code(), Some(1), "{name}");
+                assert_eq!(json["errors"][0]["message"], e.message, "{name}");
+            }
+            Ok(r) => {
+                assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+                let ids: Vec<serde_json::Value> = r.diagnostics.iter().map(|d| serde_json::json!(d.id)).collect();
+                let cli: Vec<serde_json::Value> =
+                    json["traces"][0]["diagnostics"].as_array().unwrap().iter().map(|d| d["id"].clone()).collect();
+                assert_eq!(cli, ids, "{name}");
+                assert_eq!(json["traces"][0]["events"], r.events, "{name}");
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
 }

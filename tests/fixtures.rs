@@ -219,7 +219,7 @@ fn gzip_trailer_is_verified() {
     let n = gz.len();
     gz[n - 8] ^= 0xff; // the CRC-32 of the member
     let r = analyze_bytes("crc.json.gz", &gz).unwrap();
-    let d = r.diagnostics.iter().find(|d| d.id == DiagnosticId::InputError).expect("a CRC mismatch is reported");
+    let d = r.diagnostics.iter().find(|d| d.id == DiagnosticId::CorruptGzip).expect("a CRC mismatch is reported");
     assert!(d.message.contains("checksum"), "{}", d.message);
     // Everything before the damage was read.
     assert_eq!(r.events, 30);

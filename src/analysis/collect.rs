@@ -2,6 +2,7 @@
 //! interned names and fixed-size records. Nothing here depends on event order, because
 //! Kineto writes CPU and GPU rows, and metadata, in no guaranteed order.
 
+use crate::limits;
 use crate::trace::{Id, Loose, RawEvent, Sink};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
@@ -14,6 +15,11 @@ pub struct Interner {
     pub names: Vec<Box<str>>,
     /// Per name: the `NAME_*` facts, worked out once when the name is first seen.
     pub flags: Vec<u8>,
+    /// Names cut to [`limits::MAX_NAME_BYTES`] (per occurrence).
+    pub long_names: u64,
+    /// Occurrences of new names past [`limits::MAX_NAMES`], merged into one placeholder.
+    pub over_limit: u64,
+    other: Option<u32>,
 }
 
 pub const NAME_SYNC: u8 = 1;
@@ -54,7 +60,24 @@ fn name_flags(name: &[u8]) -> u8 {
 
 impl Interner {
     pub fn intern(&mut self, s: &[u8]) -> u32 {
+        let s = if s.len() > limits::MAX_NAME_BYTES {
+            self.long_names += 1;
+            cut_name(s)
+        } else {
+            s
+        };
         if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        if self.names.len() >= limits::MAX_NAMES {
+            self.over_limit += 1;
+            if let Some(id) = self.other {
+                return id;
+            }
+            let id = self.names.len() as u32;
+            self.names.push(limits::OTHER_NAME.into());
+            self.flags.push(0);
+            self.other = Some(id);
             return id;
         }
         let id = self.names.len() as u32;
@@ -70,6 +93,28 @@ impl Interner {
     pub fn is(&self, id: u32, flag: u8) -> bool {
         self.flags[id as usize] & flag != 0
     }
+}
+
+/// The first [`limits::MAX_NAME_BYTES`] bytes of `s`, cut back to a UTF-8 character boundary
+/// (when `s` is UTF-8 there).
+fn cut_name(s: &[u8]) -> &[u8] {
+    let mut end = limits::MAX_NAME_BYTES.min(s.len());
+    // Back over at most three continuation bytes to the start of the cut character.
+    let mut back = 0;
+    while end > 0 && back < 3 && s[end] & 0xC0 == 0x80 {
+        end -= 1;
+        back += 1;
+    }
+    &s[..end]
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends on a character boundary.
+fn cut_str(s: &str, max: usize) -> &str {
+    let mut end = max.min(s.len());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
 }
 
 /// What kind of GPU row.
@@ -195,6 +240,8 @@ pub struct Counters {
     pub counters: u64,
     /// Unknown categories with their counts, in first-seen order.
     pub unknown_cats: Vec<(String, u64)>,
+    /// Events not kept because their kind reached [`limits::MAX_ROWS`].
+    pub rows_dropped: u64,
 }
 
 #[derive(Default)]
@@ -367,6 +414,10 @@ impl Collector {
         if bytes == NONE {
             return;
         }
+        if self.memory.len() >= limits::MAX_ROWS {
+            self.counters.rows_dropped += 1;
+            return;
+        }
         let thread = self.thread_key(&ev.pid, &ev.tid);
         self.memory.push(MemEvent {
             ts,
@@ -377,6 +428,15 @@ impl Collector {
             device: int(a.device_id).clamp(i32::MIN as i64, i32::MAX as i64) as i32,
             thread,
         });
+    }
+
+    /// Thread-id strings cut to the name limit.
+    pub fn string_ids_long(&self) -> u64 {
+        self.string_ids.long_names
+    }
+    /// Thread-id strings past the distinct-name limit.
+    pub fn string_ids_over(&self) -> u64 {
+        self.string_ids.over_limit
     }
 
     /// A stable key for (pid, tid): numeric ids as numbers ("123" and 123 are one thread),
@@ -402,6 +462,7 @@ impl Collector {
     }
 
     fn count_unknown(&mut self, cat: &str) {
+        let cat = cut_str(cat, limits::MAX_NAME_BYTES);
         if let Some(e) = self.counters.unknown_cats.iter_mut().find(|(c, _)| c == cat) {
             e.1 += 1;
         } else if self.counters.unknown_cats.len() < 64 {
@@ -442,6 +503,10 @@ impl Collector {
                         self.occupancy_dur += dur as f64;
                     }
                 }
+                if self.gpu.len() >= limits::MAX_ROWS {
+                    self.counters.rows_dropped += 1;
+                    return;
+                }
                 let name = self.names.intern(ev.name.bytes());
                 if let Some(c) = args.and_then(|a| self.comm_args(a)) {
                     self.gpu_comm.push((self.gpu.len() as u32, c));
@@ -463,10 +528,14 @@ impl Collector {
                 if flags & NAME_SYNC != 0 {
                     self.sync_ns += dur;
                     let thread = self.thread_key(&ev.pid, &ev.tid);
-                    self.syncs.push(SyncCall { start, end: start.saturating_add(dur), name: id, thread });
+                    if self.syncs.len() < limits::MAX_ROWS {
+                        self.syncs.push(SyncCall { start, end: start.saturating_add(dur), name: id, thread });
+                    }
                 }
                 let correlation = args.and_then(|a| a.correlation).and_then(Loose::as_i64).unwrap_or(NONE);
-                if correlation != NONE {
+                if correlation != NONE && self.runtime.len() >= limits::MAX_ROWS {
+                    self.counters.rows_dropped += 1;
+                } else if correlation != NONE {
                     if flags & NAME_LAUNCH != 0 {
                         self.launch_ns += dur;
                     }
@@ -474,6 +543,7 @@ impl Collector {
                     self.runtime.push(RuntimeCall { correlation, external, start, dur, thread, name: id });
                 }
             }
+            Cat::Op if self.ops.len() >= limits::MAX_ROWS => self.counters.rows_dropped += 1,
             Cat::Op => {
                 let thread = self.thread_key(&ev.pid, &ev.tid);
                 let name = self.names.intern(ev.name.bytes());
@@ -483,9 +553,11 @@ impl Collector {
                     }
                 }
                 if self.names.is(name, NAME_SDPA) && self.sdpa_calls.len() < 16 {
-                    let raw = |v: Option<&[u8]>| v.map(|r| String::from_utf8_lossy(r).into_owned());
+                    let raw = |v: Option<&[u8]>| {
+                        v.map(|r| cut_str(&String::from_utf8_lossy(r), 16 * limits::MAX_NAME_BYTES).to_string())
+                    };
                     self.sdpa_calls.push(SdpaCall {
-                        op: ev.name.to_str().into_owned(),
+                        op: cut_str(&ev.name.to_str(), limits::MAX_NAME_BYTES).to_string(),
                         input_dims: raw(args.and_then(|a| a.input_dims)),
                         input_types: raw(args.and_then(|a| a.input_type)),
                         concrete_inputs: raw(args.and_then(|a| a.concrete_inputs)),
@@ -500,7 +572,9 @@ impl Collector {
                 self.ops.push(OpRow { start, end, external, seq, name, thread });
             }
             Cat::Python => {
-                if ev.name.bytes().starts_with(b"nn.Module: ") {
+                if ev.name.bytes().starts_with(b"nn.Module: ") && self.modules.len() >= limits::MAX_ROWS {
+                    self.counters.rows_dropped += 1;
+                } else if ev.name.bytes().starts_with(b"nn.Module: ") {
                     let thread = self.thread_key(&ev.pid, &ev.tid);
                     let name = self.names.intern(ev.name.bytes());
                     self.modules.push(OpRow {

@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 pub enum DiagnosticId {
     Truncated,
     InvalidJson,
+    CorruptGzip,
     InputError,
+    ValueTooLarge,
     NoGpuRows,
     MalformedEvent,
     UnknownCategory,
@@ -32,13 +34,18 @@ pub enum DiagnosticId {
     NoCategory,
     StrayCommas,
     TrailingData,
+    LongName,
+    NameLimit,
+    RowLimit,
 }
 
 impl DiagnosticId {
-    pub const ALL: [DiagnosticId; 22] = [
+    pub const ALL: [DiagnosticId; 27] = [
         DiagnosticId::Truncated,
         DiagnosticId::InvalidJson,
+        DiagnosticId::CorruptGzip,
         DiagnosticId::InputError,
+        DiagnosticId::ValueTooLarge,
         DiagnosticId::NoGpuRows,
         DiagnosticId::MalformedEvent,
         DiagnosticId::UnknownCategory,
@@ -58,14 +65,17 @@ impl DiagnosticId {
         DiagnosticId::NoCategory,
         DiagnosticId::StrayCommas,
         DiagnosticId::TrailingData,
+        DiagnosticId::LongName,
+        DiagnosticId::NameLimit,
+        DiagnosticId::RowLimit,
     ];
 
     pub fn severity(self) -> Severity {
         use DiagnosticId::*;
         match self {
-            Truncated | InvalidJson | InputError => Severity::Error,
+            Truncated | InvalidJson | CorruptGzip | InputError | ValueTooLarge => Severity::Error,
             NoGpuRows | MalformedEvent | UnknownCategory | MissingTimestamp | NegativeDuration | ExternalIdMismatch
-            | BeginEndEvents | TrailingData => Severity::Warning,
+            | BeginEndEvents | TrailingData | LongName | NameLimit | RowLimit => Severity::Warning,
             DanglingCorrelation
             | UnattributedGpuRows
             | GpuRowWithoutCorrelation
@@ -89,9 +99,15 @@ impl DiagnosticId {
     pub fn meaning(self) -> &'static str {
         use DiagnosticId::*;
         match self {
-            Truncated => "the file ends inside the trace; the report covers the events before the cut",
+            Truncated => {
+                "the file (plain or gzip) ends inside the trace; the report covers the events before the cut"
+            }
             InvalidJson => "invalid JSON inside traceEvents; reading stopped there",
-            InputError => "the byte stream failed (read or decompression error) after some events were read",
+            CorruptGzip => {
+                "damaged gzip data (bad header, invalid deflate data, CRC-32 or size mismatch, garbage after a member); reading stopped there"
+            }
+            InputError => "the file could not be read to its end (a read error); reading stopped there",
+            ValueTooLarge => "one event or metadata value is larger than the 64 MiB limit; reading stopped there",
             NoGpuRows => "no kernel, memcpy or memset rows: a CPU-only trace or an unknown accelerator",
             MalformedEvent => "array elements that are not readable event objects were skipped",
             UnknownCategory => {
@@ -115,6 +131,11 @@ impl DiagnosticId {
             NoCategory => "events without a cat (old [memory] events) were skipped",
             StrayCommas => "empty elements (stray commas) in traceEvents were skipped",
             TrailingData => "data after the end of the top-level JSON value was ignored",
+            LongName => "names longer than the 4096-byte limit were cut to it",
+            NameLimit => "past the limit of distinct names, new names were merged into one placeholder",
+            RowLimit => {
+                "past the limit of kept rows of one kind (GPU rows, runtime calls, CPU ops), later events were counted, not analysed"
+            }
         }
     }
 }
@@ -139,10 +160,20 @@ pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnost
             1,
             format!("invalid JSON at byte {at} ({message}); reading stopped there, this report covers the {} events before it", o.events),
         )),
-        End::Io { at, message, .. } => d.push(diag(
+        End::Corrupt { at, message } => d.push(diag(
+            D::CorruptGzip,
+            1,
+            format!("{message} (after {at} bytes of JSON); this report covers the {} events read before that", o.events),
+        )),
+        End::Io { at, message } => d.push(diag(
             D::InputError,
             1,
             format!("{message} (after {at} bytes of JSON); this report covers the {} events read before that", o.events),
+        )),
+        End::ValueTooLarge { at } => d.push(diag(
+            D::ValueTooLarge,
+            1,
+            format!("the JSON value at byte {at} is larger than the {} MiB limit on one value; reading stopped there, this report covers the {} events before it", crate::limits::MAX_VALUE_BYTES >> 20, o.events),
         )),
     }
     if c.gpu.is_empty() {
@@ -201,6 +232,31 @@ pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnost
     add(D::CounterEvents, k.counters, "counter events (ph C) are not analysed".into());
     add(D::NoCategory, k.no_category, "events without a cat (e.g. old [memory] instant events) were skipped".into());
     add(D::StrayCommas, o.stray_commas, "empty elements (stray commas) in traceEvents were skipped".into());
+    let long = c.names.long_names + c.string_ids_long();
+    add(
+        D::LongName,
+        long,
+        format!("{long} names longer than {} bytes were cut to that length", crate::limits::MAX_NAME_BYTES),
+    );
+    let over = c.names.over_limit + c.string_ids_over();
+    add(
+        D::NameLimit,
+        over,
+        format!(
+            "more than {} distinct names: {over} occurrences of later new names were merged into \"{}\"",
+            crate::limits::MAX_NAMES,
+            crate::limits::OTHER_NAME
+        ),
+    );
+    add(
+        D::RowLimit,
+        k.rows_dropped,
+        format!(
+            "{} events past the limit of {} kept rows of their kind (GPU rows, runtime calls, CPU ops) were counted but not analysed",
+            k.rows_dropped,
+            crate::limits::MAX_ROWS
+        ),
+    );
     if o.trailing_bytes {
         d.push(diag(D::TrailingData, 1, "data after the end of the top-level JSON value was ignored".into()));
     }

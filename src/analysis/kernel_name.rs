@@ -95,7 +95,12 @@ const ANON_WORD: &str = "(anonymous\u{1}namespace)";
 
 impl KernelName {
     pub fn parse(raw: &str) -> KernelName {
-        let full = demangle(raw).unwrap_or_else(|| raw.trim().to_string());
+        KernelName::parse_demangled(demangle(raw).unwrap_or_else(|| raw.trim().to_string()))
+    }
+
+    /// For a name that is already demangled (a report's `name`): no demangler is linked in,
+    /// which keeps the page's wasm small.
+    pub fn parse_demangled(full: String) -> KernelName {
         let Parsed { base, template } = split_signature(&full);
         let last = base.rsplit("::").next().unwrap_or(&base);
         let is_wrapper = template.is_some() && WRAPPERS.contains(&last);
@@ -139,6 +144,11 @@ pub fn short_name(name: &str) -> String {
     KernelName::parse(name).short
 }
 
+/// The short display form of a name that is already demangled (see `parse_demangled`).
+pub fn short_display(full: &str) -> String {
+    KernelName::parse_demangled(full.trim().to_string()).short
+}
+
 /// Itanium C++ names (`_Z...`) demangled; None when the name is not mangled or not valid.
 fn demangle(raw: &str) -> Option<String> {
     let raw = raw.trim();
@@ -174,7 +184,7 @@ fn split_signature(full: &str) -> Parsed {
     let mut tpl_start = 0;
     let mut i = 0;
     while i < b.len() {
-        if s[i..].starts_with(ANON) {
+        if b[i..].starts_with(ANON.as_bytes()) {
             if stack.is_empty() {
                 // Without its space until the return type is split off.
                 base.push_str(ANON_WORD);
@@ -182,7 +192,7 @@ fn split_signature(full: &str) -> Parsed {
             i += ANON.len();
             continue;
         }
-        if stack.is_empty() && s[i..].starts_with("operator") {
+        if stack.is_empty() && b[i..].starts_with(b"operator") {
             // `operator()`, `operator<`: part of the name, not a bracket.
             let end = s[i..].find(['(', '<']).map(|k| i + k).unwrap_or(b.len());
             let op_end = (end + if s[end..].starts_with("()") { 2 } else { 1 }).min(b.len());
@@ -251,7 +261,7 @@ fn qualified_names(t: &str, out: &mut Vec<String>) {
     };
     let mut i = 0;
     while i < b.len() {
-        if t[i..].starts_with(ANON) {
+        if b[i..].starts_with(ANON.as_bytes()) {
             if depth_paren == 0 {
                 cur.push_str(ANON_WORD);
             }

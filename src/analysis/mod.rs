@@ -19,7 +19,7 @@ mod tables;
 pub mod taxonomy;
 pub mod tokens;
 
-use crate::input;
+use crate::input::{self, Failure};
 use crate::report::*;
 use crate::trace::{self, End, Fatal};
 use collect::Collector;
@@ -46,14 +46,31 @@ impl Default for Options {
 /// Why a file could not be analysed at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
+    /// No JSON in it (an empty or all-whitespace file).
     Empty,
+    /// The first byte (or the first invalid JSON) is not JSON.
     NotJson,
+    /// An object without `traceEvents`.
     NotATrace,
+    /// A top-level string, number, boolean or null.
     WrongTopLevel,
+    /// The file (plain or gzip) ends before the first event.
     Truncated,
+    /// The gzip data is damaged before the first event.
     Corrupt,
+    /// The source could not be read.
     Io,
     Cancelled,
+}
+
+impl ErrorKind {
+    fn of(f: Failure) -> ErrorKind {
+        match f {
+            Failure::Truncated => ErrorKind::Truncated,
+            Failure::Corrupt => ErrorKind::Corrupt,
+            Failure::Source => ErrorKind::Io,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,14 +98,15 @@ pub fn analyze_reader<R: Read>(
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<TraceReport, TraceError> {
     let err = |kind, message: String| TraceError { file: file.to_string(), kind, message };
-    let decoded = input::decode(reader).map_err(|e| {
-        let kind = match e.kind() {
-            std::io::ErrorKind::UnexpectedEof => ErrorKind::Truncated,
-            std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => ErrorKind::Corrupt,
-            _ => ErrorKind::Io,
-        };
-        err(kind, trace::io_message(&e))
-    })?;
+    // A stream that fails before any JSON, whether while sniffing or at the first read.
+    let stream_failed = |failure: Failure, message: String| match failure {
+        // The same words as a plain file cut before its first event.
+        Failure::Truncated => {
+            err(ErrorKind::Truncated, "truncated: the JSON ends at byte 0 before any trace event".into())
+        }
+        _ => err(ErrorKind::of(failure), message),
+    };
+    let decoded = input::decode(reader).map_err(|e| stream_failed(input::classify(&e), input::describe(&e)))?;
     let consumed = decoded.consumed.clone();
     let mut collector = Collector::default();
     let mut on_chunk = |_decoded_bytes: u64| progress(consumed.get());
@@ -103,10 +121,7 @@ pub fn analyze_reader<R: Read>(
                 ErrorKind::WrongTopLevel,
                 format!("not a trace: the top-level JSON value is {kind}, not an object with traceEvents or an array of events"),
             ),
-            Fatal::Io(m) => err(
-                if m.contains("cut short") { ErrorKind::Truncated } else { ErrorKind::Corrupt },
-                m,
-            ),
+            Fatal::Stream(failure, m) => stream_failed(failure, m),
             Fatal::Cancelled => err(ErrorKind::Cancelled, "cancelled".into()),
         })?;
 
@@ -125,9 +140,9 @@ pub fn analyze_reader<R: Read>(
             End::Invalid { at, message } => {
                 return Err(err(ErrorKind::NotJson, format!("not JSON at byte {at}: {message}")))
             }
-            End::Io { message, truncated, .. } => {
-                return Err(err(if *truncated { ErrorKind::Truncated } else { ErrorKind::Corrupt }, message.clone()))
-            }
+            End::Corrupt { message, .. } => return Err(err(ErrorKind::Corrupt, message.clone())),
+            End::Io { message, .. } => return Err(err(ErrorKind::Io, message.clone())),
+            End::ValueTooLarge { .. } => {}
             End::Complete | End::Cancelled => {
                 if !outcome.found_events {
                     return Err(err(
@@ -162,13 +177,22 @@ pub fn analyze_any<R: Read>(
     // Sniff the first bytes (inflated when gzip), then hand them back in front of the rest.
     let mut prefix = Vec::with_capacity(512);
     let mut buf = [0u8; 512];
+    let mut failed: Option<std::io::Error> = None;
     while prefix.len() < 512 {
         match reader.read(&mut buf[..512 - prefix.len()]) {
             Ok(0) => break,
             Ok(n) => prefix.extend_from_slice(&buf[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(err(ErrorKind::Io, trace::io_message(&e))),
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
         }
+    }
+    if let Some(e) = failed {
+        // The same outcome as reading the stream directly: hand the bytes and the error on.
+        let replay = std::io::Cursor::new(prefix).chain(FailOnce(Some(input::carry(&e))));
+        return analyze_reader(file, replay, opts, progress).map(|t| vec![t]);
     }
     let head = if prefix.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
@@ -184,10 +208,22 @@ pub fn analyze_any<R: Read>(
     let mut json = Vec::new();
     input::decode(whole)
         .and_then(|mut d| d.read_to_end(&mut json))
-        .map_err(|e| err(ErrorKind::Corrupt, trace::io_message(&e)))?;
+        .map_err(|e| err(ErrorKind::of(input::classify(&e)), input::describe(&e)))?;
     let report: Report = serde_json::from_slice(&json)
         .map_err(|e| err(ErrorKind::NotATrace, format!("a tracesight report that cannot be read: {e}")))?;
     Ok(report.traces)
+}
+
+/// A reader that fails once with the error it holds, then ends.
+struct FailOnce(Option<std::io::Error>);
+
+impl Read for FailOnce {
+    fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+        match self.0.take() {
+            Some(e) => Err(e),
+            None => Ok(0),
+        }
+    }
 }
 
 /// Analyses a trace held in memory.

@@ -28,9 +28,85 @@ pub struct CountingReader<R> {
 
 impl<R: Read> Read for CountingReader<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
+        let n = self.inner.read(buf).map_err(|e| match e.kind() {
+            io::ErrorKind::Interrupted => e,
+            // Already classified (a decoder on another thread): keep its verdict.
+            _ if e.get_ref().is_some_and(|inner| inner.is::<Classified>()) => e,
+            // Marked, so that a failing source is never mistaken for damaged gzip data.
+            kind => io::Error::new(kind, SourceError(e.to_string())),
+        })?;
         self.count.set(self.count.get() + n as u64);
         Ok(n)
+    }
+}
+
+/// An error of the byte source itself (a file that cannot be read), as opposed to damage in
+/// the bytes it delivered.
+#[derive(Debug)]
+struct SourceError(String);
+
+impl std::fmt::Display for SourceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SourceError {}
+
+/// What went wrong with the byte stream, decided by who failed and how, never by the text of
+/// the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// The compressed stream ends before its end (a file cut short).
+    Truncated,
+    /// The compressed data is damaged: a bad header, invalid deflate data, a CRC-32 or size
+    /// mismatch, or bytes after the last member that are not another member.
+    Corrupt,
+    /// The source could not be read.
+    Source,
+}
+
+/// A stream error with its verdict, to hand on through another reader (the CLI decodes on a
+/// second thread and passes the bytes, or the error, to the parser).
+#[derive(Debug)]
+struct Classified(Failure, String);
+
+impl std::fmt::Display for Classified {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.1)
+    }
+}
+
+impl std::error::Error for Classified {}
+
+/// `e` (from a [`Decoded`] stream) with its classification attached, so that a reader it is
+/// passed through reports it as the same failure.
+pub fn carry(e: &io::Error) -> io::Error {
+    io::Error::new(e.kind(), Classified(classify(e), describe(e)))
+}
+
+/// Classifies an error returned by a [`Decoded`] stream.
+pub fn classify(e: &io::Error) -> Failure {
+    if let Some(c) = e.get_ref().and_then(|inner| inner.downcast_ref::<Classified>()) {
+        c.0
+    } else if e.get_ref().is_some_and(|inner| inner.is::<SourceError>()) {
+        Failure::Source
+    } else if e.kind() == io::ErrorKind::UnexpectedEof {
+        Failure::Truncated
+    } else {
+        Failure::Corrupt
+    }
+}
+
+/// A one-line explanation of a stream error, for reports.
+pub fn describe(e: &io::Error) -> String {
+    if let Some(c) = e.get_ref().and_then(|inner| inner.downcast_ref::<Classified>()) {
+        return c.1.clone();
+    }
+    match classify(e) {
+        Failure::Truncated => "the gzip stream ends early (file cut short)".into(),
+        Failure::Corrupt => format!("corrupt gzip data ({e})"),
+        Failure::Source => format!("read error: {e}"),
     }
 }
 
@@ -47,8 +123,20 @@ pub struct Decoded<R: Read> {
 
 enum DecodedInner<R: Read> {
     Plain(Raw<R>),
-    Gzip(flate2::bufread::MultiGzDecoder<Raw<R>>),
+    Gzip(Inflated<R>),
 }
+
+/// Inflated bytes, produced in fixed-size pieces: a decoder call that fails loses the output
+/// it produced, so the caller's read sizes must not decide how much that is (the same damaged
+/// file then gives the same events and the same error however it is read).
+struct Inflated<R: Read> {
+    decoder: flate2::bufread::MultiGzDecoder<Raw<R>>,
+    buf: Box<[u8]>,
+    start: usize,
+    end: usize,
+}
+
+const INFLATE_PIECE: usize = 64 * 1024;
 
 /// Sniffs the first bytes of `reader` and returns the decoded stream.
 pub fn decode<R: Read>(reader: R) -> io::Result<Decoded<R>> {
@@ -67,7 +155,8 @@ pub fn decode<R: Read>(reader: R) -> io::Result<Decoded<R>> {
     let is_gzip = head == [0x1f, 0x8b];
     let raw = BufReader::with_capacity(RAW_BUFFER, io::Cursor::new(head).chain(counting));
     let (inner, encoding) = if is_gzip {
-        (DecodedInner::Gzip(flate2::bufread::MultiGzDecoder::new(raw)), Encoding::Gzip)
+        let decoder = flate2::bufread::MultiGzDecoder::new(raw);
+        (DecodedInner::Gzip(Inflated { decoder, buf: vec![0; INFLATE_PIECE].into(), start: 0, end: 0 }), Encoding::Gzip)
     } else {
         (DecodedInner::Plain(raw), Encoding::Plain)
     };
@@ -88,7 +177,17 @@ impl<R: Read> Read for Decoded<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match &mut self.inner {
             DecodedInner::Plain(r) => r.read(buf),
-            DecodedInner::Gzip(r) => r.read(buf),
+            DecodedInner::Gzip(r) => {
+                if r.start == r.end {
+                    r.start = 0;
+                    r.end = 0;
+                    r.end = read_retrying(&mut r.decoder, &mut r.buf)?;
+                }
+                let n = (r.end - r.start).min(buf.len());
+                buf[..n].copy_from_slice(&r.buf[r.start..r.start + n]);
+                r.start += n;
+                Ok(n)
+            }
         }
     }
 }

@@ -9,7 +9,12 @@
 pub mod event;
 mod scan;
 
-use crate::input::read_retrying;
+/// The hand-written event scanner, for the differential fuzz target (not a stable API).
+#[doc(hidden)]
+pub use scan::{event as scan_event, Miss as ScanMiss};
+
+use crate::input::{self, read_retrying, Failure};
+use crate::limits;
 pub use event::{Args, Id, Loose, RawEvent};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -35,12 +40,18 @@ pub trait Sink {
 pub enum End {
     /// The JSON was read to its end.
     Complete,
-    /// The input stopped before the JSON was closed (a cut-short file).
+    /// The input stopped before the JSON was closed (a cut-short file, plain or gzip), or a
+    /// gzip stream ended before its trailer.
     Truncated { at: u64 },
     /// A JSON syntax error; everything before it was read.
     Invalid { at: u64, message: String },
-    /// The byte source failed (corrupt or truncated gzip, I/O error).
-    Io { at: u64, message: String, truncated: bool },
+    /// The gzip data is damaged (bad header, invalid deflate data, CRC-32 or size mismatch,
+    /// garbage after a member).
+    Corrupt { at: u64, message: String },
+    /// The byte source itself failed (a read error).
+    Io { at: u64, message: String },
+    /// One JSON value is larger than [`limits::MAX_VALUE_BYTES`]; reading stopped there.
+    ValueTooLarge { at: u64 },
     /// The progress callback asked to stop.
     Cancelled,
 }
@@ -65,9 +76,15 @@ pub struct Outcome {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Fatal {
     Empty,
-    NotJson { at: u64, found: String },
-    WrongTopLevel { kind: &'static str },
-    Io(String),
+    NotJson {
+        at: u64,
+        found: String,
+    },
+    WrongTopLevel {
+        kind: &'static str,
+    },
+    /// The byte stream failed before any JSON: how, and a one-line explanation.
+    Stream(Failure, String),
     Cancelled,
 }
 
@@ -97,6 +114,7 @@ pub fn read_trace_chunked<R: Read, S: Sink>(
         eof: false,
         io_error: None,
         cancelled: false,
+        too_large: false,
         progress,
         out: Outcome {
             end: End::Complete,
@@ -121,6 +139,8 @@ struct Reader<'p, R> {
     eof: bool,
     io_error: Option<std::io::Error>,
     cancelled: bool,
+    /// A value outgrew [`limits::MAX_VALUE_BYTES`].
+    too_large: bool,
     progress: &'p mut dyn FnMut(u64) -> bool,
     out: Outcome,
 }
@@ -148,6 +168,9 @@ fn parse_one<'a, T: Deserialize<'a>>(window: &'a [u8], eof: bool) -> Parsed<T> {
             }
         }
         Some(Err(e)) if e.is_eof() => Parsed::NeedMore,
+        // A type error on a value cut by the window's end (a number's first digits) would name
+        // the partial value: wait for the rest, so the message is the same at every chunk size.
+        Some(Err(e)) if e.is_data() && !eof && error_offset(window, &e) + 2 >= window.len() => Parsed::NeedMore,
         Some(Err(e)) if e.is_data() => Parsed::DataError(e.to_string()),
         // A number cut after its '.', 'e' or '-' is reported as "invalid number", not as EOF:
         // an error at the very end of the window needs more bytes (or, at the end of input,
@@ -200,8 +223,13 @@ impl<R: Read> Reader<'_, R> {
             self.start = 0;
         }
         if self.end == self.data.len() {
-            // One value is larger than the chunk: grow (bounded by the largest value).
-            let len = self.data.len() * 2;
+            // One value is larger than the chunk: grow, up to the limit on one value.
+            if self.data.len() >= limits::MAX_VALUE_BYTES {
+                self.too_large = true;
+                self.eof = true;
+                return false;
+            }
+            let len = (self.data.len() * 2).min(limits::MAX_VALUE_BYTES.max(self.data.len()));
             self.data.resize(len, 0);
         }
         let before = self.end;
@@ -258,10 +286,11 @@ impl<R: Read> Reader<'_, R> {
             return End::Cancelled;
         }
         let at = self.offset().max(self.base + self.end as u64);
+        if self.too_large {
+            return End::ValueTooLarge { at };
+        }
         match self.io_error.take() {
-            Some(e) => {
-                End::Io { at, truncated: e.kind() == std::io::ErrorKind::UnexpectedEof, message: io_message(&e) }
-            }
+            Some(e) => stream_end(at, &e),
             None => End::Truncated { at },
         }
     }
@@ -278,7 +307,7 @@ impl<R: Read> Reader<'_, R> {
                     return Err(Fatal::Cancelled);
                 }
                 return Err(match self.io_error.take() {
-                    Some(e) => Fatal::Io(io_message(&e)),
+                    Some(e) => Fatal::Stream(input::classify(&e), input::describe(&e)),
                     None => Fatal::Empty,
                 });
             }
@@ -309,14 +338,17 @@ impl<R: Read> Reader<'_, R> {
         // After the top-level value: only whitespace may follow.
         if self.peek_non_ws().is_some() {
             self.out.trailing_bytes = true;
+            // Read (and drop) the rest, so that damage behind it (a bad gzip trailer) is seen
+            // whatever the chunk size.
+            while !self.eof {
+                self.start = self.end;
+                self.fill();
+            }
         }
         if let Some(e) = self.io_error.take() {
             // The JSON closed, but the gzip container after it is damaged (bad trailer).
-            self.out.end = End::Io {
-                at: self.offset(),
-                truncated: e.kind() == std::io::ErrorKind::UnexpectedEof,
-                message: io_message(&e),
-            };
+            // At the end of everything decoded, as `cut_short` reports it (whatever the chunking).
+            self.out.end = stream_end(self.base + self.end as u64, &e);
         }
         Ok(self.out)
     }
@@ -542,20 +574,12 @@ impl<R: Read> Reader<'_, R> {
     }
 }
 
-/// A one-line explanation of a byte-source error (gzip damage, cut-short files).
-pub(crate) fn io_message(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::UnexpectedEof => "the gzip stream ends early (file cut short)".into(),
-        _ => {
-            let m = e.to_string();
-            if m.contains("checksum") {
-                "gzip checksum mismatch (the file is corrupt)".into()
-            } else if m.contains("corrupt") || m.contains("invalid") {
-                format!("corrupt gzip data ({m})")
-            } else {
-                m
-            }
-        }
+/// How a stream error ends the read, by its kind (never by its message).
+fn stream_end(at: u64, e: &std::io::Error) -> End {
+    match input::classify(e) {
+        Failure::Truncated => End::Truncated { at },
+        Failure::Corrupt => End::Corrupt { at, message: input::describe(e) },
+        Failure::Source => End::Io { at, message: input::describe(e) },
     }
 }
 

@@ -172,7 +172,13 @@ impl<'a> Cur<'a> {
         let first = self.ws()?;
         let start = self.i;
         match first {
-            b'"' | b'{' | b'[' => self.skip_value()?,
+            b'"' | b'{' | b'[' => {
+                self.skip_value()?;
+                // serde_json's RawValue is a `str`: valid UTF-8 only (else it decides).
+                if std::str::from_utf8(&self.b[start..self.i]).is_err() {
+                    return Err(Miss::Fallback);
+                }
+            }
             _ => match number_len(&self.b[start..]) {
                 Some(n) if self.b.get(start + n).is_some_and(|&c| is_delim(c)) => self.i += n,
                 _ => {

@@ -471,6 +471,14 @@ fn what_serde_json_rejects_the_scanner_leaves_to_it() {
     ] {
         rejected(text);
     }
+    // Found by the scanner fuzz target: invalid UTF-8 inside a value kept raw (serde_json's
+    // RawValue is a `str`).
+    for bytes in
+        [&b"{\"args\": {\"Input type\": [\"c10\xff\xfe::BFloat16\"]}}"[..], b"{\"args\": {\"Input Dims\": \"\xc3\"}}"]
+    {
+        assert_eq!(scan::event(bytes).map(|_| ()), Err(scan::Miss::Fallback));
+        assert!(serde_json::from_slice::<RawEvent>(bytes).is_err());
+    }
 }
 
 /// The same events read through the whole reader at chunk sizes that cut them anywhere,

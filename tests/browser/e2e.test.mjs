@@ -524,3 +524,56 @@ test('Copy as Markdown matches the golden file; CSV per table', async () => {
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+/** A gzip bomb: `members` gzip members of 64 MiB of tiny kernel events each (compressed once,
+ * repeated) between a header member and a closing one: ~3 MB per GiB of JSON. */
+function gzipBomb(members) {
+  const event = Buffer.from('{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":1},');
+  const block = Buffer.alloc(Math.floor((64 << 20) / event.length) * event.length);
+  for (let i = 0; i < block.length; i += event.length) event.copy(block, i);
+  const member = zlib.gzipSync(block, { level: 9 });
+  return Buffer.concat([
+    zlib.gzipSync('{"traceEvents":['),
+    ...Array(members).fill(member),
+    zlib.gzipSync('{"ph":"X","cat":"kernel","name":"last","ts":2,"dur":1}]}'),
+  ]);
+}
+
+/** After a bad file, the next good file still gives a report without a reload. */
+async function goodFileAfterwards(page) {
+  await page.getByTestId('file-input').setInputFiles(fixtures.gz);
+  await page.getByTestId('summary').waitFor({ timeout: 60_000 });
+  assert.equal(await page.getByTestId('incomplete').count(), 0);
+}
+
+test('hostile input: non-trace JSON, truncated gzip, gzip bomb; a good file works after each', async () => {
+  const { context, page, errors, requests } = await open();
+  // JSON that is not a trace: the error screen names the file and the problem.
+  const notTrace = path.join(tmp, 'config.json');
+  fs.writeFileSync(notTrace, '{"model": "bert", "layers": [1, 2, 3]}');
+  await analyse(page, requests, notTrace, { expect: 'error' });
+  assert.match(await page.getByTestId('error').textContent(), /config\.json.*not a trace: the JSON object has no traceEvents array/);
+  await goodFileAfterwards(page);
+  // A truncated .json.gz: a partial report with the same `truncated` diagnostic as a cut .json.
+  const whole = fs.readFileSync(fixtures.gz);
+  const cut = path.join(tmp, 'cut.json.gz');
+  fs.writeFileSync(cut, whole.subarray(0, Math.floor(whole.length * 0.5)));
+  await analyse(page, requests, cut);
+  assert.match(await page.getByTestId('incomplete').first().textContent(), /cut short/);
+  await page.getByTestId('diagnostics').locator('summary').click();
+  assert.match(await page.getByTestId('diagnostics').textContent(), /truncated/);
+  await goodFileAfterwards(page);
+  // A gzip bomb (~2 MB inflating to 768 MiB, 15M tiny kernels): read to its end with progress,
+  // bounded by the row limit, then a partial report.
+  const bomb = path.join(tmp, 'bomb.json.gz');
+  fs.writeFileSync(bomb, gzipBomb(12));
+  await page.getByTestId('file-input').setInputFiles(bomb);
+  await page.getByTestId('summary').waitFor({ timeout: 240_000 });
+  await shot(page, 'gzip-bomb');
+  assert.match(await page.getByTestId('incomplete').first().textContent(), /counted but not analysed/);
+  const memory = Number(await page.locator('[data-worker-wasm-bytes]').first().getAttribute('data-worker-wasm-bytes').catch(() => '0'));
+  if (memory) assert.ok(memory < 1536 * (1 << 20), `worker wasm memory ${memory}`);
+  await goodFileAfterwards(page);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -233,7 +233,7 @@ fn diff_view(d: Diff) -> impl IntoView {
                     Status::Gone => "gone in B",
                     _ => "changed",
                 };
-                let short = if kernels { crate::analysis::kernel_name::short_name(&r.name) } else { r.name.clone() };
+                let short = if kernels { crate::analysis::kernel_name::short_display(&r.name) } else { r.name.clone() };
                 view! {
                     <tr>
                         <td class="name"><span class="kname" title=r.name.clone()>{short}</span></td>

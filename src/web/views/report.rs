@@ -192,7 +192,13 @@ fn TraceView(
     let stem = crate::export::csv::safe_stem(&crate::share_link::stem(&trace.file));
     let csv = |which: &str| crate::export::csv::table(&trace, which).unwrap_or_default();
     let name = |which: &str| format!("{stem}.{which}.csv");
-    let incomplete: Vec<_> = trace.diagnostics.iter().filter(|d| d.severity == Severity::Error).cloned().collect();
+    // Errors stop reading; past the row limit, events are counted but not analysed.
+    let incomplete: Vec<_> = trace
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error || d.id == crate::analysis::diagnostics::DiagnosticId::RowLimit)
+        .cloned()
+        .collect();
     view! {
         {incomplete.into_iter().map(|d| view! {
             <div class="notice warning" data-testid="incomplete" role="alert">

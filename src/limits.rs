@@ -1,0 +1,32 @@
+//! Explicit limits on what one trace may make tracesight hold. Reaching one is reported as a
+//! diagnostic (the report covers what was kept), never a failure; they bound memory on
+//! hostile input (a gzip bomb, a 10 MB name, millions of distinct names) and are far above
+//! what real profiler traces need.
+
+/// The largest single JSON value (one event, one top-level metadata value) read into memory.
+/// Reading stops at a larger one (diagnostic `value_too_large`).
+pub const MAX_VALUE_BYTES: usize = 64 << 20;
+
+/// Longest name kept, in bytes: longer names are cut at a character boundary (diagnostic
+/// `long_name`).
+pub const MAX_NAME_BYTES: usize = 4096;
+
+/// Distinct names (kernels, ops, runtime calls) tracked; later new names are merged into one
+/// placeholder name (diagnostic `name_limit`).
+pub const MAX_NAMES: usize = 1 << 17;
+
+/// The placeholder for names past [`MAX_NAMES`].
+pub const OTHER_NAME: &str = "(names past the distinct-name limit)";
+
+/// Nesting depth: values tracesight does not read (most of `args`) are skipped by bracket
+/// counting or serde_json's iterative skip, at any depth without recursion; the fields it
+/// reads are at most three levels deep, and a value of the wrong shape there is a malformed
+/// event. serde_json's recursion limit (128) guards every value it parses.
+pub const MAX_DEPTH: usize = 128;
+
+/// Rows kept per kind (GPU rows, runtime calls, CPU ops, module spans, memory events): later
+/// events of that kind are read and counted but not analysed (diagnostic `row_limit`). About
+/// 40 bytes each. Sized for real traces first: a 10 GB Kineto trace has a few million rows of
+/// each kind, and its numbers must be exact; hostile input (millions of tiny kernels) can then
+/// take up to ~1 GB before the limit, see the README's measured figures.
+pub const MAX_ROWS: usize = 1 << 23;
