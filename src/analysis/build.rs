@@ -80,6 +80,9 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
 
     let mut lanes = Lanes::default();
     let mut device_lanes: Vec<(i32, Lanes)> = Vec::new();
+    // Per-device lanes only when the file has several devices: with one they would copy the
+    // whole trace's intervals for the same numbers.
+    let several_devices = c.gpu.first().is_some_and(|g0| c.gpu.iter().any(|g| g.device != g0.device));
     let mut step_lanes: Vec<Lanes> = (0..steps.len()).map(|_| Lanes::default()).collect();
     let mut rows: RowMap = FxHashMap::default();
     let mut op_gpu: Vec<i64> = vec![0; tree.spans.len()];
@@ -169,12 +172,14 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         }
 
         lanes.add(row, bucket);
-        match device_lanes.iter_mut().find(|(d, _)| *d == row.device) {
-            Some((_, l)) => l.add(row, bucket),
-            None => {
-                let mut l = Lanes::default();
-                l.add(row, bucket);
-                device_lanes.push((row.device, l));
+        if several_devices {
+            match device_lanes.iter_mut().find(|(d, _)| *d == row.device) {
+                Some((_, l)) => l.add(row, bucket),
+                None => {
+                    let mut l = Lanes::default();
+                    l.add(row, bucket);
+                    device_lanes.push((row.device, l));
+                }
             }
         }
         if !steps.is_empty() {
