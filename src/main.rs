@@ -215,6 +215,20 @@ mod cli {
         top: usize,
     }
 
+    /// Prints `value` as pretty JSON; false (with a message) when it cannot be serialised.
+    fn print_json(value: &impl serde::Serialize) -> bool {
+        match serde_json::to_string_pretty(value) {
+            Ok(s) => {
+                println!("{s}");
+                true
+            }
+            Err(e) => {
+                eprintln!("tracesight: cannot serialise the result: {e}");
+                false
+            }
+        }
+    }
+
     fn diff_main() -> ExitCode {
         let args = DiffArgs::parse_from(std::env::args().skip(1));
         let opts = Options::default();
@@ -228,12 +242,8 @@ mod cli {
         };
         let d = tracesight::analysis::diff::diff(&a, &b);
         if args.json {
-            match serde_json::to_string_pretty(&d) {
-                Ok(s) => println!("{s}"),
-                Err(e) => {
-                    eprintln!("tracesight: cannot serialise the diff: {e}");
-                    return ExitCode::FAILURE;
-                }
+            if !print_json(&d) {
+                return ExitCode::FAILURE;
             }
         } else {
             print!("{}", tracesight::text::render_diff(&d, args.top));
@@ -281,12 +291,8 @@ mod cli {
         if args.markdown {
             println!("{}", tracesight::export::markdown::render(&report));
         } else if args.json {
-            match serde_json::to_string_pretty(&report) {
-                Ok(s) => println!("{s}"),
-                Err(e) => {
-                    eprintln!("tracesight: cannot serialise the report: {e}");
-                    return ExitCode::FAILURE;
-                }
+            if !print_json(&report) {
+                return ExitCode::FAILURE;
             }
         } else {
             print!("{}", tracesight::text::render(&report));
