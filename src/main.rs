@@ -215,11 +215,18 @@ mod cli {
         top: usize,
     }
 
+    /// Writes to stdout; a reader that went away (`| head`) is not an error.
+    fn out(text: &str) {
+        use std::io::Write;
+        let mut stdout = io::stdout().lock();
+        let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+    }
+
     /// Prints `value` as pretty JSON; false (with a message) when it cannot be serialised.
     fn print_json(value: &impl serde::Serialize) -> bool {
         match serde_json::to_string_pretty(value) {
             Ok(s) => {
-                println!("{s}");
+                out(&format!("{s}\n"));
                 true
             }
             Err(e) => {
@@ -246,7 +253,7 @@ mod cli {
                 return ExitCode::FAILURE;
             }
         } else {
-            print!("{}", tracesight::text::render_diff(&d, args.top));
+            out(&tracesight::text::render_diff(&d, args.top));
         }
         ExitCode::SUCCESS
     }
@@ -289,13 +296,13 @@ mod cli {
             }
         }
         if args.markdown {
-            println!("{}", tracesight::export::markdown::render(&report));
+            out(&format!("{}\n", tracesight::export::markdown::render(&report)));
         } else if args.json {
             if !print_json(&report) {
                 return ExitCode::FAILURE;
             }
         } else {
-            print!("{}", tracesight::text::render(&report));
+            out(&tracesight::text::render(&report));
         }
         if failed {
             ExitCode::FAILURE

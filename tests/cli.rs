@@ -229,3 +229,20 @@ fn broken_corpus_same_outcome_through_the_cli() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `tracesight trace | head`: the reader going away is not a crash.
+#[test]
+fn a_closed_stdout_is_not_a_crash() {
+    let trace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("www/sample-trace.json.gz");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tracesight"))
+        .args(["--top", "500", trace.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
