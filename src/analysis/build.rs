@@ -159,7 +159,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
 
         // Kernels that are collectives by name (not helpers launched under a collective op).
         if bucket == Bucket::Communication && f.kernel_rule().is_some_and(|r| r.bucket == Bucket::Communication) {
-            collectives.push(collective_call(&c, tree, i, leaf));
+            collectives.push(collective_call(&c, tree, i, leaf, &f.name.short));
         }
 
         let leaf_name = if leaf == NO { NO } else { tree.spans[leaf as usize].name };
@@ -208,7 +208,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     };
     devices.sort_by_key(|d| d.device);
 
-    let t = tables(&rows, &op_gpu, tree, names, total_ns, opts);
+    let t = tables(&rows, &op_gpu, tree, names, &facts, total_ns, opts);
     let (idle, step_waits) = idle::idle_causes(&c, &at, &runtime, &steps, &busy_union);
     drop(busy_union);
     let row_buckets: Vec<Bucket> = classes.iter().map(|x| x.0).collect();
@@ -271,7 +271,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
 
 /// What a collective kernel was: its own metadata, else that of a `record_param_comms` op around
 /// its launch, else the name of a `nccl:*` op, else the collective in the kernel's name.
-fn collective_call(c: &Collector, tree: &SpanTree, row: usize, leaf: u32) -> CollectiveCall {
+fn collective_call(c: &Collector, tree: &SpanTree, row: usize, leaf: u32, short: &str) -> CollectiveCall {
     let g = &c.gpu[row];
     let names = &c.names;
     let own = c.gpu_comm.binary_search_by_key(&(row as u32), |x| x.0).ok().map(|i| c.gpu_comm[i].1);
@@ -286,7 +286,7 @@ fn collective_call(c: &Collector, tree: &SpanTree, row: usize, leaf: u32) -> Col
                 n.strip_prefix("nccl:").or_else(|| n.strip_prefix("c10d::")).map(str::to_string)
             })
         })
-        .unwrap_or_else(|| kernel_collective(names.get(g.name)));
+        .unwrap_or_else(|| kernel_collective(names.get(g.name), short));
     CollectiveCall {
         name: normalise_collective(&name),
         group: args.and_then(|a| text(a.group)),
@@ -299,13 +299,13 @@ fn collective_call(c: &Collector, tree: &SpanTree, row: usize, leaf: u32) -> Col
 
 /// `ncclDevKernel_AllReduce_Sum_bf16_RING_LL` and `ncclKernel_SendRecv_RING_SIMPLE_...` -> the
 /// collective; other communication kernels by their short name.
-fn kernel_collective(kernel: &str) -> String {
+fn kernel_collective(kernel: &str, short: &str) -> String {
     for prefix in ["ncclDevKernel_", "ncclKernel_", "ncclSymkDevKernel_"] {
         if let Some(rest) = kernel.strip_prefix(prefix) {
             return rest.split(['_', '(']).next().unwrap_or(rest).to_string();
         }
     }
-    super::kernel_name::short_name(kernel)
+    short.to_string()
 }
 
 /// One spelling per collective across trace versions: `all_reduce`, `allreduce_`,

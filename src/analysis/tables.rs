@@ -5,9 +5,9 @@
 use super::attribution::{SpanTree, NO};
 use super::classify::{why_label, Why};
 use super::collect::Interner;
-use super::kernel_name::{full_name, short_name};
 use super::steps::{pct, us};
 use super::taxonomy::Bucket;
+use super::taxonomy::KernelFacts;
 use crate::report::{self, KernelTotal, NameTime, OpTotal, RuleHit, TopRow};
 use rustc_hash::FxHashMap;
 
@@ -47,11 +47,13 @@ pub struct Tables {
     pub ops: Vec<OpTotal>,
 }
 
+/// `facts` holds every GPU row name's parsed (demangled) name, worked out once in the build.
 pub fn tables(
     rows: &RowMap,
     op_gpu: &[i64],
     tree: &SpanTree,
     names: &Interner,
+    facts: &FxHashMap<u32, KernelFacts>,
     total_ns: i64,
     opts: &super::Options,
 ) -> Tables {
@@ -94,8 +96,8 @@ pub fn tables(
                 .iter()
                 .take(5)
                 .map(|(n, a)| NameTime {
-                    name: full_name(names.get(*n)),
-                    short: short_name(names.get(*n)),
+                    name: facts[n].name.full.clone(),
+                    short: facts[n].name.short.clone(),
                     time_us: us(a.ns),
                     count: a.count,
                 })
@@ -127,7 +129,7 @@ pub fn tables(
                 kernel_op.iter().filter(|((k, bb, _), _)| k == n && bb == b).map(|((_, _, o), t)| (names.get(*o), *t)),
             )
             .map(str::to_string);
-            top_row(&full_name(names.get(*n)), short_name(names.get(*n)), a, total_ns, op, *b)
+            top_row(&facts[n].name.full, facts[n].name.short.clone(), a, total_ns, op, *b)
         })
         .collect();
 
@@ -161,7 +163,7 @@ pub fn tables(
     let kernels = kernels
         .iter()
         .map(|((n, b), a)| KernelTotal {
-            name: full_name(names.get(*n)),
+            name: facts[n].name.full.clone(),
             bucket: *b,
             time_us: us(a.ns),
             count: a.count,
