@@ -1,6 +1,7 @@
 //! Plain-text rendering of a Report (the CLI's default output, in the seed's section order),
 //! and the small formatting helpers the web views share.
 
+use crate::analysis::idle::IdleCause;
 use crate::analysis::taxonomy::{Backend, Bucket};
 use crate::report::{Report, TraceReport};
 use std::fmt::Write;
@@ -145,10 +146,13 @@ fn render_why(o: &mut String, t: &TraceReport) {
         let _ = writeln!(o, "\n Why the GPU waits ({} gaps between rows on a stream, summed over streams):", i.gaps);
         let _ = writeln!(
             o,
-            "   host wait {} (the CPU launched late)   kernel wait {} (gaps < {})   other {}",
+            "   {} {} (the CPU launched late)   {} {} (gaps < {})   {} {}",
+            IdleCause::Host.label(),
             fmt_us(i.host_wait_us),
+            IdleCause::Kernel.label(),
             fmt_us(i.kernel_wait_us),
             fmt_us(i.kernel_wait_threshold_us),
+            IdleCause::Other.label(),
             fmt_us(i.other_us)
         );
         if !i.host_ops.is_empty() {

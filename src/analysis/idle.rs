@@ -15,11 +15,49 @@ use rustc_hash::FxHashMap;
 /// Gaps shorter than this are kernel waits (HolisticTraceAnalysis' default).
 pub const KERNEL_WAIT_NS: i64 = 50_000;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Cause {
+/// Why a gap between GPU rows on a stream happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdleCause {
     Host,
     Kernel,
     Other,
+}
+
+impl IdleCause {
+    pub const ALL: [IdleCause; 3] = [IdleCause::Host, IdleCause::Kernel, IdleCause::Other];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            IdleCause::Host => "host wait",
+            IdleCause::Kernel => "kernel wait",
+            IdleCause::Other => "other",
+        }
+    }
+
+    /// What the cause means (`threshold_us`: the kernel-wait threshold).
+    pub fn meaning(self, threshold_us: f64) -> String {
+        match self {
+            IdleCause::Host => {
+                "the next kernel's launch call began after the previous kernel ended: the CPU was late".into()
+            }
+            IdleCause::Kernel => {
+                format!(
+                    "gaps shorter than {}: launch overhead between back-to-back kernels",
+                    crate::text::fmt_us(threshold_us)
+                )
+            }
+            IdleCause::Other => "waiting on another stream or event, or rows with no launch call".into(),
+        }
+    }
+
+    /// This cause's time in `i`.
+    pub fn of(self, i: &IdleCauses) -> f64 {
+        match self {
+            IdleCause::Host => i.host_wait_us,
+            IdleCause::Kernel => i.kernel_wait_us,
+            IdleCause::Other => i.other_us,
+        }
+    }
 }
 
 /// Per step: (host, kernel, other) wait in ns.
@@ -56,9 +94,9 @@ pub fn idle_causes(
             if end != i64::MIN && g.start > end {
                 let gap = g.start - end;
                 let cause = match call {
-                    Some(call) if call.start > end => Cause::Host,
-                    _ if gap < KERNEL_WAIT_NS => Cause::Kernel,
-                    _ => Cause::Other,
+                    Some(call) if call.start > end => IdleCause::Host,
+                    _ if gap < KERNEL_WAIT_NS => IdleCause::Kernel,
+                    _ => IdleCause::Other,
                 };
                 out.gaps += 1;
                 let slot = cause as usize;
@@ -68,13 +106,13 @@ pub fn idle_causes(
                     if s != NO {
                         let w = &mut step_waits[s as usize];
                         match cause {
-                            Cause::Host => w.0 += gap,
-                            Cause::Kernel => w.1 += gap,
-                            Cause::Other => w.2 += gap,
+                            IdleCause::Host => w.0 += gap,
+                            IdleCause::Kernel => w.1 += gap,
+                            IdleCause::Other => w.2 += gap,
                         }
                     }
                 }
-                if let (Cause::Host, Some(call)) = (cause, call) {
+                if let (IdleCause::Host, Some(call)) = (cause, call) {
                     // What the launching thread was doing while the GPU waited for it.
                     let mid = end + (call.start - end) / 2;
                     let op = at.ops.innermost(call.thread, mid);

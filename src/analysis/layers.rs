@@ -50,12 +50,19 @@ pub fn layers(c: &Collector, at: &Attribution, runtime: &[RuntimeCall], buckets:
         let leaf = at.leaf[i];
         // A backward op in the chain makes this backward time; its sequence number (when the
         // trace records it) links it to its forward op's layer.
-        let backward_op = tree.chain(leaf).find(|&o| names.is(tree.spans[o as usize].name, NAME_BACKWARD));
-        let linked = tree.chain(leaf).find_map(|o| {
+        let (mut is_backward, mut linked) = (false, None);
+        for o in tree.chain(leaf) {
             let op = &tree.spans[o as usize];
-            (op.seq != NONE && names.is(op.name, NAME_BACKWARD)).then(|| forward.get(&op.seq)).flatten()
-        });
-        let is_backward = backward_op.is_some();
+            if names.is(op.name, NAME_BACKWARD) {
+                is_backward = true;
+                if op.seq != NONE {
+                    if let Some(f) = forward.get(&op.seq) {
+                        linked = Some(f);
+                        break;
+                    }
+                }
+            }
+        }
         let path = match linked {
             Some(&f) if have_modules => {
                 let op = &tree.spans[f as usize];

@@ -8,7 +8,7 @@ pub mod collect;
 pub mod diagnostics;
 pub mod diff;
 pub mod hints;
-mod idle;
+pub mod idle;
 pub mod intervals;
 pub mod kernel_name;
 mod layers;

@@ -1,5 +1,6 @@
 //! Why, not only where: idle causes, GPU time by layer, memory over time.
 
+use crate::analysis::idle::IdleCause;
 use crate::report::{IdleCauses, LayerNode, MemoryView};
 use crate::text::fmt_bytes;
 use crate::web::format;
@@ -21,6 +22,13 @@ pub fn IdleSection(idle: IdleCauses, gpu_idle_us: f64) -> impl IntoView {
         .iter()
         .map(|h| view! { <tr><td class="name">{h.name.clone()}</td><td class="num">{format::us(h.time_us)}</td><td class="num">{format::count(h.count)}</td></tr> })
         .collect_view();
+    let causes = IdleCause::ALL
+        .iter()
+        .map(|&c| view! {
+            <tr><th scope="row">{c.label()}</th><td class="num">{format::us(c.of(&i))}</td><td class="num">{share(c.of(&i))}</td>
+                <td>{c.meaning(i.kernel_wait_threshold_us)}</td></tr>
+        })
+        .collect_view();
     let has_ops = !i.host_ops.is_empty();
     let has_syncs = !i.syncs.is_empty();
     view! {
@@ -32,12 +40,7 @@ pub fn IdleSection(idle: IdleCauses, gpu_idle_us: f64) -> impl IntoView {
             <table class="data">
                 <thead><tr><th scope="col">"Cause"</th><th scope="col" class="num">"Time"</th><th scope="col" class="num">"Share"</th><th scope="col">"Meaning"</th></tr></thead>
                 <tbody>
-                    <tr><th scope="row">"host wait"</th><td class="num">{format::us(i.host_wait_us)}</td><td class="num">{share(i.host_wait_us)}</td>
-                        <td>"the next kernel's launch call began after the previous kernel ended: the CPU was late"</td></tr>
-                    <tr><th scope="row">"kernel wait"</th><td class="num">{format::us(i.kernel_wait_us)}</td><td class="num">{share(i.kernel_wait_us)}</td>
-                        <td>{format!("gaps shorter than {}: launch overhead between back-to-back kernels", format::us(i.kernel_wait_threshold_us))}</td></tr>
-                    <tr><th scope="row">"other"</th><td class="num">{format::us(i.other_us)}</td><td class="num">{share(i.other_us)}</td>
-                        <td>"waiting on another stream or event, or rows with no launch call"</td></tr>
+                    {causes}
                 </tbody>
             </table>
             {has_ops.then(|| view! {
