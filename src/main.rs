@@ -44,6 +44,10 @@ mod cli {
         /// `*` at token ends; `#` comments), e.g. `my fused mlp* => gemm`.
         #[arg(long)]
         rules: Option<PathBuf>,
+        /// Analyse only GPU time in this range, in milliseconds after the first GPU row
+        /// (`120..135.5`; an open end: `..50`, `100..`): rows are clipped to it.
+        #[arg(long, value_name = "FROM..TO", value_parser = tracesight::Range::parse_ms)]
+        range: Option<tracesight::Range>,
         /// Print read speed per file on stderr.
         #[arg(long, short)]
         verbose: bool,
@@ -285,7 +289,7 @@ mod cli {
                 }
             },
         };
-        let opts = Options { top_n: args.top, rules, ..Options::default() };
+        let opts = Options { top_n: args.top, rules, window: args.range, ..Options::default() };
         let results = load_all(&inputs, &opts, args.verbose);
         let report = combine_all(results);
         let failed = !report.errors.is_empty();

@@ -215,6 +215,9 @@ struct WTrace {
     h: Vec<WHint>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     x: Vec<WDiag>,
+    /// The analysed range (start, end ns), when the report covers a range only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rg: Option<(i64, i64, i64)>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -407,6 +410,7 @@ fn pack_trace(t: &TraceReport) -> WTrace {
             g.overlap_pct,
             g.memory_us,
         ],
+        rg: t.window.map(|w| (w.start_ns, w.end_ns, w.origin_ns)),
         c: g.kernel_count,
         se: g.est_sm_efficiency_pct,
         oc: g.achieved_occupancy_pct,
@@ -651,6 +655,12 @@ fn unpack_trace(w: WTrace) -> TraceReport {
         idle: Default::default(),
         layers: Vec::new(),
         memory: None,
+        timeline: None,
+        window: w.rg.filter(|r| r.0 < r.1).map(|(start_ns, end_ns, origin_ns)| TimeWindow {
+            start_ns,
+            end_ns,
+            origin_ns,
+        }),
     }
 }
 

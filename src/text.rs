@@ -273,6 +273,25 @@ pub fn render_diff(d: &crate::analysis::diff::Diff, top: usize) -> String {
     o
 }
 
+/// Busy fraction per stream over time, one character per column.
+fn render_timeline(o: &mut String, tl: &crate::report::Timeline) {
+    const COLS: usize = 60;
+    const LEVELS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let _ = writeln!(
+        o,
+        "\n GPU busy over time ({} per column; --range FROM..TO in ms zooms in):",
+        fmt_us((tl.end_ns - tl.start_ns) as f64 / 1000.0 / COLS as f64)
+    );
+    for lane in &tl.lanes {
+        let line: String =
+            tl.busy_columns(lane, COLS).iter().map(|f| LEVELS[((f * 8.0).round() as usize).min(8)]).collect();
+        let _ = writeln!(o, "   dev {:>2} stream {:>3} |{line}|", lane.device, lane.stream);
+    }
+    if tl.hidden_lanes > 0 {
+        let _ = writeln!(o, "   ({} more streams, {} busy, not drawn)", tl.hidden_lanes, fmt_us(tl.hidden_busy_us));
+    }
+}
+
 fn render_trace(o: &mut String, t: &TraceReport) {
     let _ = writeln!(o, "\n{RULE}\n {}\n{RULE}", t.file);
     let dev = match (&t.device.name, t.device.sm_count) {
@@ -323,6 +342,17 @@ fn render_trace(o: &mut String, t: &TraceReport) {
                 fmt_us(d.time.span_us),
                 fmt_us(d.time.idle_us)
             );
+        }
+        if let Some(w) = &t.window {
+            let _ = writeln!(
+                o,
+                " range: {} .. {} after the first GPU row (every time in this report is inside it)",
+                fmt_us((w.start_ns - w.origin_ns) as f64 / 1000.0),
+                fmt_us((w.end_ns - w.origin_ns) as f64 / 1000.0)
+            );
+        }
+        if let Some(tl) = &t.timeline {
+            render_timeline(o, tl);
         }
     }
 

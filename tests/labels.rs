@@ -9,6 +9,7 @@ use tracesight::analysis::diagnostics::DiagnosticId;
 use tracesight::analysis::hints::HintId;
 use tracesight::analysis::taxonomy::{Backend, Bucket};
 use tracesight::report::TraceReport;
+use tracesight::{Options, Range};
 
 fn share(r: &TraceReport, b: Bucket) -> f64 {
     r.buckets.iter().find(|x| x.id == b).map(|x| x.time_us).unwrap_or(0.0)
@@ -371,6 +372,101 @@ fn idle_gaps_are_classified_by_cause() {
     assert_eq!(i.host_wait_us + i.kernel_wait_us + i.other_us, r.gpu.idle_us);
     // The sync call overlapped 1_000 us of the GPU's idle time.
     assert_eq!((i.syncs[0].name.as_str(), i.syncs[0].time_us), ("cudaStreamSynchronize", 1_000.0));
+}
+
+/// The idle test's trace: kernels at 0-100, 120-220, 2_010-2_110 and 2_610-2_710 us.
+fn four_kernels() -> Trace {
+    let mut t = Trace::new("NVIDIA A100", (8, 0));
+    t.cpu = 0;
+    t.launch(&["aten::mm"], GEMM, 0, 100);
+    t.launch(&["aten::mm"], GEMM, 120, 100);
+    t.cpu = 1_990;
+    t.launch(&["aten::mm"], GEMM, 2_010, 100);
+    t.cpu = 2_100;
+    t.launch(&["aten::mm"], GEMM, 2_610, 100);
+    t
+}
+
+#[test]
+fn timeline_bins_hold_the_known_busy_and_idle_time() {
+    let r = four_kernels().report();
+    let tl = r.timeline.as_ref().expect("a timeline");
+    assert_eq!((tl.start_ns, tl.end_ns), (0, 2_710_000));
+    // 2_710 us in at most 240 bins: 11_292 ns each (rounded up), 240 bins.
+    assert_eq!((tl.bin_ns, tl.lanes[0].bins.len()), (11_292, 240));
+    let lane = &tl.lanes[0];
+    assert_eq!((lane.device, lane.stream, lane.busy_us), (0, 7, 400.0));
+    let sum = |f: fn(&tracesight::report::LaneBin) -> i64| lane.bins.iter().map(f).sum::<i64>();
+    assert_eq!((sum(|b| b.host_wait), sum(|b| b.kernel_wait), sum(|b| b.other_wait)), (1_790_000, 20_000, 500_000));
+    // The first bin is all GEMM; the bin holding 1_000 us is all host wait.
+    assert_eq!(lane.bins[0].busy.iter().collect::<Vec<_>>(), vec![(&Bucket::Gemm, &11_292)]);
+    assert_eq!(tl.names[lane.bins[0].top.unwrap() as usize], GEMM);
+    let at_1ms = &lane.bins[(1_000_000 / tl.bin_ns) as usize];
+    assert_eq!((at_1ms.busy_ns(), at_1ms.host_wait, at_1ms.idle_ns()), (0, 11_292, 11_292));
+    common::assert_timeline(&r);
+}
+
+#[test]
+fn a_range_clips_rows_and_every_table_follows() {
+    let t = four_kernels();
+    // 50 us .. 2_050 us after the first row: half of kernel 1, kernel 2, 40 us of kernel 3.
+    let opts = Options { window: Some(Range::parse_ms("0.05..2.05").unwrap()), ..Options::default() };
+    let r = tracesight::analyze_slice("range.json", &t.bytes(), &opts).unwrap();
+    assert_eq!(r.gpu.kernel_count, 3);
+    assert_eq!(r.gpu.kernel_time_us, 190.0);
+    assert_eq!(r.buckets[0].time_us, 190.0);
+    assert_eq!(r.top_kernels[0].time_us, 190.0);
+    assert_eq!(r.window.map(|w| (w.start_ns, w.end_ns, w.origin_ns)), Some((50_000, 2_050_000, 0)));
+    let tl = r.timeline.as_ref().unwrap();
+    assert_eq!((tl.start_ns, tl.end_ns), (50_000, 2_050_000));
+    assert_eq!(tl.lanes[0].busy_us, 190.0);
+    // Idle inside the range: the 20 us kernel wait and the 1_790 us host wait.
+    assert_eq!(r.idle.kernel_wait_us + r.idle.host_wait_us, 1_810.0);
+    // The report says which range it covers, in the text too.
+    assert!(tracesight::text::render(&tracesight::combine(vec![Ok(r.clone())])).contains("range: 50 us .. 2.05 ms"));
+    // A range with nothing in it is a report with no GPU rows, not an error.
+    let empty = Options { window: Some(Range::parse_ms("5..6").unwrap()), ..Options::default() };
+    let r = tracesight::analyze_slice("range.json", &t.bytes(), &empty).unwrap();
+    assert_eq!((r.gpu.kernel_count, r.timeline.is_none()), (0, true));
+}
+
+#[test]
+fn range_syntax() {
+    let ns = |t: &str| match Range::parse_ms(t) {
+        Ok(Range::FromFirstRow { start_ns, end_ns }) => Ok((start_ns, end_ns)),
+        Ok(other) => panic!("{other:?}"),
+        Err(e) => Err(e),
+    };
+    assert_eq!(ns("120..135.5"), Ok((120_000_000, 135_500_000)));
+    assert_eq!(ns("1ms..2ms"), Ok((1_000_000, 2_000_000)));
+    assert_eq!(ns("..50"), Ok((0, 50_000_000)));
+    assert_eq!(ns("100.."), Ok((100_000_000, i64::MAX)));
+    for bad in ["", "12", "a..b", "5..3", "-1..2", "NaN..2", "1..inf"] {
+        assert!(ns(bad).is_err(), "{bad} accepted");
+    }
+}
+
+#[test]
+fn timeline_size_is_bounded_on_a_long_many_stream_trace() {
+    use tracesight::analysis::timeline::{BINS, MAX_LANES};
+    // 40 streams, 200_000 kernels over 2 s: only the 16 busiest streams are drawn.
+    let mut events = String::from("{\"traceEvents\":[");
+    for i in 0..200_000i64 {
+        let stream = i % 40;
+        // Stream s runs kernels of (s + 1) us: higher streams are busier.
+        let _ = std::fmt::Write::write_fmt(&mut events, format_args!(
+            "{}{{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k{}\",\"pid\":0,\"tid\":{stream},\"ts\":{},\"dur\":{},\"args\":{{\"device\":0,\"stream\":{stream}}}}}",
+            if i == 0 { "" } else { "," }, i % 97, i * 10, stream + 1));
+    }
+    events.push_str("]}");
+    let r = tracesight::analyze_slice("long.json", events.as_bytes(), &Options::default()).unwrap();
+    let tl = r.timeline.as_ref().unwrap();
+    assert_eq!((tl.lanes.len(), tl.hidden_lanes), (MAX_LANES, 24));
+    assert_eq!(tl.lanes.iter().map(|l| l.stream).collect::<Vec<_>>(), (24..40).collect::<Vec<_>>());
+    assert!(tl.lanes.iter().all(|l| l.bins.len() == BINS));
+    let json = serde_json::to_string(tl).unwrap();
+    assert!(json.len() < 400_000, "timeline JSON is {} bytes", json.len());
+    common::assert_timeline(&r);
 }
 
 #[test]

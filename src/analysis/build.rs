@@ -11,7 +11,7 @@ use super::steps::{step_of, step_windows, us, Lanes};
 use super::tables::{tables, RowMap};
 use super::taxonomy::{Backend, Bucket, KernelFacts, TensorCore, OP_CONTEXT_RULES};
 use super::Options;
-use super::{idle, layers, memory};
+use super::{idle, layers, memory, timeline};
 use crate::report::*;
 use rustc_hash::FxHashMap;
 
@@ -33,6 +33,8 @@ pub struct Built {
     pub idle: IdleCauses,
     pub layers: Vec<LayerNode>,
     pub memory: Option<MemoryView>,
+    pub timeline: Option<Timeline>,
+    pub window: Option<TimeWindow>,
     pub extra: Extra,
 }
 
@@ -49,6 +51,10 @@ pub struct Extra {
 }
 
 pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
+    let window = opts.window.map(|r| r.resolve(c.gpu.iter().map(|g| g.start).min().unwrap_or(0)));
+    if let Some(w) = window {
+        c.restrict_to(w);
+    }
     let mut runtime = std::mem::take(&mut c.runtime);
     runtime.sort_unstable_by_key(|r| (r.correlation, r.start, r.thread));
     let at =
@@ -84,6 +90,8 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     // whole trace's intervals for the same numbers.
     let several_devices = c.gpu.first().is_some_and(|g0| c.gpu.iter().any(|g| g.device != g0.device));
     let mut step_lanes: Vec<Lanes> = (0..steps.len()).map(|_| Lanes::default()).collect();
+    // Per step: the GPU extent of its rows (the timeline's step marks).
+    let mut step_extent: Vec<(i64, i64)> = vec![(i64::MAX, i64::MIN); steps.len()];
     let mut rows: RowMap = FxHashMap::default();
     let mut op_gpu: Vec<i64> = vec![0; tree.spans.len()];
     let mut evidence = AttentionEvidence::default();
@@ -186,6 +194,8 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
             let s = step_of(&steps, rt.map(|r| r.start).unwrap_or(row.start));
             if s != NO {
                 step_lanes[s as usize].add(row, bucket);
+                let e = &mut step_extent[s as usize];
+                *e = (e.0.min(row.start), e.1.max(row.start + row.dur));
             }
         }
     }
@@ -209,11 +219,30 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     devices.sort_by_key(|d| d.device);
 
     let t = tables(&rows, &op_gpu, tree, names, &facts, total_ns, opts);
-    let (idle, step_waits) = idle::idle_causes(&c, &at, &runtime, &steps, &busy_union);
+    let streams = idle::streams(&c);
+    let (idle, step_waits) = idle::idle_causes(&c, &at, &runtime, &streams, &steps, &busy_union);
     drop(busy_union);
     let row_buckets: Vec<Bucket> = classes.iter().map(|x| x.0).collect();
     let layers = layers::layers(&c, &at, &runtime, &row_buckets);
-    drop(row_buckets);
+    let marks = steps
+        .iter()
+        .zip(&step_extent)
+        .filter(|(_, e)| e.0 <= e.1)
+        .map(|(w, e)| StepMark { name: w.name.clone(), start_ns: e.0, end_ns: e.1 })
+        .collect();
+    let timeline = timeline::timeline(
+        &c,
+        timeline::Inputs {
+            at: &at,
+            runtime: &runtime,
+            streams: &streams,
+            buckets: &row_buckets,
+            name_of: &|n| facts.get(&n).map(|f| f.name.short.clone()).unwrap_or_else(|| names.get(n).to_string()),
+            steps: marks,
+            window,
+        },
+    );
+    drop((row_buckets, streams));
     let memory = memory::memory(&c, &at);
     let steps_out = steps
         .iter()
@@ -237,6 +266,8 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
                 other_wait_us: us(waits.2),
             }
         })
+        // In a range, only the steps that ran GPU work inside it.
+        .filter(|s: &Step| opts.window.is_none() || s.kernel_count > 0)
         .collect();
     extra.cpu_extent_ns = c.cpu_extent.map(|(a, b)| b - a).unwrap_or(0);
     // Training shows backward ops or optimizer work; inference shows neither.
@@ -255,6 +286,8 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         idle,
         layers,
         memory,
+        timeline,
+        window,
         collectives: {
             collectives.sort_by_key(|x| (x.start_ns, x.dur_ns));
             collectives

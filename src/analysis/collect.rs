@@ -385,6 +385,34 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 }
 
 impl Collector {
+    /// Keeps what falls inside `w`: GPU rows overlapping it, clipped to it (their times become
+    /// time inside the range), and the memory events and synchronising calls in it. CPU ops
+    /// stay whole: they still attribute the rows, whenever they ran.
+    pub fn restrict_to(&mut self, w: crate::report::TimeWindow) {
+        let (from, to) = (w.start_ns, w.end_ns);
+        let mut index = vec![u32::MAX; self.gpu.len()];
+        let mut kept = 0;
+        for (i, slot) in index.iter_mut().enumerate() {
+            let mut g = self.gpu[i];
+            let end = g.start + g.dur;
+            if !(g.start < to && (end > from || (g.dur == 0 && g.start >= from))) {
+                continue;
+            }
+            g.start = g.start.max(from);
+            g.dur = end.min(to) - g.start;
+            self.gpu[kept] = g;
+            *slot = kept as u32;
+            kept += 1;
+        }
+        self.gpu.truncate(kept);
+        self.gpu_comm.retain_mut(|(row, _)| {
+            *row = index[*row as usize];
+            *row != u32::MAX
+        });
+        self.memory.retain(|m| m.ts >= from && m.ts < to);
+        self.syncs.retain(|s| s.end > from && s.start < to);
+    }
+
     /// The collective metadata in an event's args, if it has any.
     fn comm_args(&mut self, a: &crate::trace::event::Args) -> Option<CommArgs> {
         let text = |raw: Option<&[u8]>| raw.and_then(|r| serde_json::from_slice::<String>(r).ok());

@@ -50,6 +50,16 @@ impl IdleCause {
         }
     }
 
+    /// The cause of a gap of `gap` ns after the stream's rows ended at `end`, before a row whose
+    /// launch call (if known) began at `launch`.
+    pub fn of_gap(end: i64, gap: i64, launch: Option<i64>) -> IdleCause {
+        match launch {
+            Some(start) if start > end => IdleCause::Host,
+            _ if gap < KERNEL_WAIT_NS => IdleCause::Kernel,
+            _ => IdleCause::Other,
+        }
+    }
+
     /// This cause's time in `i`.
     pub fn of(self, i: &IdleCauses) -> f64 {
         match self {
@@ -60,6 +70,23 @@ impl IdleCause {
     }
 }
 
+/// A (device, stream) and its GPU rows in time order.
+pub type Stream = ((i32, i32), Vec<u32>);
+
+/// The GPU rows of each (device, stream), in time order; streams sorted.
+pub fn streams(c: &Collector) -> Vec<Stream> {
+    let mut by_stream: FxHashMap<(i32, i32), Vec<u32>> = FxHashMap::default();
+    for (i, g) in c.gpu.iter().enumerate() {
+        by_stream.entry((g.device, g.stream)).or_default().push(i as u32);
+    }
+    let mut out: Vec<Stream> = by_stream.into_iter().collect();
+    out.sort_unstable_by_key(|x| x.0);
+    for (_, rows) in &mut out {
+        rows.sort_unstable_by_key(|&i| (c.gpu[i as usize].start, i));
+    }
+    out
+}
+
 /// Per step: (host, kernel, other) wait in ns.
 pub type StepWaits = Vec<(i64, i64, i64)>;
 
@@ -67,22 +94,15 @@ pub fn idle_causes(
     c: &Collector,
     at: &Attribution,
     runtime: &[RuntimeCall],
+    streams: &[Stream],
     steps: &[StepWindow],
     busy: &[Span],
 ) -> (IdleCauses, StepWaits) {
     let names = &c.names;
-    let mut by_stream: FxHashMap<(i32, i32), Vec<u32>> = FxHashMap::default();
-    for (i, g) in c.gpu.iter().enumerate() {
-        by_stream.entry((g.device, g.stream)).or_default().push(i as u32);
-    }
-    let mut keys: Vec<(i32, i32)> = by_stream.keys().copied().collect();
-    keys.sort_unstable();
     let mut out = IdleCauses { kernel_wait_threshold_us: us(KERNEL_WAIT_NS), ..Default::default() };
     let mut step_waits: StepWaits = vec![(0, 0, 0); steps.len()];
     let mut host_ops: FxHashMap<u32, (i64, u64)> = FxHashMap::default();
-    for key in keys {
-        let rows = by_stream.get_mut(&key).expect("key from the map");
-        rows.sort_unstable_by_key(|&i| (c.gpu[i as usize].start, i));
+    for &(key, ref rows) in streams {
         let mut totals = [0i64; 3];
         let mut end = i64::MIN;
         for &i in rows.iter() {
@@ -93,11 +113,7 @@ pub fn idle_causes(
             };
             if end != i64::MIN && g.start > end {
                 let gap = g.start - end;
-                let cause = match call {
-                    Some(call) if call.start > end => IdleCause::Host,
-                    _ if gap < KERNEL_WAIT_NS => IdleCause::Kernel,
-                    _ => IdleCause::Other,
-                };
+                let cause = IdleCause::of_gap(end, gap, call.map(|x| x.start));
                 out.gaps += 1;
                 let slot = cause as usize;
                 totals[slot] += gap;

@@ -17,6 +17,7 @@ pub mod ranks;
 mod steps;
 mod tables;
 pub mod taxonomy;
+pub mod timeline;
 pub mod tokens;
 
 use crate::input::{self, Failure};
@@ -35,11 +36,60 @@ pub struct Options {
     pub chunk_size: usize,
     /// The user's own bucket rules, tried before the built-in ones.
     pub rules: Vec<taxonomy::UserRule>,
+    /// Restrict the analysis to GPU time inside this range (rows clipped to it).
+    pub window: Option<Range>,
+}
+
+/// A time range to analyse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Range {
+    /// Nanoseconds on the trace's own clock (what the page's timeline selects).
+    Clock { start_ns: i64, end_ns: i64 },
+    /// Nanoseconds after the trace's first GPU row (what the timeline's axis shows; the CLI's
+    /// `--range`).
+    FromFirstRow { start_ns: i64, end_ns: i64 },
+}
+
+impl Range {
+    /// `FROM..TO` in milliseconds after the first GPU row (`12.5..40`, `ms` allowed after a
+    /// number); either end may be left out (`..40`, `100..`).
+    pub fn parse_ms(text: &str) -> Result<Range, String> {
+        let bad = || format!("`{text}` is not a range: write FROM..TO in milliseconds, e.g. 120..135.5");
+        let (a, b) = text.split_once("..").ok_or_else(bad)?;
+        let ns = |s: &str, default: i64| -> Result<i64, String> {
+            let s = s.trim();
+            let s = s.strip_suffix("ms").unwrap_or(s).trim();
+            if s.is_empty() {
+                return Ok(default);
+            }
+            let v: f64 = s.parse().map_err(|_| bad())?;
+            if !v.is_finite() || v < 0.0 {
+                return Err(bad());
+            }
+            Ok((v * 1e6).round().min(i64::MAX as f64) as i64)
+        };
+        let (start_ns, end_ns) = (ns(a, 0)?, ns(b, i64::MAX)?);
+        if end_ns <= start_ns {
+            return Err(format!("`{text}`: the range ends before it starts"));
+        }
+        Ok(Range::FromFirstRow { start_ns, end_ns })
+    }
+
+    /// The range on the trace's clock, given the first GPU row's start.
+    pub fn resolve(self, first_row_ns: i64) -> TimeWindow {
+        let (start_ns, end_ns) = match self {
+            Range::Clock { start_ns, end_ns } => (start_ns, end_ns),
+            Range::FromFirstRow { start_ns, end_ns } => {
+                (first_row_ns.saturating_add(start_ns), first_row_ns.saturating_add(end_ns))
+            }
+        };
+        TimeWindow { start_ns, end_ns: end_ns.max(start_ns.saturating_add(1)), origin_ns: first_row_ns }
+    }
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { top_n: 25, chunk_size: trace::CHUNK, rules: Vec::new() }
+        Options { top_n: 25, chunk_size: trace::CHUNK, rules: Vec::new(), window: None }
     }
 }
 
@@ -261,6 +311,8 @@ fn report(file: &str, c: Collector, outcome: &trace::Outcome, opts: &Options) ->
         idle: b.idle,
         layers: b.layers,
         memory: b.memory,
+        timeline: b.timeline,
+        window: b.window,
     };
     r.hints = hints::hints(&r, &b.extra);
     r

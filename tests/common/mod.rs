@@ -112,6 +112,46 @@ pub fn assert_invariants(r: &TraceReport) {
             s.name
         );
     }
+    assert_timeline(r);
+}
+
+/// The timeline's bins hold exact time: per stream, busy time summed over bins is the stream's
+/// busy time; idle by cause summed over every stream is the report's idle causes; its size is
+/// bounded whatever the trace.
+pub fn assert_timeline(r: &TraceReport) {
+    use tracesight::analysis::timeline::{BINS, MAX_LANES};
+    let Some(tl) = &r.timeline else {
+        assert!(!r.has_gpu || r.gpu.kernel_count == 0, "{}: GPU rows but no timeline", r.file);
+        return;
+    };
+    assert!(tl.lanes.len() <= MAX_LANES, "{}: {} lanes", r.file, tl.lanes.len());
+    let mut idle = [0i64; 3];
+    for lane in &tl.lanes {
+        assert!(lane.bins.len() <= BINS && !lane.bins.is_empty(), "{}: {} bins", r.file, lane.bins.len());
+        assert!(tl.bin_ns * lane.bins.len() as i64 >= tl.end_ns - tl.start_ns, "{}: bins do not cover", r.file);
+        let busy: i64 = lane.bins.iter().map(|b| b.busy_ns()).sum();
+        assert_eq!(busy as f64 / 1000.0, lane.busy_us, "{}: lane {}/{} busy", r.file, lane.device, lane.stream);
+        for b in &lane.bins {
+            assert!(b.busy_ns() + b.idle_ns() <= tl.bin_ns, "{}: a bin holds more than its width", r.file);
+            assert!(b.top.is_none_or(|t| (t as usize) < tl.names.len()));
+            idle[0] += b.host_wait;
+            idle[1] += b.kernel_wait;
+            idle[2] += b.other_wait;
+        }
+    }
+    if tl.hidden_lanes == 0 && r.window.is_none() {
+        let i = &r.idle;
+        let us = |ns: i64| ns as f64 / 1000.0;
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * b.abs().max(1.0);
+        assert!(
+            close(us(idle[0]), i.host_wait_us)
+                && close(us(idle[1]), i.kernel_wait_us)
+                && close(us(idle[2]), i.other_us),
+            "{}: timeline idle {idle:?} vs idle causes {:?}",
+            r.file,
+            (i.host_wait_us, i.kernel_wait_us, i.other_us)
+        );
+    }
 }
 
 /// A trace written event by event: CPU ops nest around launch calls on one thread, kernels run
