@@ -94,6 +94,9 @@ pub struct ViewState {
     /// Two traces shown side by side.
     #[serde(rename = "p", default, skip_serializing_if = "Option::is_none")]
     pub compare: Option<(u32, u32)>,
+    /// The user's bucket rules the report was made with (`pattern => bucket` lines).
+    #[serde(rename = "r", default, skip_serializing_if = "String::is_empty")]
+    pub rules: String,
 }
 
 /// What a link opens: the view state, and the summary unless the page reads the trace itself.
@@ -735,6 +738,9 @@ pub fn decode(fragment: &str) -> Result<SharedView, LinkError> {
 }
 
 /// The state's bounds, and with a report its indices.
+/// Longest rules text a link may carry.
+pub const MAX_RULES_BYTES: usize = 4096;
+
 pub fn check_state(s: &ViewState, report: Option<&Report>) -> Result<(), String> {
     for t in [&s.kernels, &s.ops] {
         if t.query.chars().count() > MAX_QUERY || t.query.chars().any(char::is_control) {
@@ -751,6 +757,12 @@ pub fn check_state(s: &ViewState, report: Option<&Report>) -> Result<(), String>
         if a == b {
             return Err("a trace compared with itself".into());
         }
+    }
+    if s.rules.len() > MAX_RULES_BYTES {
+        return Err(format!("bucket rules longer than {MAX_RULES_BYTES} bytes"));
+    }
+    if let Err(e) = crate::analysis::taxonomy::parse_rules(&s.rules) {
+        return Err(format!("bucket rules that cannot be read ({e})"));
     }
     if let Some(r) = report {
         let n = r.traces.len() as u32;
@@ -959,6 +971,7 @@ mod tests {
             ops: TableState::default(),
             buckets_open: vec![BucketId::Attention],
             compare: Some((0, 2)),
+            rules: "attn_fwd* => attention".into(),
         };
         let f = encode(None, &s);
         assert!(f.starts_with("v="));

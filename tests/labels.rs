@@ -551,4 +551,16 @@ fn your_own_rules_come_first_and_say_so() {
     // Without them the same kernels are elementwise (launched by aten::add) and other.
     let r = t.report();
     assert_eq!(share(&r, Bucket::Gemm), 0.0);
+    // The page's live check says the same before analysing again: what each rule takes, and
+    // from where.
+    let rules = parse_rules("my fused mlp* => gemm\nmy* | mystery* => moe_routing\nnothing here => rope").unwrap();
+    let effects = tracesight::analysis::taxonomy::rule_effects(
+        &rules,
+        r.kernels.iter().map(|k| (k.name.as_str(), k.bucket, k.time_us, k.count)),
+    );
+    let from = |i: usize| effects[i].moves.iter().map(|m| m.0).collect::<Vec<_>>();
+    assert_eq!((effects[0].kernels, effects[0].time_us, from(0)), (1, 40.0, vec![Bucket::Elementwise]));
+    // `my*` would match the mlp kernel too, but the first rule took it.
+    assert_eq!((effects[1].kernels, effects[1].time_us), (1, 10.0));
+    assert_eq!((effects[2].kernels, effects[2].moves.len()), (0, 0));
 }

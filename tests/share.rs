@@ -33,6 +33,7 @@ fn busy_state(report: &Report) -> ViewState {
         ops: TableState { sort: SortCol::Name, desc: true, query: String::new(), expanded: vec![] },
         buckets_open: vec![Bucket::Gemm, Bucket::Attention],
         compare: (report.traces.len() > 1).then_some((0, 1)),
+        rules: "# ours\nmy fused mlp* => gemm\n".into(),
     }
 }
 
@@ -175,6 +176,9 @@ fn hostile_links_are_refused_with_a_reason() {
         ("selected trace", Box::new(|v| v["s"]["t"] = 7.into())),
         ("expanded row", Box::new(|v| v["s"]["k"] = serde_json::json!({"e": [100000]}))),
         ("unknown bucket", Box::new(|v| v["s"]["b"] = "evil".into())),
+        ("rules that do not parse", Box::new(|v| v["s"]["r"] = "x => evil".into())),
+        ("rules too long", Box::new(|v| v["s"]["r"] = format!("{} => gemm", "x".repeat(5000)).into())),
+        ("rule window", Box::new(|v| v["r"]["t"][0]["rg"] = serde_json::json!([1, 2]))),
         ("control chars", Box::new(|v| v["r"]["t"][0]["f"] = "a\u{1b}[31m".into())),
         ("long name", Box::new(|v| v["r"]["t"][0]["f"] = "x".repeat(100_000).into())),
         ("no traces", Box::new(|v| v["r"]["t"] = serde_json::json!([]))),

@@ -942,6 +942,45 @@ impl UserRule {
     }
 }
 
+/// What one of the user's rules does to a report's kernels (first matching rule wins, as in
+/// the analysis): the kernels it takes, and from which buckets.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RuleEffect {
+    /// Distinct kernel names it matches.
+    pub kernels: u64,
+    pub calls: u64,
+    pub time_us: f64,
+    /// Time it moves out of each other bucket (largest first).
+    pub moves: Vec<(Bucket, f64)>,
+}
+
+/// The effect of `rules` on `kernels` (demangled name, current bucket, time, calls), checked
+/// live in the page before the trace is analysed again with them.
+pub fn rule_effects<'a>(
+    rules: &[UserRule],
+    kernels: impl IntoIterator<Item = (&'a str, Bucket, f64, u64)>,
+) -> Vec<RuleEffect> {
+    let mut out = vec![RuleEffect::default(); rules.len()];
+    for (name, bucket, time_us, calls) in kernels {
+        let name = KernelName::parse_demangled(name.to_string());
+        let Some(i) = rules.iter().position(|r| r.matches(&name)) else { continue };
+        let e = &mut out[i];
+        e.kernels += 1;
+        e.calls += calls;
+        e.time_us += time_us;
+        if bucket != rules[i].bucket {
+            match e.moves.iter_mut().find(|m| m.0 == bucket) {
+                Some(m) => m.1 += time_us,
+                None => e.moves.push((bucket, time_us)),
+            }
+        }
+    }
+    for e in &mut out {
+        e.moves.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    }
+    out
+}
+
 /// Reads rules, one per line: `pattern => bucket_id`; `#` starts a comment. Errors name the
 /// line.
 pub fn parse_rules(text: &str) -> Result<Vec<UserRule>, String> {

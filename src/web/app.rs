@@ -2,9 +2,9 @@
 //! worker is ready) and the worker client; the views below only render what they are given.
 
 use super::client::{Client, WorkerEvent};
-use super::protocol::ToPage;
+use super::protocol::{Request, ToPage};
 use super::share::Opening;
-use super::views::{ErrorScreen, ProgressScreen, ReportScreen, StartScreen};
+use super::views::{saved_rules, ErrorScreen, ProgressScreen, RangeRequest, ReportScreen, StartScreen};
 use crate::share_link::ViewState;
 use crate::Report;
 use leptos::prelude::*;
@@ -37,6 +37,10 @@ pub struct Loaded {
     pub view: ViewState,
     /// Opened by `?trace=` URLs: a share link then carries only the view state.
     pub from_urls: bool,
+    /// For a report of a time range: the whole trace's report, to go back to at once.
+    pub whole: Option<Arc<Loaded>>,
+    /// How it was analysed (range, rules).
+    pub request: Request,
 }
 
 #[derive(Clone)]
@@ -68,6 +72,8 @@ pub fn App() -> impl IntoView {
             worker_memory: 0.0,
             view: v.state.clone(),
             from_urls: false,
+            whole: None,
+            request: Request { range: None, rules: v.state.rules.clone() },
         })),
         Opening::BadLink(e) => Stage::Failed(Failure {
             title: "This link cannot be opened".into(),
@@ -83,12 +89,17 @@ pub fn App() -> impl IntoView {
     let dragging = RwSignal::new(false);
     // The view to restore once `?trace=` URLs are analysed.
     let pending_view = StoredValue::new(None::<ViewState>);
+    // What the report on screen was made from, to analyse it again (a range, new rules).
+    let source = StoredValue::new_local(None::<(Vec<File>, Request)>);
+    // A range of the report on screen is being analysed (the report stays up meanwhile).
+    let refreshing = RwSignal::new(false);
+    let signals = Signals { stage, progress, ready, pending_view, refreshing, source };
 
-    let client =
-        StoredValue::new_local(Client::new(move |ev| on_worker_event(ev, stage, progress, ready, pending_view)));
+    let client = StoredValue::new_local(Client::new(move |ev| on_worker_event(ev, signals)));
 
     // Starts the worker on `files` (the caller has checked that nothing else runs).
-    let analyse = Callback::new(move |files: Vec<File>| {
+    let analyse = Callback::new(move |(files, request): (Vec<File>, Request)| {
+        source.set_value(Some((files.clone(), request.clone())));
         let now = now_ms();
         progress.set(
             files
@@ -105,20 +116,77 @@ pub fn App() -> impl IntoView {
         );
         stage.set(Stage::Reading);
         let array = files.iter().collect::<js_sys::Array>();
-        client.with_value(|c| c.analyse(array));
+        client.with_value(|c| c.analyse(array, &request));
     });
 
+    // Analyses the files on screen again with another request; the report stays up meanwhile.
+    let rerun = Callback::new(move |request: Request| {
+        let Some((files, _)) = source.get_value() else { return };
+        source.set_value(Some((files.clone(), request.clone())));
+        progress.update(|p| {
+            for f in p.iter_mut() {
+                (f.bytes, f.done, f.started_ms) = (0.0, None, Some(now_ms()));
+            }
+        });
+        refreshing.set(true);
+        let array = files.iter().collect::<js_sys::Array>();
+        client.with_value(|c| c.analyse(array, &request));
+    });
+    let current_request = move || source.with_value(|s| s.as_ref().map(|(_, r)| r.clone())).unwrap_or_default();
+
+    // A timeline selection: analyse that range; "whole trace" goes back (at once when the
+    // whole trace's report is still there).
+    let on_range = Callback::new(move |want: RangeRequest| {
+        if refreshing.get_untracked() {
+            return;
+        }
+        let mut request = current_request();
+        match want {
+            RangeRequest::Whole => {
+                request.range = None;
+                let whole = match stage.get_untracked() {
+                    Stage::Done(shown) => shown.whole.clone(),
+                    _ => None,
+                };
+                match whole {
+                    Some(whole) => {
+                        source.update_value(|s| {
+                            if let Some((_, r)) = s {
+                                *r = request;
+                            }
+                        });
+                        stage.set(Stage::Done(whole));
+                    }
+                    None => rerun.run(request),
+                }
+            }
+            RangeRequest::Range(start, end) => {
+                request.range = Some((start, end));
+                rerun.run(request);
+            }
+        }
+    });
+    // New bucket rules: analyse again with them (the range kept).
+    let on_rules = Callback::new(move |rules: String| {
+        if !refreshing.get_untracked() {
+            rerun.run(Request { rules, ..current_request() });
+        }
+    });
+    // Re-analysis needs the files: not for a share link's summary, nor across several files.
+    let can_rerun = move |loaded: &Loaded| source.with_value(|s| s.is_some()) && loaded.report.traces.len() == 1;
+
     let open_files = Callback::new(move |files: Vec<File>| {
-        if files.is_empty() || matches!(stage.get_untracked(), Stage::Reading) {
+        if files.is_empty() || matches!(stage.get_untracked(), Stage::Reading) || refreshing.get_untracked() {
             return;
         }
         pending_view.set_value(None);
-        analyse.run(files);
+        analyse.run((files, Request { range: None, rules: saved_rules() }));
     });
 
     if let Opening::Urls(urls, view) = opening {
+        let request = Request { range: None, rules: view.rules.clone() };
         pending_view.set_value(Some(view));
-        leptos::task::spawn_local(open_urls(urls, stage, progress, analyse));
+        leptos::task::spawn_local(open_urls(urls, request, stage, progress, analyse));
     }
 
     let open_sample = Callback::new(move |()| {
@@ -134,7 +202,7 @@ pub fn App() -> impl IntoView {
             match fetch_sample().await {
                 Ok(file) => {
                     pending_view.set_value(None);
-                    analyse.run(vec![file]);
+                    analyse.run((vec![file], Request { range: None, rules: saved_rules() }));
                 }
                 Err(e) => stage.set(Stage::Failed(Failure {
                     title: "The sample trace could not be loaded".into(),
@@ -147,6 +215,7 @@ pub fn App() -> impl IntoView {
     let cancel = Callback::new(move |()| {
         client.with_value(|c| c.cancel());
         ready.set(false);
+        refreshing.set(false);
         progress.set(Vec::new());
         stage.set(Stage::Start);
     });
@@ -190,9 +259,14 @@ pub fn App() -> impl IntoView {
                         <StartScreen ready=ready on_files=open_files on_sample=open_sample />
                     }.into_any(),
                     Stage::Reading => view! { <ProgressScreen progress=progress on_cancel=cancel /> }.into_any(),
-                    Stage::Done(loaded) => view! {
-                        <ReportScreen loaded=loaded on_files=open_files on_reset=reset />
-                    }.into_any(),
+                    Stage::Done(loaded) => {
+                        let on_range = can_rerun(&loaded).then_some(on_range);
+                        let on_rules = can_rerun(&loaded).then_some(on_rules);
+                        view! {
+                            <ReportScreen loaded=loaded on_files=open_files on_reset=reset on_range=on_range on_rules=on_rules
+                                refreshing=refreshing progress=progress on_cancel=cancel />
+                        }.into_any()
+                    }
                     Stage::Failed(failure) => view! {
                         <ErrorScreen failure=failure on_files=open_files on_reset=reset />
                     }.into_any(),
@@ -207,9 +281,10 @@ pub fn App() -> impl IntoView {
 /// first that fails stops with its own message.
 async fn open_urls(
     urls: Vec<String>,
+    request: Request,
     stage: RwSignal<Stage>,
     progress: RwSignal<Vec<FileProgress>>,
-    analyse: Callback<Vec<File>>,
+    analyse: Callback<(Vec<File>, Request)>,
 ) {
     let mut checked = Vec::new();
     for url in &urls {
@@ -260,16 +335,23 @@ async fn open_urls(
             }
         }
     }
-    analyse.run(files);
+    analyse.run((files, request));
 }
 
-fn on_worker_event(
-    ev: WorkerEvent,
+/// The state the worker's messages update.
+#[derive(Clone, Copy)]
+struct Signals {
     stage: RwSignal<Stage>,
     progress: RwSignal<Vec<FileProgress>>,
     ready: RwSignal<bool>,
     pending_view: StoredValue<Option<ViewState>>,
-) {
+    refreshing: RwSignal<bool>,
+    /// The files and request of the analysis running or on screen.
+    source: StoredValue<Option<(Vec<File>, Request)>, LocalStorage>,
+}
+
+fn on_worker_event(ev: WorkerEvent, sig: Signals) {
+    let Signals { stage, progress, ready, pending_view, refreshing, source } = sig;
     match ev {
         WorkerEvent::Message(ToPage::Ready) => ready.set(true),
         WorkerEvent::Message(ToPage::Progress { index, bytes }) => progress.update(|files| {
@@ -289,6 +371,39 @@ fn on_worker_event(
                 next.started_ms = Some(now);
             }
         }),
+        WorkerEvent::Message(ToPage::Done { json, wasm_memory_bytes }) if refreshing.get_untracked() => {
+            refreshing.set(false);
+            let Stage::Done(shown) = stage.get_untracked() else { return };
+            let request = source.with_value(|s| s.as_ref().map(|(_, r)| r.clone())).unwrap_or_default();
+            stage.set(match serde_json::from_str::<Report>(&json) {
+                Ok(report) if !report.traces.is_empty() => {
+                    // A range keeps the whole trace's report made with the same rules, to go
+                    // back to at once.
+                    let whole = request.range.and_then(|_| {
+                        let w = shown.whole.clone().unwrap_or_else(|| shown.clone());
+                        (w.request.range.is_none() && w.request.rules == request.rules).then_some(w)
+                    });
+                    let view = ViewState { rules: request.rules.clone(), ..ViewState::default() };
+                    Stage::Done(Arc::new(Loaded {
+                        report,
+                        json,
+                        worker_memory: wasm_memory_bytes,
+                        view,
+                        from_urls: shown.from_urls,
+                        whole,
+                        request,
+                    }))
+                }
+                Ok(report) => Stage::Failed(Failure {
+                    title: "This range could not be analysed".into(),
+                    details: report.errors.iter().map(file_message).collect(),
+                }),
+                Err(e) => Stage::Failed(Failure {
+                    title: "The analysis result could not be read".into(),
+                    details: vec![e.to_string()],
+                }),
+            });
+        }
         WorkerEvent::Message(ToPage::Done { json, wasm_memory_bytes }) => {
             if !matches!(stage.get_untracked(), Stage::Reading) {
                 return;
@@ -306,10 +421,20 @@ fn on_worker_event(
                     // A `?trace=` link's view, if it fits this report (else the default view).
                     let pending = pending_view.try_update_value(|v| v.take()).flatten();
                     let from_urls = pending.is_some();
-                    let view = pending
+                    let request = source.with_value(|s| s.as_ref().map(|(_, r)| r.clone())).unwrap_or_default();
+                    let mut view = pending
                         .filter(|v| crate::share_link::check_state(v, Some(&report)).is_ok())
                         .unwrap_or_default();
-                    Stage::Done(Arc::new(Loaded { report, json, worker_memory: wasm_memory_bytes, view, from_urls }))
+                    view.rules = request.rules.clone();
+                    Stage::Done(Arc::new(Loaded {
+                        report,
+                        json,
+                        worker_memory: wasm_memory_bytes,
+                        view,
+                        from_urls,
+                        whole: None,
+                        request,
+                    }))
                 }
                 Err(e) => Stage::Failed(Failure {
                     title: "The analysis result could not be read".into(),
@@ -319,9 +444,10 @@ fn on_worker_event(
         }
         WorkerEvent::Crashed(text) => {
             ready.set(false);
-            if !matches!(stage.get_untracked(), Stage::Reading) {
+            if !matches!(stage.get_untracked(), Stage::Reading) && !refreshing.get_untracked() {
                 return;
             }
+            refreshing.set(false);
             stage.set(Stage::Failed(Failure { title: "The analysis stopped".into(), details: vec![text] }));
         }
     }

@@ -2,7 +2,7 @@
 //! script and wasm are fetched before any trace is opened) and reused for every analysis;
 //! Cancel terminates it and starts a fresh one.
 
-use super::protocol::ToPage;
+use super::protocol::{Request, ToPage};
 use js_sys::Array;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -24,8 +24,8 @@ pub struct Client(Rc<RefCell<Inner>>);
 struct Inner {
     worker: Option<Worker>,
     ready: bool,
-    /// Files posted before the worker said "ready" (a worker drops earlier messages).
-    queued: Option<Array>,
+    /// The message posted before the worker said "ready" (a worker drops earlier messages).
+    queued: Option<JsValue>,
     on_event: Handler,
     // Kept alive as long as their worker.
     closures: Vec<Closure<dyn FnMut(JsValue)>>,
@@ -48,21 +48,27 @@ impl Client {
         client
     }
 
-    /// Analyses `files` (a JS array of `File`/`Blob`), once the worker is ready.
-    pub fn analyse(&self, files: Array) {
+    /// Analyses `files` (a JS array of `File`/`Blob`) as `request` says, once the worker is
+    /// ready.
+    pub fn analyse(&self, files: Array, request: &Request) {
         if self.0.borrow().worker.is_none() {
             self.spawn();
         }
+        let message = js_sys::Object::new();
+        let request = serde_json::to_string(request).unwrap_or_default();
+        let _ = js_sys::Reflect::set(&message, &"files".into(), &files);
+        let _ = js_sys::Reflect::set(&message, &"request".into(), &request.into());
+        let message: JsValue = message.into();
         let mut inner = self.0.borrow_mut();
         match (&inner.worker, inner.ready) {
             (Some(worker), true) => {
-                if let Err(e) = worker.post_message(&files) {
+                if let Err(e) = worker.post_message(&message) {
                     let handler = inner.on_event.clone();
                     drop(inner);
                     handler(WorkerEvent::Crashed(describe(&e)));
                 }
             }
-            _ => inner.queued = Some(files),
+            _ => inner.queued = Some(message),
         }
     }
 
@@ -125,8 +131,8 @@ impl Client {
             let mut inner = self.0.borrow_mut();
             if let ToPage::Ready = msg {
                 inner.ready = true;
-                if let (Some(files), Some(worker)) = (inner.queued.take(), inner.worker.as_ref()) {
-                    let _ = worker.post_message(&files);
+                if let (Some(message), Some(worker)) = (inner.queued.take(), inner.worker.as_ref()) {
+                    let _ = worker.post_message(&message);
                 }
             }
             inner.on_event.clone()

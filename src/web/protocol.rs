@@ -1,8 +1,29 @@
-//! Messages between the page and the worker. The page posts a JS array of `File`s (structured
-//! clone: the handles cross, not the bytes); the worker answers with these, encoded by
-//! serde-wasm-bindgen.
+//! Messages between the page and the worker. The page posts `{files, request}`: a JS array of
+//! `File`s (structured clone: the handles cross, not the bytes) and a [`Request`] as JSON text;
+//! the worker answers with [`ToPage`] messages, encoded by serde-wasm-bindgen.
 
 use serde::{Deserialize, Serialize};
+
+/// How to analyse the posted files. Sent as JSON text: trace clock nanoseconds do not fit in a
+/// JS number.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    /// Only GPU time in `[start, end)` on the trace's clock (a timeline selection).
+    #[serde(default)]
+    pub range: Option<(i64, i64)>,
+    /// The user's bucket rules (`pattern => bucket` lines), tried before the built-in ones.
+    #[serde(default)]
+    pub rules: String,
+}
+
+impl Request {
+    /// The analysis options, or why the rules cannot be used.
+    pub fn options(&self) -> Result<crate::Options, String> {
+        let rules = crate::analysis::taxonomy::parse_rules(&self.rules)?;
+        let window = self.range.map(|(start_ns, end_ns)| crate::Range::Clock { start_ns, end_ns });
+        Ok(crate::Options { rules, window, ..crate::Options::default() })
+    }
+}
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

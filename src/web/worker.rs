@@ -2,7 +2,7 @@
 //! and streams the bytes into [`crate::analyze_reader`]. Memory stays bounded: one slice at a
 //! time, never the whole file.
 
-use super::protocol::ToPage;
+use super::protocol::{Request, ToPage};
 use js_sys::{Array, Uint8Array};
 use std::io::{self, Read};
 use wasm_bindgen::prelude::*;
@@ -16,8 +16,12 @@ pub fn run() {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let reply = scope.clone();
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
-        let files: Array = ev.data().unchecked_into();
-        analyse_all(&reply, &files);
+        let data = ev.data();
+        let field = |name: &str| js_sys::Reflect::get(&data, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED);
+        let files: Array = field("files").dyn_into().unwrap_or_default();
+        let request = field("request").as_string().unwrap_or_default();
+        let request: Request = serde_json::from_str(&request).unwrap_or_default();
+        analyse_all(&reply, &files, &request);
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
@@ -31,8 +35,9 @@ fn post(scope: &DedicatedWorkerGlobalScope, msg: &ToPage) {
     }
 }
 
-fn analyse_all(scope: &DedicatedWorkerGlobalScope, files: &Array) {
-    let opts = crate::Options::default();
+fn analyse_all(scope: &DedicatedWorkerGlobalScope, files: &Array, request: &Request) {
+    // The page checks the rules before sending them; ones that still fail are not applied.
+    let opts = request.options().unwrap_or_default();
     let mut results = Vec::with_capacity(files.length() as usize);
     for (index, value) in files.iter().enumerate() {
         let index = index as u32;

@@ -208,6 +208,64 @@ test('project fixture (.json and .json.gz): export equals the CLI --json', async
   await context.close();
 });
 
+test('timeline: hover names what ran; a dragged range re-analyses and every table follows', async (t) => {
+  const { context, page, errors, requests } = await open();
+  const sample = path.join(ROOT, 'www/sample-trace.json.gz');
+  const whole = JSON.parse(await analyse(page, requests, sample));
+  const svg = page.locator('svg.timeline-chart');
+  await svg.waitFor();
+  const box = await svg.boundingBox();
+  // Hover the busiest bin of the first strip: the tip names the time, the stream and a kernel.
+  const bins = whole.traces[0].timeline.lanes[0].bins;
+  const busy = (b) => Object.values(b.busy || {}).reduce((a, x) => a + x, 0);
+  const best = bins.reduce((bi, b, i) => (busy(b) > busy(bins[bi]) ? i : bi), 0);
+  await page.mouse.move(box.x + box.width * (best + 0.5) / bins.length, box.y + 10);
+  const tip = page.getByTestId('timeline-tip');
+  await tip.waitFor();
+  assert.match(await tip.textContent(), /stream 7/);
+  assert.ok(await tip.locator('code').count() === 1, `the tip names the longest kernel: ${await tip.innerHTML()}`);
+  await page.getByTestId('timeline').screenshot({ path: path.join(ARTIFACTS, 'timeline-hover.png') });
+  // Drag across 20% .. 45% of the width.
+  await page.mouse.move(box.x + box.width * 0.2, box.y + 10);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.3, box.y + 20, { steps: 4 });
+  await page.mouse.move(box.x + box.width * 0.45, box.y + 20, { steps: 4 });
+  await page.mouse.up();
+  await page.getByTestId('timeline-whole').waitFor({ timeout: 60_000 });
+  assert.match(await page.getByTestId('timeline-range').textContent(), /^Range .* – .*: every section below/);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
+  const ranged = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+  const w = ranged.traces[0].window;
+  const span = whole.traces[0].timeline.end_ns - whole.traces[0].timeline.start_ns;
+  assert.ok(Math.abs((w.end_ns - w.start_ns) / span - 0.25) < 0.02, `range covers ${(w.end_ns - w.start_ns) / span} of the span`);
+  const k = (r) => r.traces[0].gpu.kernel_time_us;
+  assert.ok(k(ranged) < 0.35 * k(whole) && k(ranged) > 0.1 * k(whole), `kernel time ${k(ranged)} of ${k(whole)}`);
+  // The tables follow: the kernel table's first row is the range's, not the whole trace's.
+  const firstKernelTime = await page.locator('[data-testid=top-kernels] tbody tr').first().locator('td.num').first().textContent();
+  assert.notEqual(ranged.traces[0].top_kernels[0].time_us, whole.traces[0].top_kernels[0].time_us);
+  assert.ok(firstKernelTime.trim().length > 0);
+  // The CLI's --range over the same milliseconds gives the same report.
+  if (haveCli()) {
+    const ms = (ns) => ((ns - w.origin_ns) / 1e6).toFixed(6);
+    const cli = execFileSync(CLI, ['--json', '--range', `${ms(w.start_ns)}..${ms(w.end_ns)}`, sample], { encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(cli).traces, ranged.traces, 'the page\'s range report differs from the CLI --range');
+  } else {
+    t.diagnostic('CLI not found: comparing with the CLI skipped');
+  }
+  await page.getByTestId('timeline').screenshot({ path: path.join(ARTIFACTS, 'timeline-range.png') });
+  // A step from the menu zooms to it; "Whole trace" goes back at once.
+  await page.getByTestId('timeline-whole').click();
+  await page.getByTestId('timeline-whole').waitFor({ state: 'detached' });
+  const steps = await page.getByTestId('timeline-step').locator('option').count();
+  assert.ok(steps > 1, 'the sample has ProfilerStep marks');
+  await page.getByTestId('timeline-step').selectOption({ index: 1 });
+  await page.getByTestId('timeline-whole').waitFor({ timeout: 60_000 });
+  assert.match(await page.locator('[data-testid=summary] .card').nth(5).locator('.card-value').textContent(), /^[12]$/);
+  assert.deepEqual(requests.filter((u) => !u.startsWith(origin)), []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('math attention backend: verdict, reasons and the sdpa_kernel fix', async (t) => {
   const { context, page, errors, requests } = await open();
   const web = await analyse(page, requests, fixtures.math);

@@ -8,14 +8,18 @@ mod hints;
 mod job;
 mod progress;
 mod report;
+mod rules;
 mod start;
 mod tables;
+mod timeline;
 mod why;
 
 pub use error::ErrorScreen;
 pub use progress::ProgressScreen;
 pub use report::ReportScreen;
+pub use rules::saved_rules;
 pub use start::StartScreen;
+pub use timeline::RangeRequest;
 
 use leptos::prelude::*;
 use web_sys::File;

@@ -2,13 +2,15 @@ use super::attention::AttentionSection;
 use super::buckets::BucketSection;
 use super::hints::{Diagnostics, HintCards};
 use super::job::{CompareSection, JobSection};
+use super::rules::RulesSection;
 use super::tables::{StepTable, TopKind, TopTable};
+use super::timeline::{RangeRequest, TimelineSection};
 use super::why::{IdleSection, LayerSection, MemorySection};
 use super::FilePicker;
 use crate::analysis::taxonomy::{Backend, Bucket as BucketId};
 use crate::report::{Severity, TraceReport};
 use crate::share_link::{TableState, ViewState};
-use crate::web::app::Loaded;
+use crate::web::app::{FileProgress, Loaded};
 use crate::web::{export, format, share};
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -19,7 +21,19 @@ use web_sys::File;
 /// buckets, compare pair) lives here, starts from `loaded.view` (a share link's) and is what
 /// "Copy share link" writes.
 #[component]
-pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset: Callback<()>) -> impl IntoView {
+pub fn ReportScreen(
+    loaded: Arc<Loaded>,
+    on_files: Callback<Vec<File>>,
+    on_reset: Callback<()>,
+    /// Analyses a time range of the trace again (None: no trace to read, e.g. a share link).
+    on_range: Option<Callback<RangeRequest>>,
+    /// Analyses the trace again with new bucket rules (None as for `on_range`).
+    on_rules: Option<Callback<String>>,
+    /// A range is being analysed: the report stays, with a progress line.
+    refreshing: RwSignal<bool>,
+    progress: RwSignal<Vec<FileProgress>>,
+    on_cancel: Callback<()>,
+) -> impl IntoView {
     let view0 = loaded.view.clone();
     let selected = RwSignal::new(view0.trace as usize);
     let bucket_filter = RwSignal::new(view0.bucket);
@@ -31,6 +45,8 @@ pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset
     let report = Arc::new(loaded.report.clone());
     let traces = report.traces.len();
     let from_urls = loaded.from_urls;
+    let rules = view0.rules.clone();
+    let link_rules = rules.clone();
 
     let current = move || ViewState {
         trace: selected.get_untracked() as u32,
@@ -39,6 +55,7 @@ pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset
         ops: ops.get_untracked(),
         buckets_open: buckets_open.get_untracked(),
         compare: compare.get_untracked(),
+        rules: link_rules.clone(),
     };
 
     let export_json = {
@@ -81,17 +98,17 @@ pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset
         }
     };
 
-    let trace_view =
-        {
-            let report = report.clone();
-            move || {
-                let i = selected.get();
-                let t = report.traces.get(i).cloned();
-                t.map(|t| view! {
-                <TraceView trace=t bucket_filter=bucket_filter kernels=kernels ops=ops buckets_open=buckets_open />
+    let trace_view = {
+        let report = report.clone();
+        move || {
+            let i = selected.get();
+            let t = report.traces.get(i).cloned();
+            t.map(|t| view! {
+                <TraceView trace=t bucket_filter=bucket_filter kernels=kernels ops=ops buckets_open=buckets_open on_range=on_range
+                    on_rules=on_rules rules=rules.clone() />
             })
-            }
-        };
+        }
+    };
     let compare_view = {
         let report = report.clone();
         move || compare.get().is_some().then(|| view! { <CompareSection report=report.clone() pair=compare /> })
@@ -113,6 +130,17 @@ pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset
                 </div>
             </div>
             {move || share_state.get().map(|m| view! { <p class="notice info" role="status" data-testid="share-status">{m}</p> })}
+            {move || refreshing.get().then(|| {
+                let (bytes, size) = progress.with(|p| p.iter().fold((0.0, 0.0), |a, f| (a.0 + f.bytes, a.1 + f.size)));
+                let pct = if size > 0.0 { (bytes / size * 100.0).min(100.0) } else { 0.0 };
+                view! {
+                    <div class="notice info refreshing" role="status" data-testid="range-progress">
+                        <span>{format!("Analysing the selected range… {pct:.0}%")}</span>
+                        <progress max="100" value=pct></progress>
+                        <button type="button" class="button quiet" on:click=move |_| on_cancel.run(())>"Cancel"</button>
+                    </div>
+                }
+            })}
             {(loaded.json.is_empty()).then(|| view! {
                 <p class="notice info" data-testid="from-link">"Opened from a share link: the summary of a report as the link's sender saw it (the trace itself was never sent, and these numbers were not recomputed here)."</p>
             })}
@@ -188,6 +216,10 @@ fn TraceView(
     kernels: RwSignal<TableState>,
     ops: RwSignal<TableState>,
     buckets_open: RwSignal<Vec<BucketId>>,
+    on_range: Option<Callback<RangeRequest>>,
+    on_rules: Option<Callback<String>>,
+    /// The bucket rules the report was made with.
+    rules: String,
 ) -> impl IntoView {
     let stem = crate::export::csv::safe_stem(&crate::share_link::stem(&trace.file));
     let csv = |which: &str| crate::export::csv::table(&trace, which).unwrap_or_default();
@@ -213,6 +245,7 @@ fn TraceView(
             </div>
         })}
         <Summary trace=trace.clone() />
+        {trace.timeline.clone().map(|tl| view! { <TimelineSection timeline=tl window=trace.window on_range=on_range /> })}
         <BucketSection buckets=trace.buckets.clone() gpu=trace.gpu.clone() filter=bucket_filter open=buckets_open
             csv_name=name("buckets") csv=csv("buckets") />
         <AttentionSection attention=trace.attention.clone() />
@@ -225,6 +258,7 @@ fn TraceView(
         {(!trace.layers.is_empty()).then(|| view! { <LayerSection layers=trace.layers.clone() /> })}
         {trace.has_gpu.then(|| view! { <MemorySection memory=trace.memory.clone() /> })}
         <HintCards hints=trace.hints.clone() />
+        {trace.has_gpu.then(|| view! { <RulesSection trace=trace.clone() applied=rules on_apply=on_rules /> })}
         <Diagnostics diagnostics=trace.diagnostics.clone() />
     }
 }
