@@ -172,6 +172,14 @@ pub fn App() -> impl IntoView {
             rerun.run(Request { rules, ..current_request() });
         }
     });
+    // Hands the trace on screen to the Perfetto UI (in a new tab of this browser).
+    let on_perfetto = Callback::new(move |()| -> Result<(), String> {
+        let file = source.with_value(|s| s.as_ref().and_then(|(f, _)| f.first().cloned()));
+        match file {
+            Some(f) => super::perfetto::open(f),
+            None => Err("no trace file to hand over".into()),
+        }
+    });
     // Re-analysis needs the files: not for a share link's summary, nor across several files.
     let can_rerun = move |loaded: &Loaded| source.with_value(|s| s.is_some()) && loaded.report.traces.len() == 1;
 
@@ -262,8 +270,9 @@ pub fn App() -> impl IntoView {
                     Stage::Done(loaded) => {
                         let on_range = can_rerun(&loaded).then_some(on_range);
                         let on_rules = can_rerun(&loaded).then_some(on_rules);
+                        let on_perfetto = can_rerun(&loaded).then_some(on_perfetto);
                         view! {
-                            <ReportScreen loaded=loaded on_files=open_files on_reset=reset on_range=on_range on_rules=on_rules
+                            <ReportScreen loaded=loaded on_files=open_files on_reset=reset on_range=on_range on_rules=on_rules on_perfetto=on_perfetto
                                 refreshing=refreshing progress=progress on_cancel=cancel />
                         }.into_any()
                     }

@@ -9,6 +9,7 @@ mod client;
 mod export;
 mod fetch;
 mod format;
+mod perfetto;
 mod protocol;
 mod share;
 mod views;

@@ -266,6 +266,81 @@ test('timeline: hover names what ran; a dragged range re-analyses and every tabl
   await context.close();
 });
 
+test('your rules: checked live, applied by analysing again, kept in the browser, carried in links', async (t) => {
+  const { context, page, errors, requests } = await open();
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  const before = JSON.parse(await analyse(page, requests, fixtures.plain));
+  const bucketTime = (r, id) => r.traces[0].buckets.find((b) => b.id === id)?.time_us || 0;
+  const RULE = 'vectorized elementwise kernel* => rope';
+  assert.equal(bucketTime(before, 'rope'), 0);
+  // Live check: typing shows what the rule takes and from where, before anything runs again.
+  await page.getByTestId('rules-text').fill(`${RULE}\nno such kernel* => gemm`);
+  const check = page.getByTestId('rules-check');
+  await check.waitFor();
+  const rows = await check.locator('tbody tr').allTextContents();
+  assert.match(rows[0], /vectorized elementwise kernel\*.*rope.*elementwise \(norm\/act\) [0-9.]+ us/);
+  assert.match(rows[1], /no kernel in this trace matches/);
+  await page.getByTestId('rules-text').fill('gelu* => nonsense');
+  assert.match(await page.getByTestId('rules-error').textContent(), /unknown bucket `nonsense`/);
+  assert.equal(await page.getByTestId('rules-apply').isDisabled(), true);
+  await page.getByTestId('rules-text').fill(RULE);
+  await page.getByTestId('rules').screenshot({ path: path.join(ARTIFACTS, 'rules-check.png') });
+  await page.getByTestId('rules-apply').click();
+  await page.getByTestId('rules-applied').waitFor({ timeout: 60_000 });
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
+  const after = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+  const moved = bucketTime(after, 'rope');
+  assert.ok(moved > 0, 'the rule moved the GELU kernels to rope');
+  assert.ok(Math.abs(bucketTime(after, 'elementwise') - (bucketTime(before, 'elementwise') - moved)) < 1e-6);
+  // The same rules from a file give the CLI the same report.
+  if (haveCli()) {
+    const rules = path.join(tmp, 'rules.txt');
+    fs.writeFileSync(rules, RULE);
+    const cli = execFileSync(CLI, ['--json', '--rules', rules, fixtures.plain], { encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(cli).traces, after.traces);
+  } else {
+    t.diagnostic('CLI not found: comparing with the CLI skipped');
+  }
+  // The link carries the rules: the summary it opens says it was made with them.
+  await page.getByTestId('share-link').click();
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  const second = await context.newPage();
+  await second.goto(link);
+  await second.getByTestId('rules-applied').waitFor();
+  assert.equal(await second.getByTestId('rules-text').inputValue(), RULE);
+  await second.close();
+  // Kept in this browser: the next file opened is analysed with them.
+  await page.locator('.brand').click();
+  const again = JSON.parse(await analyse(page, requests, fixtures.plain));
+  assert.equal(bucketTime(again, 'rope'), moved);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('Open in Perfetto hands the file to the Perfetto tab by postMessage (no upload)', async () => {
+  const { context, page, errors, requests } = await open();
+  // A stand-in for ui.perfetto.dev that speaks its documented protocol; nothing leaves the
+  // machine.
+  await context.route('https://ui.perfetto.dev/**', (route) => route.fulfill({
+    contentType: 'text/html',
+    body: `<!doctype html><title>waiting</title><script>
+      addEventListener('message', (e) => {
+        if (e.data === 'PING') { e.source.postMessage('PONG', '*'); return; }
+        const p = e.data && e.data.perfetto;
+        if (p) document.title = 'got ' + p.buffer.byteLength + ' bytes: ' + p.fileName + ' from ' + e.origin;
+      });</script>`,
+  }));
+  await analyse(page, requests, fixtures.gz);
+  const [tab] = await Promise.all([context.waitForEvent('page'), page.getByTestId('open-perfetto').click()]);
+  await tab.waitForFunction(() => document.title.startsWith('got'), null, { timeout: 30_000 });
+  assert.equal(await tab.title(), `got ${fs.statSync(fixtures.gz).size} bytes: ${path.basename(fixtures.gz)} from ${origin}`);
+  assert.match(await page.getByTestId('share-status').textContent(), /nothing is uploaded/);
+  // The only request outside the site is the Perfetto page itself; the trace went by message.
+  assert.deepEqual(requests.filter((u) => !u.startsWith(origin)), ['https://ui.perfetto.dev/']);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('math attention backend: verdict, reasons and the sdpa_kernel fix', async (t) => {
   const { context, page, errors, requests } = await open();
   const web = await analyse(page, requests, fixtures.math);

@@ -29,6 +29,8 @@ pub fn ReportScreen(
     on_range: Option<Callback<RangeRequest>>,
     /// Analyses the trace again with new bucket rules (None as for `on_range`).
     on_rules: Option<Callback<String>>,
+    /// Opens the trace in the Perfetto UI (None as for `on_range`).
+    on_perfetto: Option<Callback<(), Result<(), String>>>,
     /// A range is being analysed: the report stays, with a progress line.
     refreshing: RwSignal<bool>,
     progress: RwSignal<Vec<FileProgress>>,
@@ -126,6 +128,14 @@ pub fn ReportScreen(
                     <button type="button" class="button" data-testid="export-json" on:click=export_json>"Export JSON"</button>
                     <button type="button" class="button" data-testid="copy-markdown" on:click=copy_markdown>"Copy as Markdown"</button>
                     <button type="button" class="button" data-testid="share-link" on:click=copy_link>"Copy share link"</button>
+                    {on_perfetto.map(|cb| view! {
+                        <button type="button" class="button" data-testid="open-perfetto"
+                            title="Opens ui.perfetto.dev in a new tab and hands it this trace file, from this browser to that tab: nothing is uploaded to a server"
+                            on:click=move |_| share_state.set(Some(match cb.run(()) {
+                                Ok(()) => "Opening the trace in Perfetto in a new tab: this page hands the file to that tab in your browser (nothing is uploaded). The tab may take a few seconds to load it.".to_string(),
+                                Err(e) => format!("Perfetto could not be opened: {e}"),
+                            }))>"Open in Perfetto"</button>
+                    })}
                     <button type="button" class="button quiet" on:click=move |_| on_reset.run(())>"Close"</button>
                 </div>
             </div>
