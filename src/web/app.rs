@@ -1,8 +1,7 @@
 //! The top component: owns the page's state (which screen, per-file progress, whether the
 //! worker is ready) and the worker client; the views below only render what they are given.
 
-use super::client::{Client, WorkerEvent};
-use super::protocol::ToPage;
+use super::client::{PoolEvent, WorkerPool};
 use super::share::Opening;
 use super::views::{ErrorScreen, ProgressScreen, ReportScreen, StartScreen};
 use crate::share_link::ViewState;
@@ -26,10 +25,11 @@ pub enum Stage {
     Failed(Failure),
 }
 
-/// A finished analysis: the Report and, when it came from the worker, the exact `--json` text.
+/// A finished analysis: the Report, from the workers or from a share link.
 pub struct Loaded {
     pub report: Report,
-    pub json: String,
+    /// Opened from a share link: a summary, not recomputed here.
+    pub from_link: bool,
     /// The worker's peak wasm memory for this analysis (0 for a share link); shown to
     /// benchmarks as a data attribute.
     pub worker_memory: f64,
@@ -51,9 +51,43 @@ pub struct FileProgress {
     pub name: String,
     pub size: f64,
     pub bytes: f64,
-    /// `performance.now()`-style milliseconds when this file's reading began.
-    pub started_ms: Option<f64>,
-    pub done: Option<bool>,
+    pub state: FileState,
+}
+
+#[derive(Clone, PartialEq)]
+pub enum FileState {
+    /// Not started: waiting for a free worker (or, with no size yet, for its download).
+    Waiting,
+    /// Being read (or downloaded) since this time (`Date.now()` milliseconds).
+    Reading {
+        started_ms: f64,
+    },
+    Done,
+    /// Could not be read at all: why.
+    Failed(String),
+}
+
+impl FileProgress {
+    fn new(name: String, size: f64) -> Self {
+        FileProgress { name, size, bytes: 0.0, state: FileState::Waiting }
+    }
+}
+
+/// Rows of the progress screen, each its own signal so that one file's progress redraws
+/// only its row (128 files read at once stay cheap).
+pub type ProgressRows = RwSignal<Vec<ArcRwSignal<FileProgress>>>;
+
+fn update_row(rows: ProgressRows, i: usize, f: impl FnOnce(&mut FileProgress)) {
+    if let Some(row) = rows.with_untracked(|r| r.get(i).cloned()) {
+        row.update(f);
+    }
+}
+
+/// Per-file results of the running analysis, merged once every file is in.
+#[derive(Default)]
+struct Batch {
+    reports: Vec<Option<Report>>,
+    wasm_memory_bytes: f64,
 }
 
 #[component]
@@ -64,7 +98,7 @@ pub fn App() -> impl IntoView {
         Opening::Urls(..) => Stage::Reading,
         Opening::Shared(v) => Stage::Done(Arc::new(Loaded {
             report: v.report.clone().unwrap_or_else(|| crate::combine(Vec::new())),
-            json: String::new(),
+            from_link: true,
             worker_memory: 0.0,
             view: v.state.clone(),
             from_urls: false,
@@ -78,34 +112,23 @@ pub fn App() -> impl IntoView {
             ],
         }),
     });
-    let progress = RwSignal::new(Vec::<FileProgress>::new());
+    let progress: ProgressRows = RwSignal::new(Vec::new());
     let ready = RwSignal::new(false);
     let dragging = RwSignal::new(false);
     // The view to restore once `?trace=` URLs are analysed.
     let pending_view = StoredValue::new(None::<ViewState>);
+    let batch = StoredValue::new(Batch::default());
 
-    let client =
-        StoredValue::new_local(Client::new(move |ev| on_worker_event(ev, stage, progress, ready, pending_view)));
+    let pool = StoredValue::new_local(WorkerPool::new(move |ev| {
+        on_pool_event(ev, stage, progress, ready, batch, pending_view)
+    }));
 
-    // Starts the worker on `files` (the caller has checked that nothing else runs).
+    // Starts the workers on `files` (the caller has checked that nothing else runs).
     let analyse = Callback::new(move |files: Vec<File>| {
-        let now = now_ms();
-        progress.set(
-            files
-                .iter()
-                .enumerate()
-                .map(|(i, f)| FileProgress {
-                    name: f.name(),
-                    size: f.size(),
-                    bytes: 0.0,
-                    started_ms: (i == 0).then_some(now),
-                    done: None,
-                })
-                .collect(),
-        );
+        progress.set(files.iter().map(|f| ArcRwSignal::new(FileProgress::new(f.name(), f.size()))).collect());
+        batch.set_value(Batch { reports: vec![None; files.len()], wasm_memory_bytes: 0.0 });
         stage.set(Stage::Reading);
-        let array = files.iter().collect::<js_sys::Array>();
-        client.with_value(|c| c.analyse(array));
+        pool.with_value(|p| p.analyse(files));
     });
 
     let open_files = Callback::new(move |files: Vec<File>| {
@@ -123,13 +146,7 @@ pub fn App() -> impl IntoView {
 
     let open_sample = Callback::new(move |()| {
         stage.set(Stage::Reading);
-        progress.set(vec![FileProgress {
-            name: SAMPLE_NAME.into(),
-            size: 0.0,
-            bytes: 0.0,
-            started_ms: None,
-            done: None,
-        }]);
+        progress.set(vec![ArcRwSignal::new(FileProgress::new(SAMPLE_NAME.into(), 0.0))]);
         leptos::task::spawn_local(async move {
             match fetch_sample().await {
                 Ok(file) => {
@@ -145,7 +162,7 @@ pub fn App() -> impl IntoView {
     });
 
     let cancel = Callback::new(move |()| {
-        client.with_value(|c| c.cancel());
+        pool.with_value(|p| p.cancel());
         ready.set(false);
         progress.set(Vec::new());
         stage.set(Stage::Start);
@@ -189,7 +206,7 @@ pub fn App() -> impl IntoView {
                     Stage::Start => view! {
                         <StartScreen ready=ready on_files=open_files on_sample=open_sample />
                     }.into_any(),
-                    Stage::Reading => view! { <ProgressScreen progress=progress on_cancel=cancel /> }.into_any(),
+                    Stage::Reading => view! { <ProgressScreen rows=progress on_cancel=cancel /> }.into_any(),
                     Stage::Done(loaded) => view! {
                         <ReportScreen loaded=loaded on_files=open_files on_reset=reset />
                     }.into_any(),
@@ -205,12 +222,7 @@ pub fn App() -> impl IntoView {
 
 /// Fetches the `?trace=` URLs one after the other with progress, then analyses them; the
 /// first that fails stops with its own message.
-async fn open_urls(
-    urls: Vec<String>,
-    stage: RwSignal<Stage>,
-    progress: RwSignal<Vec<FileProgress>>,
-    analyse: Callback<Vec<File>>,
-) {
+async fn open_urls(urls: Vec<String>, stage: RwSignal<Stage>, progress: ProgressRows, analyse: Callback<Vec<File>>) {
     let mut checked = Vec::new();
     for url in &urls {
         match super::fetch::check(url) {
@@ -221,31 +233,15 @@ async fn open_urls(
             }
         }
     }
-    progress.set(
-        checked
-            .iter()
-            .map(|u| FileProgress {
-                name: super::fetch::file_name(u),
-                size: 0.0,
-                bytes: 0.0,
-                started_ms: None,
-                done: None,
-            })
-            .collect(),
-    );
+    progress
+        .set(checked.iter().map(|u| ArcRwSignal::new(FileProgress::new(super::fetch::file_name(u), 0.0))).collect());
     let mut files = Vec::new();
     for (i, url) in checked.iter().enumerate() {
-        progress.update(|p| {
-            if let Some(f) = p.get_mut(i) {
-                f.started_ms = Some(now_ms());
-            }
-        });
+        update_row(progress, i, |f| f.state = FileState::Reading { started_ms: now_ms() });
         let file = super::fetch::fetch_trace(url, |bytes, total| {
-            progress.update(|p| {
-                if let Some(f) = p.get_mut(i) {
-                    f.bytes = bytes;
-                    f.size = total;
-                }
+            update_row(progress, i, |f| {
+                f.bytes = bytes;
+                f.size = total;
             })
         })
         .await;
@@ -263,68 +259,88 @@ async fn open_urls(
     analyse.run(files);
 }
 
-fn on_worker_event(
-    ev: WorkerEvent,
+fn on_pool_event(
+    ev: PoolEvent,
     stage: RwSignal<Stage>,
-    progress: RwSignal<Vec<FileProgress>>,
+    progress: ProgressRows,
     ready: RwSignal<bool>,
+    batch: StoredValue<Batch>,
     pending_view: StoredValue<Option<ViewState>>,
 ) {
     match ev {
-        WorkerEvent::Message(ToPage::Ready) => ready.set(true),
-        WorkerEvent::Message(ToPage::Progress { index, bytes }) => progress.update(|files| {
-            if let Some(f) = files.get_mut(index as usize) {
-                f.bytes = bytes;
-                f.started_ms.get_or_insert_with(now_ms);
+        PoolEvent::Ready => ready.set(true),
+        PoolEvent::Progress { file, bytes } => update_row(progress, file, |f| {
+            f.bytes = bytes;
+            if f.state == FileState::Waiting {
+                f.state = FileState::Reading { started_ms: now_ms() };
             }
         }),
-        WorkerEvent::Message(ToPage::FileDone { index, ok }) => progress.update(|files| {
-            let now = now_ms();
-            if let Some(f) = files.get_mut(index as usize) {
-                f.done = Some(ok);
+        PoolEvent::Finished { file, outcome, wasm_memory_bytes } => {
+            if !matches!(stage.get_untracked(), Stage::Reading) {
+                return;
+            }
+            let name = progress.with_untracked(|r| r.get(file).map(|f| f.with_untracked(|f| f.name.clone())));
+            let report = match outcome.map(|json| serde_json::from_str::<Report>(&json)) {
+                Ok(Ok(report)) => report,
+                Ok(Err(e)) => failed_file(name.clone(), format!("the analysis result could not be read: {e}")),
+                Err(text) => failed_file(name.clone(), text),
+            };
+            let state = match report.errors.first() {
+                Some(e) if report.traces.is_empty() => FileState::Failed(e.message.clone()),
+                _ => FileState::Done,
+            };
+            update_row(progress, file, |f| {
                 f.bytes = f.size;
-            }
-            // The next file's clock starts when this one ends.
-            if let Some(next) = files.get_mut(index as usize + 1) {
-                next.started_ms = Some(now);
-            }
-        }),
-        WorkerEvent::Message(ToPage::Done { json, wasm_memory_bytes }) => {
-            if !matches!(stage.get_untracked(), Stage::Reading) {
-                return;
-            }
-            stage.set(match serde_json::from_str::<Report>(&json) {
-                Ok(report) if report.traces.is_empty() => Stage::Failed(Failure {
-                    title: if report.errors.len() == 1 {
-                        "This file could not be analysed".into()
-                    } else {
-                        "These files could not be analysed".into()
-                    },
-                    details: report.errors.iter().map(file_message).collect(),
-                }),
-                Ok(report) => {
-                    // A `?trace=` link's view, if it fits this report (else the default view).
-                    let pending = pending_view.try_update_value(|v| v.take()).flatten();
-                    let from_urls = pending.is_some();
-                    let view = pending
-                        .filter(|v| crate::share_link::check_state(v, Some(&report)).is_ok())
-                        .unwrap_or_default();
-                    Stage::Done(Arc::new(Loaded { report, json, worker_memory: wasm_memory_bytes, view, from_urls }))
-                }
-                Err(e) => Stage::Failed(Failure {
-                    title: "The analysis result could not be read".into(),
-                    details: vec![e.to_string()],
-                }),
+                f.state = state;
             });
-        }
-        WorkerEvent::Crashed(text) => {
-            ready.set(false);
-            if !matches!(stage.get_untracked(), Stage::Reading) {
-                return;
+            let all = batch.try_update_value(|b| {
+                if let Some(slot) = b.reports.get_mut(file) {
+                    *slot = Some(report);
+                }
+                b.wasm_memory_bytes = b.wasm_memory_bytes.max(wasm_memory_bytes);
+                if b.reports.iter().all(Option::is_some) {
+                    Some((std::mem::take(&mut b.reports).into_iter().flatten().collect(), b.wasm_memory_bytes))
+                } else {
+                    None
+                }
+            });
+            if let Some(Some((reports, memory))) = all {
+                stage.set(finished(crate::merge(reports), memory, pending_view));
             }
-            stage.set(Stage::Failed(Failure { title: "The analysis stopped".into(), details: vec![text] }));
+        }
+        PoolEvent::Unavailable(text) => {
+            ready.set(false);
+            if matches!(stage.get_untracked(), Stage::Reading) {
+                stage.set(Stage::Failed(Failure { title: "The analysis stopped".into(), details: vec![text] }));
+            }
         }
     }
+}
+
+/// A file whose worker stopped: the report says so, as for a file that could not be read.
+fn failed_file(name: Option<String>, message: String) -> Report {
+    let mut r = crate::combine(Vec::new());
+    r.errors.push(crate::report::FileError { file: name.unwrap_or_else(|| "a file".into()), message });
+    r
+}
+
+/// The screen once every file is in: the report, or the error screen when no file could be read.
+fn finished(report: Report, worker_memory: f64, pending_view: StoredValue<Option<ViewState>>) -> Stage {
+    if report.traces.is_empty() {
+        return Stage::Failed(Failure {
+            title: if report.errors.len() == 1 {
+                "This file could not be analysed".into()
+            } else {
+                "These files could not be analysed".into()
+            },
+            details: report.errors.iter().map(file_message).collect(),
+        });
+    }
+    // A `?trace=` link's view, if it fits this report (else the default view).
+    let pending = pending_view.try_update_value(|v| v.take()).flatten();
+    let from_urls = pending.is_some();
+    let view = pending.filter(|v| crate::share_link::check_state(v, Some(&report)).is_ok()).unwrap_or_default();
+    Stage::Done(Arc::new(Loaded { report, from_link: false, worker_memory, view, from_urls }))
 }
 
 /// `file: message`, unless the message already names the file.
