@@ -25,6 +25,8 @@ pub const MAX_FRAGMENT: usize = 64 * 1024;
 pub const MAX_INFLATED: usize = 1 << 20;
 /// At most this many traces, and rows in any one table.
 pub const MAX_TRACES: usize = 64;
+/// At most this many rows in a link's ranks view (each a few numbers).
+pub const MAX_RANKS: usize = 1024;
 pub const MAX_ROWS: usize = 1000;
 /// The longest string (name, message) accepted, in bytes.
 pub const MAX_STRING: usize = 16 * 1024;
@@ -91,12 +93,121 @@ pub struct ViewState {
     /// Buckets whose "why" details are unfolded.
     #[serde(rename = "w", default, skip_serializing_if = "Vec::is_empty")]
     pub buckets_open: Vec<BucketId>,
-    /// Two traces shown side by side.
+    /// Two runs compared: set A (before) against set B (after).
     #[serde(rename = "p", default, skip_serializing_if = "Option::is_none")]
-    pub compare: Option<(u32, u32)>,
+    pub compare: Option<CompareSets>,
     /// The user's bucket rules the report was made with (`pattern => bucket` lines).
     #[serde(rename = "r", default, skip_serializing_if = "String::is_empty")]
     pub rules: String,
+}
+
+/// Two disjoint sets of traces (indices into `Report::traces`): A, the run before, and B, the
+/// run after. One trace on each side is the plain two-trace comparison.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "WCompare", into = "WCompare")]
+pub struct CompareSets {
+    pub a: Vec<u32>,
+    pub b: Vec<u32>,
+}
+
+impl CompareSets {
+    pub fn pair(a: u32, b: u32) -> CompareSets {
+        CompareSets { a: vec![a], b: vec![b] }
+    }
+
+    /// Which side trace `i` is on.
+    pub fn side(&self, i: u32) -> Option<Side> {
+        if self.a.contains(&i) {
+            Some(Side::A)
+        } else if self.b.contains(&i) {
+            Some(Side::B)
+        } else {
+            None
+        }
+    }
+
+    /// Puts trace `i` on `side` (None: on neither), keeping each set sorted.
+    pub fn assign(&mut self, i: u32, side: Option<Side>) {
+        self.a.retain(|&x| x != i);
+        self.b.retain(|&x| x != i);
+        let set = match side {
+            Some(Side::A) => &mut self.a,
+            Some(Side::B) => &mut self.b,
+            None => return,
+        };
+        let at = set.partition_point(|&x| x < i);
+        set.insert(at, i);
+    }
+
+    /// The usual split of `traces`: two traces are A then B; two runs of one job dropped
+    /// together are split by run ([`CompareSets::by_run`]); otherwise the first half is A and
+    /// the second half B.
+    pub fn default_for(traces: &[TraceReport]) -> CompareSets {
+        CompareSets::by_run(traces).unwrap_or_else(|| CompareSets::halves(traces.len() as u32))
+    }
+
+    /// The first `ceil(n/2)` traces in A, the rest in B (with 2 or more traces).
+    pub fn halves(n: u32) -> CompareSets {
+        let half = n.div_ceil(2).clamp(1, n.saturating_sub(1).max(1));
+        CompareSets { a: (0..half).collect(), b: (half..n).collect() }
+    }
+
+    /// When every rank appears exactly twice (two runs of one job), each rank's first file (by
+    /// name) in A and its second in B.
+    pub fn by_run(traces: &[TraceReport]) -> Option<CompareSets> {
+        // Traces are sorted by rank then file name, so a rank's two files are neighbours.
+        let ranks: Vec<Option<i64>> = traces.iter().map(|t| t.rank).collect();
+        let n = ranks.len() as u32;
+        let pairs: Vec<&[Option<i64>]> = ranks.chunks(2).collect();
+        let two_runs = n > 2
+            && n.is_multiple_of(2)
+            && ranks.iter().all(Option::is_some)
+            && pairs.iter().all(|p| p[0] == p[1])
+            && pairs.windows(2).all(|w| w[0][0] != w[1][0]);
+        two_runs.then(|| CompareSets { a: (0..n).step_by(2).collect(), b: (1..n).step_by(2).collect() })
+    }
+}
+
+/// A side of a comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    A,
+    B,
+}
+
+impl Side {
+    pub fn label(self) -> &'static str {
+        match self {
+            Side::A => "A",
+            Side::B => "B",
+        }
+    }
+}
+
+/// On the wire: `[a, b]` for one trace a side (the form older links have), else `[[..], [..]]`.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum WCompare {
+    Pair(u32, u32),
+    Sets(Vec<u32>, Vec<u32>),
+}
+
+impl From<WCompare> for CompareSets {
+    fn from(w: WCompare) -> Self {
+        match w {
+            WCompare::Pair(a, b) => CompareSets::pair(a, b),
+            WCompare::Sets(a, b) => CompareSets { a, b },
+        }
+    }
+}
+
+impl From<CompareSets> for WCompare {
+    fn from(c: CompareSets) -> Self {
+        match (c.a.as_slice(), c.b.as_slice()) {
+            ([a], [b]) => WCompare::Pair(*a, *b),
+            _ => WCompare::Sets(c.a, c.b),
+        }
+    }
 }
 
 /// What a link opens: the view state, and the summary unless the page reads the trace itself.
@@ -179,7 +290,42 @@ struct WReport {
     e: Vec<(String, String)>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     k: Vec<WRank>,
+    /// The rest of the ranks view, when there are several ranks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    j: Option<WJob>,
 }
+
+/// What the ranks view shows beyond `WRank`: per rank, the job verdict, waits, the straggler
+/// and the collectives listed. The spread of each metric, the outliers and the straggler are
+/// derived from these on opening, as the analysis derives them.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WJob {
+    #[serde(default, skip_serializing_if = "is_false")]
+    o: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    n: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    w: Option<i64>,
+    /// Collectives matched by sequence number.
+    #[serde(default, skip_serializing_if = "is_false")]
+    q: bool,
+    #[serde(default, skip_serializing_if = "is_zero_u")]
+    u: u64,
+    /// One per `WRank`, in the same order.
+    r: Vec<WRankJob>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    c: Vec<WCollective>,
+}
+
+/// compute, step, waited, waiting caused, collectives arrived at last, top buckets.
+#[derive(Serialize, Deserialize)]
+struct WRankJob(f64, Option<f64>, f64, f64, u64, Vec<(BucketId, f64)>);
+
+/// name, group, seq, index, ranks, bytes, transfer, waited, skew, last row (the bandwidth is
+/// derived from bytes and transfer; per-rank durations are not carried).
+#[derive(Serialize, Deserialize)]
+struct WCollective(String, Option<String>, Option<i64>, i64, usize, Option<i64>, f64, f64, f64, usize);
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -383,6 +529,96 @@ fn pack_report(r: &Report) -> WReport {
                 )
             })
             .collect(),
+        j: r.job.as_ref().map(|j| pack_job(j, &r.ranks)),
+    }
+}
+
+fn pack_job(j: &JobView, rows: &[RankRow]) -> WJob {
+    WJob {
+        o: j.one_job,
+        n: j.notes.clone(),
+        w: j.world_size,
+        q: j.matched_by_seq,
+        u: j.unmatched,
+        r: rows
+            .iter()
+            .enumerate()
+            .map(|(i, k)| {
+                let w = j.waits.iter().find(|w| w.row == i);
+                WRankJob(
+                    k.compute_us,
+                    k.step_us,
+                    k.wait_us,
+                    w.map_or(0.0, |w| w.caused_us),
+                    w.map_or(0, |w| w.last_count),
+                    k.top_buckets.clone(),
+                )
+            })
+            .collect(),
+        c: j.collectives
+            .iter()
+            .take(crate::analysis::ranks::COLLECTIVES_SHOWN)
+            .map(|c| {
+                WCollective(
+                    c.name.clone(),
+                    c.group.clone(),
+                    c.seq,
+                    c.index,
+                    c.ranks,
+                    c.bytes,
+                    c.transfer_us,
+                    c.wait_us,
+                    c.skew_us,
+                    c.last_row,
+                )
+            })
+            .collect(),
+    }
+}
+
+/// The job view from a link: rows get their per-rank part, and what the analysis derives
+/// (spreads, outliers, the straggler, bandwidth) is derived again.
+fn unpack_job(w: WJob, rows: &mut [RankRow]) -> JobView {
+    let mut waits = Vec::with_capacity(rows.len());
+    for (i, (row, WRankJob(compute, step, wait, caused, last, top))) in rows.iter_mut().zip(w.r).enumerate() {
+        row.compute_us = compute;
+        row.step_us = step;
+        row.wait_us = wait;
+        row.top_buckets = top;
+        waits.push(RankWait { row: i, rank: row.rank, wait_us: wait, caused_us: caused, last_count: last });
+    }
+    let metrics = crate::analysis::ranks::spreads(rows);
+    let collectives =
+        w.c.into_iter()
+            .map(|WCollective(name, group, seq, index, ranks, bytes, transfer_us, wait_us, skew_us, last_row)| {
+                // As the analysis computes it, from the integer nanoseconds of the transfer.
+                let transfer_ns = (transfer_us * 1e3).round() as i64;
+                MatchedCollective {
+                    name,
+                    group,
+                    seq,
+                    index,
+                    ranks,
+                    bytes,
+                    transfer_us,
+                    wait_us,
+                    skew_us,
+                    last_row,
+                    durations_us: Vec::new(),
+                    algbw_gbps: bytes.filter(|_| transfer_ns > 0).map(|b| b as f64 / transfer_ns as f64),
+                }
+            })
+            .collect();
+    JobView {
+        one_job: w.o,
+        notes: w.n,
+        world_size: w.w,
+        metrics,
+        matched_by_seq: w.q,
+        unmatched: w.u,
+        straggler: crate::analysis::ranks::straggler(&waits),
+        waits,
+        collectives,
     }
 }
 
@@ -508,46 +744,36 @@ fn pack_row(r: &TopRow, total_us: f64) -> WRow {
 }
 
 fn unpack_report(w: WReport) -> Report {
+    let mut ranks: Vec<RankRow> = w.k.into_iter().map(unpack_rank).collect();
+    let job = w.j.map(|j| unpack_job(j, &mut ranks));
     Report {
         tool_version: w.v,
         traces: w.t.into_iter().map(unpack_trace).collect(),
         errors: w.e.into_iter().map(|(file, message)| FileError { file, message }).collect(),
-        ranks: w
-            .k
-            .into_iter()
-            .map(
-                |WRank(
-                    file,
-                    rank,
-                    kernel_time_us,
-                    busy_us,
-                    span_us,
-                    idle_us,
-                    comm_us,
-                    exposed_comm_us,
-                    busy_vs_max_pct,
-                )| {
-                    RankRow {
-                        file,
-                        rank,
-                        kernel_time_us,
-                        busy_us,
-                        span_us,
-                        idle_us,
-                        comm_us,
-                        exposed_comm_us,
-                        busy_vs_max_pct,
-                        // Not carried by links (the ranks view shows them from full reports).
-                        compute_us: 0.0,
-                        step_us: None,
-                        top_buckets: Vec::new(),
-                        wait_us: 0.0,
-                        outlier: Vec::new(),
-                    }
-                },
-            )
-            .collect(),
-        job: None,
+        ranks,
+        job,
+    }
+}
+
+fn unpack_rank(
+    WRank(file, rank, kernel_time_us, busy_us, span_us, idle_us, comm_us, exposed_comm_us, busy_vs_max_pct): WRank,
+) -> RankRow {
+    RankRow {
+        file,
+        rank,
+        kernel_time_us,
+        busy_us,
+        span_us,
+        idle_us,
+        comm_us,
+        exposed_comm_us,
+        busy_vs_max_pct,
+        // The job part (WJob) fills these in when the link has it.
+        compute_us: 0.0,
+        step_us: None,
+        top_buckets: Vec::new(),
+        wait_us: 0.0,
+        outlier: Vec::new(),
     }
 }
 
@@ -753,9 +979,16 @@ pub fn check_state(s: &ViewState, report: Option<&Report>) -> Result<(), String>
     if s.buckets_open.len() > BucketId::ALL.len() {
         return Err("too many unfolded buckets".into());
     }
-    if let Some((a, b)) = s.compare {
-        if a == b {
+    if let Some(c) = &s.compare {
+        if c.a.len() > MAX_RANKS || c.b.len() > MAX_RANKS {
+            return Err("too many traces compared".into());
+        }
+        if c.a.iter().any(|i| c.b.contains(i)) {
             return Err("a trace compared with itself".into());
+        }
+        let sorted = |v: &[u32]| v.windows(2).all(|w| w[0] < w[1]);
+        if !sorted(&c.a) || !sorted(&c.b) {
+            return Err("a compared set out of order or repeated".into());
         }
     }
     if s.rules.len() > MAX_RULES_BYTES {
@@ -769,9 +1002,9 @@ pub fn check_state(s: &ViewState, report: Option<&Report>) -> Result<(), String>
         if s.trace >= n.max(1) {
             return Err(format!("trace {} selected of {n}", s.trace));
         }
-        if let Some((a, b)) = s.compare {
-            if a >= n || b >= n {
-                return Err("compare pair out of range".into());
+        if let Some(c) = &s.compare {
+            if c.a.iter().chain(&c.b).any(|&i| i >= n) {
+                return Err("compared trace out of range".into());
             }
         }
         if let Some(t) = r.traces.get(s.trace as usize) {
@@ -841,8 +1074,11 @@ fn name(n: &WName) -> Result<(), String> {
 
 fn check_report(r: &WReport) -> Result<(), String> {
     text(&r.v)?;
-    if r.t.len() > MAX_TRACES || r.k.len() > MAX_TRACES || r.e.len() > MAX_TRACES {
+    if r.t.len() > MAX_TRACES || r.e.len() > MAX_TRACES {
         return Err(format!("more than {MAX_TRACES} traces"));
+    }
+    if r.k.len() > MAX_RANKS {
+        return Err(format!("more than {MAX_RANKS} ranks"));
     }
     if r.t.is_empty() {
         return Err("no traces".into());
@@ -857,6 +1093,9 @@ fn check_report(r: &WReport) -> Result<(), String> {
         for v in [k.2, k.3, k.4, k.5, k.6, k.7, k.8] {
             num(v)?;
         }
+    }
+    if let Some(j) = &r.j {
+        check_job(j, r.k.len(), &mut budget)?;
     }
     for t in &r.t {
         text(&t.f)?;
@@ -942,6 +1181,46 @@ fn check_report(r: &WReport) -> Result<(), String> {
     Ok(())
 }
 
+fn check_job(j: &WJob, ranks: usize, budget: &mut Budget) -> Result<(), String> {
+    if j.r.len() != ranks {
+        return Err(format!("{} ranks in the job view, {ranks} rank rows", j.r.len()));
+    }
+    if j.n.len() > 16 {
+        return Err("too many notes on the job".into());
+    }
+    for n in &j.n {
+        text(n)?;
+    }
+    count(j.u)?;
+    for WRankJob(compute, step, wait, caused, last, top) in &j.r {
+        for v in [*compute, step.unwrap_or(0.0), *wait, *caused] {
+            num(v)?;
+        }
+        count(*last)?;
+        if top.len() > BucketId::ALL.len() {
+            return Err("too many top buckets".into());
+        }
+        for (_, pct) in top {
+            num(*pct)?;
+        }
+    }
+    rows(budget, j.c.len())?;
+    for WCollective(name, group, _, _, n, bytes, transfer, wait, skew, last) in &j.c {
+        text(name)?;
+        opt_text(group)?;
+        if *n > ranks || *last >= ranks {
+            return Err("a collective on ranks that do not exist".into());
+        }
+        if bytes.is_some_and(|b| b < 0 || b as u64 > MAX_COUNT) {
+            return Err("a message size out of range".into());
+        }
+        for v in [*transfer, *wait, *skew] {
+            num(v)?;
+        }
+    }
+    Ok(())
+}
+
 /// A stable, short file name stem for exports: the trace file name without `.json[.gz]`.
 pub fn stem(file: &str) -> String {
     let base = file.rsplit(['/', '\\']).next().unwrap_or("trace");
@@ -970,7 +1249,7 @@ mod tests {
             kernels: TableState { sort: SortCol::Mean, desc: false, query: "gemm".into(), expanded: vec![0, 4] },
             ops: TableState::default(),
             buckets_open: vec![BucketId::Attention],
-            compare: Some((0, 2)),
+            compare: Some(CompareSets::pair(0, 2)),
             rules: "attn_fwd* => attention".into(),
         };
         let f = encode(None, &s);

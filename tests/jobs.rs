@@ -6,7 +6,7 @@ use common::*;
 use tracesight::analysis::diff::{diff, Status};
 use tracesight::analysis::taxonomy::{Backend, Bucket};
 use tracesight::report::{Report, TraceReport};
-use tracesight::{analyze_any, combine, combine_all, Options};
+use tracesight::{analyze_any, combine, combine_all, merge, Options};
 
 const GEMM: &str = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64";
 const ALLREDUCE: &str = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
@@ -203,4 +203,56 @@ fn report_json_round_trips_through_analyze_any() {
     let bytes = serde_json::to_vec(&report).unwrap();
     let back = analyze_any("r.json", &bytes[..], &Options::default(), &mut |_| true).unwrap();
     assert_eq!(back, vec![a]);
+}
+
+#[test]
+fn merging_per_file_reports_equals_combining_the_files() {
+    // The page analyses each file in its own worker and merges the per-file Reports.
+    let mut inputs: Vec<Vec<u8>> = (0..RANKS).rev().map(|r| rank_trace(r).bytes()).collect();
+    inputs.insert(1, b"{\"not\": \"a trace\"}".to_vec());
+    let analyse = |b: &Vec<u8>| analyze_any("f.json", &b[..], &Options::default(), &mut |_| true);
+    let all = combine_all(inputs.iter().map(analyse).collect());
+    let merged = merge(inputs.iter().map(|b| combine_all(vec![analyse(b)])).collect());
+    assert_eq!(merged, all);
+    assert_eq!(merged.errors.len(), 1);
+    assert_eq!(serde_json::to_string_pretty(&merged).unwrap(), serde_json::to_string_pretty(&all).unwrap());
+}
+
+#[test]
+fn sets_of_ranks_compare_as_means_per_rank() {
+    // A: two ranks at 1000 us of GEMM; B: one rank unchanged, one at 3000 us: +1000 us per rank.
+    let a = [run(1_000, "flash", None), run(1_000, "flash", None)];
+    let b = [run(1_000, "flash", None), run(3_000, "flash", None)];
+    let d = diff(&a, &b);
+    assert_eq!(d.a_files.len(), 2);
+    let k = &d.kernels[0];
+    assert_eq!((k.name.as_str(), k.change.a_us, k.change.b_us, k.change.delta_us), (GEMM, 1_000.0, 2_000.0, 1_000.0));
+    let gemm = d.buckets.iter().find(|x| x.bucket == Bucket::Gemm).unwrap();
+    assert_eq!((gemm.change.delta_us, gemm.change.status), (1_000.0, Status::Changed));
+    assert!(d.verdict.contains("matmul (GEMM/conv) +1.00 ms"), "{}", d.verdict);
+}
+
+#[test]
+fn default_compare_split() {
+    use tracesight::share_link::CompareSets;
+    let ranked = |ranks: &[i64]| -> Vec<TraceReport> {
+        ranks
+            .iter()
+            .map(|&r| {
+                let mut t = run(1_000, "flash", None);
+                t.rank = Some(r);
+                t
+            })
+            .collect()
+    };
+    // Two traces: A then B.
+    assert_eq!(CompareSets::default_for(&ranked(&[0, 1])), CompareSets::pair(0, 1));
+    // Two runs of one 4-rank job dropped together (sorted by rank): each rank's first file is A.
+    let two_runs = CompareSets::default_for(&ranked(&[0, 0, 1, 1, 2, 2, 3, 3]));
+    assert_eq!((two_runs.a, two_runs.b), (vec![0, 2, 4, 6], vec![1, 3, 5, 7]));
+    // One job of 8 ranks: first half against second half.
+    let halves = CompareSets::default_for(&ranked(&[0, 1, 2, 3, 4, 5, 6, 7]));
+    assert_eq!((halves.a, halves.b), (vec![0, 1, 2, 3], vec![4, 5, 6, 7]));
+    let odd = CompareSets::default_for(&ranked(&[0, 1, 2]));
+    assert_eq!((odd.a, odd.b), (vec![0, 1], vec![2]));
 }

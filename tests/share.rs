@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use tracesight::analysis::taxonomy::Bucket;
 use tracesight::export::{csv, markdown};
-use tracesight::share_link::{self, decode, encode, for_link, LinkError, SortCol, TableState, ViewState};
+use tracesight::share_link::{self, decode, encode, for_link, CompareSets, LinkError, SortCol, TableState, ViewState};
 use tracesight::Report;
 
 const FIXTURES: [&str; 4] = ["current_schema.json", "old_schema.json", "math_sdpa.json", "cpu_only.json"];
@@ -32,7 +32,11 @@ fn busy_state(report: &Report) -> ViewState {
         },
         ops: TableState { sort: SortCol::Name, desc: true, query: String::new(), expanded: vec![] },
         buckets_open: vec![Bucket::Gemm, Bucket::Attention],
-        compare: (report.traces.len() > 1).then_some((0, 1)),
+        compare: match report.traces.len() {
+            0 | 1 => None,
+            2 => Some(CompareSets::pair(0, 1)),
+            n => Some(CompareSets::default_for(&report.traces)).filter(|_| n > 2),
+        },
         rules: "# ours\nmy fused mlp* => gemm\n".into(),
     }
 }
@@ -71,6 +75,22 @@ fn round_trip(report: &Report, label: &str) -> usize {
             assert_eq!(csv::table(a, table), csv::table(b, table), "{label}: {table}.csv");
         }
     }
+    // The ranks view: every rank row and the job part as the sender saw them (only the
+    // per-rank durations of each collective, which no view shows, are left out).
+    assert_eq!(got.ranks, report.ranks, "{label}: rank rows");
+    match (&got.job, &report.job) {
+        (Some(g), Some(r)) => {
+            let shown = |j: &tracesight::report::JobView| {
+                let mut j = j.clone();
+                j.collectives.truncate(tracesight::analysis::ranks::COLLECTIVES_SHOWN);
+                j.collectives.iter_mut().for_each(|c| c.durations_us.clear());
+                j
+            };
+            assert_eq!(shown(g), shown(r), "{label}: job view");
+        }
+        (None, None) => {}
+        other => panic!("{label}: job view {other:?}"),
+    }
     // Next to a ?trace= URL the link carries only the view state.
     let only = encode(None, &state);
     assert!(only.len() < 300, "{label}: state-only link of {} bytes", only.len());
@@ -91,6 +111,52 @@ fn fixtures_round_trip_through_a_link() {
         analyze_bytes("b.json", &read_fixture("math_sdpa.json")),
     ]);
     round_trip(&two, "two traces");
+    let n = round_trip(&job_report(), "4-rank job");
+    println!("link size 4-rank job with collectives: {n} bytes");
+}
+
+/// Four ranks of a data-parallel job whose rank 2 is late to every all-reduce.
+fn job_report() -> Report {
+    const GEMM: &str = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64";
+    const ALLREDUCE: &str = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+    let traces = (0..4)
+        .map(|rank| {
+            let mut t = Trace::new("NVIDIA H100 80GB HBM3", (9, 0));
+            t.dist = Some((rank, 4));
+            let mut clock = 0;
+            for _ in 0..20 {
+                let gemm = 1_000 + if rank == 2 { 300 } else { 0 };
+                t.launch_on(&["aten::mm"], "cudaLaunchKernel", 5, &[(GEMM, clock, gemm)], 7);
+                let leave = clock + 1_340;
+                t.launch_on(
+                    &["record_param_comms"],
+                    "cudaLaunchKernel",
+                    5,
+                    &[(ALLREDUCE, clock + gemm, leave - clock - gemm)],
+                    20,
+                );
+                clock = leave + 10;
+            }
+            Ok(t.report())
+        })
+        .collect();
+    let mut report = tracesight::combine(traces);
+    report.tool_version = "golden".into();
+    report
+}
+
+#[test]
+fn a_job_link_reopens_the_ranks_view() {
+    let report = job_report();
+    let job = report.job.as_ref().unwrap();
+    assert!(job.collectives.len() > tracesight::analysis::ranks::COLLECTIVES_SHOWN, "more than the view lists");
+    let back = decode(&encode(Some(&report), &ViewState::default())).unwrap().report.unwrap();
+    let got = back.job.unwrap();
+    assert_eq!(got.straggler, job.straggler);
+    assert_eq!(back.ranks[got.straggler.unwrap()].rank, Some(2));
+    assert_eq!(got.collectives.len(), tracesight::analysis::ranks::COLLECTIVES_SHOWN);
+    assert_eq!(got.metrics, job.metrics);
+    assert!(back.ranks.iter().all(|r| r.compute_us > 0.0 && !r.top_buckets.is_empty()));
 }
 
 #[test]
@@ -136,6 +202,16 @@ fn pack(json: &str) -> String {
     format!("s={}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(enc.finish().unwrap()))
 }
 
+/// The JSON inside a link.
+fn unpack(link: &str) -> serde_json::Value {
+    use base64::Engine;
+    use std::io::Read;
+    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(&link[2..]).unwrap();
+    let mut s = String::new();
+    flate2::read::DeflateDecoder::new(raw.as_slice()).read_to_string(&mut s).unwrap();
+    serde_json::from_str(&s).unwrap()
+}
+
 #[test]
 fn hostile_links_are_refused_with_a_reason() {
     let report = fixture_report("current_schema.json");
@@ -158,14 +234,7 @@ fn hostile_links_are_refused_with_a_reason() {
     assert!(bomb.len() < share_link::MAX_FRAGMENT);
     assert_eq!(decode(&bomb), Err(LinkError::TooLarge));
     // Schema: unknown keys, wrong kinds, huge counts, out-of-range indices.
-    let json: serde_json::Value = {
-        use base64::Engine;
-        use std::io::Read;
-        let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(&good[2..]).unwrap();
-        let mut s = String::new();
-        flate2::read::DeflateDecoder::new(raw.as_slice()).read_to_string(&mut s).unwrap();
-        serde_json::from_str(&s).unwrap()
-    };
+    let json = unpack(&good);
     type Edit = Box<dyn Fn(&mut serde_json::Value)>;
     let edits: Vec<(&str, Edit)> = vec![
         ("unknown key", Box::new(|v| v["zz"] = 1.into())),
@@ -191,8 +260,48 @@ fn hostile_links_are_refused_with_a_reason() {
         ),
         ("version", Box::new(|v| v["v"] = 9.into())),
         ("state only in a summary link", Box::new(|v| v.as_object_mut().unwrap().remove("r").map(|_| ()).unwrap())),
+        ("compared with itself", Box::new(|v| v["s"]["p"] = serde_json::json!([0, 0]))),
+        ("compared out of range", Box::new(|v| v["s"]["p"] = serde_json::json!([[0], [1, 9]]))),
+        ("compared set repeated", Box::new(|v| v["s"]["p"] = serde_json::json!([[0, 0], []]))),
+        ("compared set huge", Box::new(|v| v["s"]["p"] = serde_json::json!([(0..5000).collect::<Vec<_>>(), []]))),
     ];
-    for (what, edit) in edits {
+    // The same edits and more on a link with the ranks view (four ranks, collectives).
+    let job_json = unpack(&encode(Some(&job_report()), &ViewState::default()));
+    let job_edits: Vec<(&str, Edit)> = vec![
+        ("job without its rows", Box::new(|v| v["r"]["j"]["r"].as_array_mut().unwrap().truncate(1))),
+        ("job rows not rows", Box::new(|v| v["r"]["j"]["r"][0] = serde_json::json!({"x": 1}))),
+        ("job unknown key", Box::new(|v| v["r"]["j"]["zz"] = 1.into())),
+        ("job time too large", Box::new(|v| v["r"]["j"]["r"][0][2] = serde_json::json!(1e300))),
+        (
+            "job top buckets",
+            Box::new(|v| v["r"]["j"]["r"][0][5] = serde_json::Value::Array(vec![serde_json::json!(["gemm", 1.0]); 40])),
+        ),
+        ("job unknown bucket", Box::new(|v| v["r"]["j"]["r"][0][5] = serde_json::json!([["evil", 1.0]]))),
+        ("job note with control chars", Box::new(|v| v["r"]["j"]["n"] = serde_json::json!(["a\u{1b}[31m"]))),
+        ("job many notes", Box::new(|v| v["r"]["j"]["n"] = serde_json::json!(vec!["n"; 100]))),
+        ("collective last rank missing", Box::new(|v| v["r"]["j"]["c"][0][9] = 4.into())),
+        ("collective on more ranks", Box::new(|v| v["r"]["j"]["c"][0][4] = 5.into())),
+        ("collective negative bytes", Box::new(|v| v["r"]["j"]["c"][0][5] = (-1).into())),
+        ("collective long name", Box::new(|v| v["r"]["j"]["c"][0][0] = "x".repeat(100_000).into())),
+        ("collective extra field", Box::new(|v| v["r"]["j"]["c"][0].as_array_mut().unwrap().push(1.into()))),
+        (
+            "many collectives",
+            Box::new(|v| {
+                let c = v["r"]["j"]["c"][0].clone();
+                v["r"]["j"]["c"] = serde_json::Value::Array(vec![c; 5000]);
+            }),
+        ),
+        (
+            "many ranks",
+            Box::new(|v| {
+                let k = v["r"]["k"][0].clone();
+                v["r"]["k"] = serde_json::Value::Array(vec![k; share_link::MAX_RANKS + 1]);
+            }),
+        ),
+    ];
+    let edits =
+        edits.into_iter().map(|e| (json.clone(), e)).chain(job_edits.into_iter().map(|e| (job_json.clone(), e)));
+    for (json, (what, edit)) in edits {
         let mut v = json.clone();
         edit(&mut v);
         let link = pack(&v.to_string());

@@ -118,11 +118,11 @@ pub struct Diff {
 }
 
 /// Mean per trace of `f` over a set of traces.
-fn mean(set: &[TraceReport], f: impl Fn(&TraceReport) -> f64) -> f64 {
+fn mean(set: &[&TraceReport], f: impl Fn(&TraceReport) -> f64) -> f64 {
     if set.is_empty() {
         0.0
     } else {
-        set.iter().map(f).sum::<f64>() / set.len() as f64
+        set.iter().map(|t| f(t)).sum::<f64>() / set.len() as f64
     }
 }
 
@@ -131,7 +131,7 @@ fn step_mean(t: &TraceReport) -> Option<f64> {
 }
 
 /// The dominant attention backend of a set: the one with the most attention time.
-fn backend(set: &[TraceReport]) -> Backend {
+fn backend(set: &[&TraceReport]) -> Backend {
     let mut time: FxHashMap<Backend, f64> = FxHashMap::default();
     for t in set {
         *time.entry(t.attention.backend).or_default() += t.attention.time_us;
@@ -144,7 +144,7 @@ fn backend(set: &[TraceReport]) -> Backend {
 }
 
 fn names(
-    set: &[TraceReport],
+    set: &[&TraceReport],
     rows: impl Fn(&TraceReport) -> Vec<(String, Option<Bucket>, f64)>,
 ) -> FxHashMap<String, (f64, Option<Bucket>, f64)> {
     // name -> (time per rank, bucket with the most time, that bucket's time)
@@ -192,10 +192,15 @@ fn name_changes(
 
 /// Compares two runs. Each side is one trace or the ranks of one job (means per rank).
 pub fn diff(a: &[TraceReport], b: &[TraceReport]) -> Diff {
+    diff_refs(&a.iter().collect::<Vec<_>>(), &b.iter().collect::<Vec<_>>())
+}
+
+/// [`diff`] of traces picked out of a larger list (the page's sets A and B), without copies.
+pub fn diff_refs(a: &[&TraceReport], b: &[&TraceReport]) -> Diff {
     let g = |f: fn(&TraceReport) -> f64| Change::new(mean(a, f), mean(b, f));
     let mut metrics = Vec::new();
-    let steps_a: Vec<f64> = a.iter().filter_map(step_mean).collect();
-    let steps_b: Vec<f64> = b.iter().filter_map(step_mean).collect();
+    let steps_a: Vec<f64> = a.iter().filter_map(|t| step_mean(t)).collect();
+    let steps_b: Vec<f64> = b.iter().filter_map(|t| step_mean(t)).collect();
     if steps_a.len() == a.len() && steps_b.len() == b.len() && !a.is_empty() && !b.is_empty() {
         let m = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
         metrics.push(MetricChange { metric: Metric::StepTime, change: Change::new(m(&steps_a), m(&steps_b)) });
@@ -207,7 +212,7 @@ pub fn diff(a: &[TraceReport], b: &[TraceReport]) -> Diff {
     metrics.push(MetricChange { metric: Metric::Comm, change: g(|t| t.gpu.comm_us) });
     metrics.push(MetricChange { metric: Metric::ExposedComm, change: g(|t| t.gpu.exposed_comm_us) });
 
-    let bucket_time = |set: &[TraceReport], id: Bucket| {
+    let bucket_time = |set: &[&TraceReport], id: Bucket| {
         mean(set, |t| t.buckets.iter().find(|x| x.id == id).map(|x| x.time_us).unwrap_or(0.0))
     };
     let mut buckets: Vec<BucketChange> = Bucket::ALL

@@ -362,6 +362,23 @@ pub fn combine_all(results: Vec<Result<Vec<TraceReport>, TraceError>>) -> Report
             Err(e) => errors.push(FileError { file: e.file, message: e.message }),
         }
     }
+    assemble(traces, errors)
+}
+
+/// Merges Reports of separate files (each made by [`combine_all`] on its own, as the page's
+/// workers do, one file each) into the Report of all of them: the same as [`combine_all`]
+/// over all the files in that order.
+pub fn merge(reports: Vec<Report>) -> Report {
+    let mut traces = Vec::new();
+    let mut errors = Vec::new();
+    for r in reports {
+        traces.extend(r.traces);
+        errors.extend(r.errors);
+    }
+    assemble(traces, errors)
+}
+
+fn assemble(mut traces: Vec<TraceReport>, errors: Vec<FileError>) -> Report {
     traces.sort_by(|a, b| {
         (a.rank.is_none(), a.rank.unwrap_or(0), &a.file).cmp(&(b.rank.is_none(), b.rank.unwrap_or(0), &b.file))
     });

@@ -76,6 +76,28 @@ fn spread(metric: RankMetric, rows: &[RankRow]) -> Option<MetricSpread> {
     Some(MetricSpread { metric, min, median: med, max, min_row: min_i, max_row: max_i, outliers })
 }
 
+/// The spread of every metric across `rows`; marks each row's outlier metrics.
+pub fn spreads(rows: &mut [RankRow]) -> Vec<MetricSpread> {
+    let metrics: Vec<MetricSpread> = RankMetric::ALL.iter().filter_map(|&m| spread(m, rows)).collect();
+    for r in rows.iter_mut() {
+        r.outlier.clear();
+    }
+    for m in &metrics {
+        for &i in &m.outliers {
+            rows[i].outlier.push(m.metric);
+        }
+    }
+    metrics
+}
+
+/// The rank that made the others wait most by arriving last, if any waited.
+pub fn straggler(waits: &[RankWait]) -> Option<usize> {
+    waits.iter().filter(|w| w.caused_us > 0.0).max_by(|a, b| a.caused_us.total_cmp(&b.caused_us)).map(|w| w.row)
+}
+
+/// Collectives the ranks view lists (most waiting first); share links carry these.
+pub const COLLECTIVES_SHOWN: usize = 15;
+
 /// The job view of several traces (already sorted by rank).
 pub fn job_view(traces: &[TraceReport], rows: &mut [RankRow]) -> JobView {
     let mut notes = Vec::new();
@@ -108,18 +130,12 @@ pub fn job_view(traces: &[TraceReport], rows: &mut [RankRow]) -> JobView {
             notes.push(format!("{} of {w} ranks present", seen.len()));
         }
     }
-    let metrics: Vec<MetricSpread> = RankMetric::ALL.iter().filter_map(|&m| spread(m, rows)).collect();
-    for m in &metrics {
-        for &i in &m.outliers {
-            rows[i].outlier.push(m.metric);
-        }
-    }
+    let metrics = spreads(rows);
     let (collectives, waits, matched_by_seq, unmatched) = match_collectives(traces);
     for w in &waits {
         rows[w.row].wait_us = w.wait_us;
     }
-    let straggler =
-        waits.iter().filter(|w| w.caused_us > 0.0).max_by(|a, b| a.caused_us.total_cmp(&b.caused_us)).map(|w| w.row);
+    let straggler = straggler(&waits);
     JobView { one_job, notes, world_size, metrics, matched_by_seq, unmatched, straggler, waits, collectives }
 }
 

@@ -1,8 +1,8 @@
 //! The top component: owns the page's state (which screen, per-file progress, whether the
 //! worker is ready) and the worker client; the views below only render what they are given.
 
-use super::client::{Client, WorkerEvent};
-use super::protocol::{Request, ToPage};
+use super::client::{PoolEvent, WorkerPool};
+use super::protocol::Request;
 use super::share::Opening;
 use super::views::{saved_rules, ErrorScreen, ProgressScreen, RangeRequest, ReportScreen, StartScreen};
 use crate::share_link::ViewState;
@@ -26,10 +26,11 @@ pub enum Stage {
     Failed(Failure),
 }
 
-/// A finished analysis: the Report and, when it came from the worker, the exact `--json` text.
+/// A finished analysis: the Report, from the workers or from a share link.
 pub struct Loaded {
     pub report: Report,
-    pub json: String,
+    /// Opened from a share link: a summary, not recomputed here.
+    pub from_link: bool,
     /// The worker's peak wasm memory for this analysis (0 for a share link); shown to
     /// benchmarks as a data attribute.
     pub worker_memory: f64,
@@ -55,9 +56,43 @@ pub struct FileProgress {
     pub name: String,
     pub size: f64,
     pub bytes: f64,
-    /// `performance.now()`-style milliseconds when this file's reading began.
-    pub started_ms: Option<f64>,
-    pub done: Option<bool>,
+    pub state: FileState,
+}
+
+#[derive(Clone, PartialEq)]
+pub enum FileState {
+    /// Not started: waiting for a free worker (or, with no size yet, for its download).
+    Waiting,
+    /// Being read (or downloaded) since this time (`Date.now()` milliseconds).
+    Reading {
+        started_ms: f64,
+    },
+    Done,
+    /// Could not be read at all: why.
+    Failed(String),
+}
+
+impl FileProgress {
+    fn new(name: String, size: f64) -> Self {
+        FileProgress { name, size, bytes: 0.0, state: FileState::Waiting }
+    }
+}
+
+/// Rows of the progress screen, each its own signal so that one file's progress redraws
+/// only its row (128 files read at once stay cheap).
+pub type ProgressRows = RwSignal<Vec<ArcRwSignal<FileProgress>>>;
+
+fn update_row(rows: ProgressRows, i: usize, f: impl FnOnce(&mut FileProgress)) {
+    if let Some(row) = rows.with_untracked(|r| r.get(i).cloned()) {
+        row.update(f);
+    }
+}
+
+/// Per-file results of the running analysis, merged once every file is in.
+#[derive(Default)]
+struct Batch {
+    reports: Vec<Option<Report>>,
+    wasm_memory_bytes: f64,
 }
 
 #[component]
@@ -68,7 +103,7 @@ pub fn App() -> impl IntoView {
         Opening::Urls(..) => Stage::Reading,
         Opening::Shared(v) => Stage::Done(Arc::new(Loaded {
             report: v.report.clone().unwrap_or_else(|| crate::combine(Vec::new())),
-            json: String::new(),
+            from_link: true,
             worker_memory: 0.0,
             view: v.state.clone(),
             from_urls: false,
@@ -84,53 +119,37 @@ pub fn App() -> impl IntoView {
             ],
         }),
     });
-    let progress = RwSignal::new(Vec::<FileProgress>::new());
+    let progress: ProgressRows = RwSignal::new(Vec::new());
     let ready = RwSignal::new(false);
     let dragging = RwSignal::new(false);
     // The view to restore once `?trace=` URLs are analysed.
     let pending_view = StoredValue::new(None::<ViewState>);
+    let batch = StoredValue::new(Batch::default());
     // What the report on screen was made from, to analyse it again (a range, new rules).
     let source = StoredValue::new_local(None::<(Vec<File>, Request)>);
-    // A range of the report on screen is being analysed (the report stays up meanwhile).
+    // The report on screen is being analysed again (it stays up meanwhile).
     let refreshing = RwSignal::new(false);
-    let signals = Signals { stage, progress, ready, pending_view, refreshing, source };
+    let signals = Signals { stage, progress, ready, batch, pending_view, refreshing, source };
 
-    let client = StoredValue::new_local(Client::new(move |ev| on_worker_event(ev, signals)));
+    let pool = StoredValue::new_local(WorkerPool::new(move |ev| on_pool_event(ev, signals)));
 
-    // Starts the worker on `files` (the caller has checked that nothing else runs).
-    let analyse = Callback::new(move |(files, request): (Vec<File>, Request)| {
+    // Starts the workers on `files` (the caller has checked that nothing else runs).
+    let start = move |files: Vec<File>, request: Request| {
         source.set_value(Some((files.clone(), request.clone())));
-        let now = now_ms();
-        progress.set(
-            files
-                .iter()
-                .enumerate()
-                .map(|(i, f)| FileProgress {
-                    name: f.name(),
-                    size: f.size(),
-                    bytes: 0.0,
-                    started_ms: (i == 0).then_some(now),
-                    done: None,
-                })
-                .collect(),
-        );
+        progress.set(files.iter().map(|f| ArcRwSignal::new(FileProgress::new(f.name(), f.size()))).collect());
+        batch.set_value(Batch { reports: vec![None; files.len()], wasm_memory_bytes: 0.0 });
+        pool.with_value(|p| p.analyse(files, request));
+    };
+    let analyse = Callback::new(move |(files, request): (Vec<File>, Request)| {
         stage.set(Stage::Reading);
-        let array = files.iter().collect::<js_sys::Array>();
-        client.with_value(|c| c.analyse(array, &request));
+        start(files, request);
     });
-
     // Analyses the files on screen again with another request; the report stays up meanwhile.
     let rerun = Callback::new(move |request: Request| {
-        let Some((files, _)) = source.get_value() else { return };
-        source.set_value(Some((files.clone(), request.clone())));
-        progress.update(|p| {
-            for f in p.iter_mut() {
-                (f.bytes, f.done, f.started_ms) = (0.0, None, Some(now_ms()));
-            }
-        });
-        refreshing.set(true);
-        let array = files.iter().collect::<js_sys::Array>();
-        client.with_value(|c| c.analyse(array, &request));
+        if let Some((files, _)) = source.get_value() {
+            refreshing.set(true);
+            start(files, request);
+        }
     });
     let current_request = move || source.with_value(|s| s.as_ref().map(|(_, r)| r.clone())).unwrap_or_default();
 
@@ -180,7 +199,8 @@ pub fn App() -> impl IntoView {
             None => Err("no trace file to hand over".into()),
         }
     });
-    // Re-analysis needs the files: not for a share link's summary, nor across several files.
+    // Analysing again needs the files: not for a share link's summary, nor across several
+    // files.
     let can_rerun = move |loaded: &Loaded| source.with_value(|s| s.is_some()) && loaded.report.traces.len() == 1;
 
     let open_files = Callback::new(move |files: Vec<File>| {
@@ -199,13 +219,7 @@ pub fn App() -> impl IntoView {
 
     let open_sample = Callback::new(move |()| {
         stage.set(Stage::Reading);
-        progress.set(vec![FileProgress {
-            name: SAMPLE_NAME.into(),
-            size: 0.0,
-            bytes: 0.0,
-            started_ms: None,
-            done: None,
-        }]);
+        progress.set(vec![ArcRwSignal::new(FileProgress::new(SAMPLE_NAME.into(), 0.0))]);
         leptos::task::spawn_local(async move {
             match fetch_sample().await {
                 Ok(file) => {
@@ -221,7 +235,7 @@ pub fn App() -> impl IntoView {
     });
 
     let cancel = Callback::new(move |()| {
-        client.with_value(|c| c.cancel());
+        pool.with_value(|p| p.cancel());
         ready.set(false);
         refreshing.set(false);
         progress.set(Vec::new());
@@ -266,14 +280,14 @@ pub fn App() -> impl IntoView {
                     Stage::Start => view! {
                         <StartScreen ready=ready on_files=open_files on_sample=open_sample />
                     }.into_any(),
-                    Stage::Reading => view! { <ProgressScreen progress=progress on_cancel=cancel /> }.into_any(),
+                    Stage::Reading => view! { <ProgressScreen rows=progress on_cancel=cancel /> }.into_any(),
                     Stage::Done(loaded) => {
                         let on_range = can_rerun(&loaded).then_some(on_range);
                         let on_rules = can_rerun(&loaded).then_some(on_rules);
                         let on_perfetto = can_rerun(&loaded).then_some(on_perfetto);
                         view! {
-                            <ReportScreen loaded=loaded on_files=open_files on_reset=reset on_range=on_range on_rules=on_rules on_perfetto=on_perfetto
-                                refreshing=refreshing progress=progress on_cancel=cancel />
+                            <ReportScreen loaded=loaded on_files=open_files on_reset=reset on_range=on_range on_rules=on_rules
+                                on_perfetto=on_perfetto refreshing=refreshing progress=progress on_cancel=cancel />
                         }.into_any()
                     }
                     Stage::Failed(failure) => view! {
@@ -292,7 +306,7 @@ async fn open_urls(
     urls: Vec<String>,
     request: Request,
     stage: RwSignal<Stage>,
-    progress: RwSignal<Vec<FileProgress>>,
+    progress: ProgressRows,
     analyse: Callback<(Vec<File>, Request)>,
 ) {
     let mut checked = Vec::new();
@@ -305,31 +319,15 @@ async fn open_urls(
             }
         }
     }
-    progress.set(
-        checked
-            .iter()
-            .map(|u| FileProgress {
-                name: super::fetch::file_name(u),
-                size: 0.0,
-                bytes: 0.0,
-                started_ms: None,
-                done: None,
-            })
-            .collect(),
-    );
+    progress
+        .set(checked.iter().map(|u| ArcRwSignal::new(FileProgress::new(super::fetch::file_name(u), 0.0))).collect());
     let mut files = Vec::new();
     for (i, url) in checked.iter().enumerate() {
-        progress.update(|p| {
-            if let Some(f) = p.get_mut(i) {
-                f.started_ms = Some(now_ms());
-            }
-        });
+        update_row(progress, i, |f| f.state = FileState::Reading { started_ms: now_ms() });
         let file = super::fetch::fetch_trace(url, |bytes, total| {
-            progress.update(|p| {
-                if let Some(f) = p.get_mut(i) {
-                    f.bytes = bytes;
-                    f.size = total;
-                }
+            update_row(progress, i, |f| {
+                f.bytes = bytes;
+                f.size = total;
             })
         })
         .await;
@@ -347,119 +345,120 @@ async fn open_urls(
     analyse.run((files, request));
 }
 
-/// The state the worker's messages update.
+/// The state the workers' messages update.
 #[derive(Clone, Copy)]
 struct Signals {
     stage: RwSignal<Stage>,
-    progress: RwSignal<Vec<FileProgress>>,
+    progress: ProgressRows,
     ready: RwSignal<bool>,
+    batch: StoredValue<Batch>,
     pending_view: StoredValue<Option<ViewState>>,
     refreshing: RwSignal<bool>,
     /// The files and request of the analysis running or on screen.
     source: StoredValue<Option<(Vec<File>, Request)>, LocalStorage>,
 }
 
-fn on_worker_event(ev: WorkerEvent, sig: Signals) {
-    let Signals { stage, progress, ready, pending_view, refreshing, source } = sig;
+fn on_pool_event(ev: PoolEvent, sig: Signals) {
+    let Signals { stage, progress, ready, batch, pending_view, refreshing, source } = sig;
     match ev {
-        WorkerEvent::Message(ToPage::Ready) => ready.set(true),
-        WorkerEvent::Message(ToPage::Progress { index, bytes }) => progress.update(|files| {
-            if let Some(f) = files.get_mut(index as usize) {
-                f.bytes = bytes;
-                f.started_ms.get_or_insert_with(now_ms);
+        PoolEvent::Ready => ready.set(true),
+        PoolEvent::Progress { file, bytes } => update_row(progress, file, |f| {
+            f.bytes = bytes;
+            if f.state == FileState::Waiting {
+                f.state = FileState::Reading { started_ms: now_ms() };
             }
         }),
-        WorkerEvent::Message(ToPage::FileDone { index, ok }) => progress.update(|files| {
-            let now = now_ms();
-            if let Some(f) = files.get_mut(index as usize) {
-                f.done = Some(ok);
-                f.bytes = f.size;
-            }
-            // The next file's clock starts when this one ends.
-            if let Some(next) = files.get_mut(index as usize + 1) {
-                next.started_ms = Some(now);
-            }
-        }),
-        WorkerEvent::Message(ToPage::Done { json, wasm_memory_bytes }) if refreshing.get_untracked() => {
-            refreshing.set(false);
-            let Stage::Done(shown) = stage.get_untracked() else { return };
-            let request = source.with_value(|s| s.as_ref().map(|(_, r)| r.clone())).unwrap_or_default();
-            stage.set(match serde_json::from_str::<Report>(&json) {
-                Ok(report) if !report.traces.is_empty() => {
-                    // A range keeps the whole trace's report made with the same rules, to go
-                    // back to at once.
-                    let whole = request.range.and_then(|_| {
-                        let w = shown.whole.clone().unwrap_or_else(|| shown.clone());
-                        (w.request.range.is_none() && w.request.rules == request.rules).then_some(w)
-                    });
-                    let view = ViewState { rules: request.rules.clone(), ..ViewState::default() };
-                    Stage::Done(Arc::new(Loaded {
-                        report,
-                        json,
-                        worker_memory: wasm_memory_bytes,
-                        view,
-                        from_urls: shown.from_urls,
-                        whole,
-                        request,
-                    }))
-                }
-                Ok(report) => Stage::Failed(Failure {
-                    title: "This range could not be analysed".into(),
-                    details: report.errors.iter().map(file_message).collect(),
-                }),
-                Err(e) => Stage::Failed(Failure {
-                    title: "The analysis result could not be read".into(),
-                    details: vec![e.to_string()],
-                }),
-            });
-        }
-        WorkerEvent::Message(ToPage::Done { json, wasm_memory_bytes }) => {
-            if !matches!(stage.get_untracked(), Stage::Reading) {
-                return;
-            }
-            stage.set(match serde_json::from_str::<Report>(&json) {
-                Ok(report) if report.traces.is_empty() => Stage::Failed(Failure {
-                    title: if report.errors.len() == 1 {
-                        "This file could not be analysed".into()
-                    } else {
-                        "These files could not be analysed".into()
-                    },
-                    details: report.errors.iter().map(file_message).collect(),
-                }),
-                Ok(report) => {
-                    // A `?trace=` link's view, if it fits this report (else the default view).
-                    let pending = pending_view.try_update_value(|v| v.take()).flatten();
-                    let from_urls = pending.is_some();
-                    let request = source.with_value(|s| s.as_ref().map(|(_, r)| r.clone())).unwrap_or_default();
-                    let mut view = pending
-                        .filter(|v| crate::share_link::check_state(v, Some(&report)).is_ok())
-                        .unwrap_or_default();
-                    view.rules = request.rules.clone();
-                    Stage::Done(Arc::new(Loaded {
-                        report,
-                        json,
-                        worker_memory: wasm_memory_bytes,
-                        view,
-                        from_urls,
-                        whole: None,
-                        request,
-                    }))
-                }
-                Err(e) => Stage::Failed(Failure {
-                    title: "The analysis result could not be read".into(),
-                    details: vec![e.to_string()],
-                }),
-            });
-        }
-        WorkerEvent::Crashed(text) => {
-            ready.set(false);
+        PoolEvent::Finished { file, outcome, wasm_memory_bytes } => {
             if !matches!(stage.get_untracked(), Stage::Reading) && !refreshing.get_untracked() {
                 return;
             }
-            refreshing.set(false);
-            stage.set(Stage::Failed(Failure { title: "The analysis stopped".into(), details: vec![text] }));
+            let name = progress.with_untracked(|r| r.get(file).map(|f| f.with_untracked(|f| f.name.clone())));
+            let report = match outcome.map(|json| serde_json::from_str::<Report>(&json)) {
+                Ok(Ok(report)) => report,
+                Ok(Err(e)) => failed_file(name.clone(), format!("the analysis result could not be read: {e}")),
+                Err(text) => failed_file(name.clone(), text),
+            };
+            let state = match report.errors.first() {
+                Some(e) if report.traces.is_empty() => FileState::Failed(e.message.clone()),
+                _ => FileState::Done,
+            };
+            update_row(progress, file, |f| {
+                f.bytes = f.size;
+                f.state = state;
+            });
+            let all = batch.try_update_value(|b| {
+                if let Some(slot) = b.reports.get_mut(file) {
+                    *slot = Some(report);
+                }
+                b.wasm_memory_bytes = b.wasm_memory_bytes.max(wasm_memory_bytes);
+                if b.reports.iter().all(Option::is_some) {
+                    Some((std::mem::take(&mut b.reports).into_iter().flatten().collect(), b.wasm_memory_bytes))
+                } else {
+                    None
+                }
+            });
+            if let Some(Some((reports, memory))) = all {
+                let request = source.with_value(|s| s.as_ref().map(|(_, r)| r.clone())).unwrap_or_default();
+                let shown = match stage.get_untracked() {
+                    Stage::Done(shown) if refreshing.get_untracked() => Some(shown),
+                    _ => None,
+                };
+                refreshing.set(false);
+                stage.set(finished(crate::merge(reports), memory, pending_view, request, shown));
+            }
+        }
+        PoolEvent::Unavailable(text) => {
+            ready.set(false);
+            if matches!(stage.get_untracked(), Stage::Reading) || refreshing.get_untracked() {
+                refreshing.set(false);
+                stage.set(Stage::Failed(Failure { title: "The analysis stopped".into(), details: vec![text] }));
+            }
         }
     }
+}
+
+/// A file whose worker stopped: the report says so, as for a file that could not be read.
+fn failed_file(name: Option<String>, message: String) -> Report {
+    let mut r = crate::combine(Vec::new());
+    r.errors.push(crate::report::FileError { file: name.unwrap_or_else(|| "a file".into()), message });
+    r
+}
+
+/// The screen once every file is in: the report, or the error screen when no file could be read.
+/// `shown`: the report on screen when this was an analysis of it again (a range, new rules).
+fn finished(
+    report: Report,
+    worker_memory: f64,
+    pending_view: StoredValue<Option<ViewState>>,
+    request: Request,
+    shown: Option<Arc<Loaded>>,
+) -> Stage {
+    if report.traces.is_empty() {
+        return Stage::Failed(Failure {
+            title: if report.errors.len() == 1 {
+                "This file could not be analysed".into()
+            } else {
+                "These files could not be analysed".into()
+            },
+            details: report.errors.iter().map(file_message).collect(),
+        });
+    }
+    if let Some(shown) = shown {
+        // A range keeps the whole trace's report made with the same rules, to go back to at once.
+        let whole = request.range.and_then(|_| {
+            let w = shown.whole.clone().unwrap_or_else(|| shown.clone());
+            (w.request.range.is_none() && w.request.rules == request.rules).then_some(w)
+        });
+        let view = ViewState { rules: request.rules.clone(), ..ViewState::default() };
+        let from_urls = shown.from_urls;
+        return Stage::Done(Arc::new(Loaded { report, from_link: false, worker_memory, view, from_urls, whole, request }));
+    }
+    // A `?trace=` link's view, if it fits this report (else the default view).
+    let pending = pending_view.try_update_value(|v| v.take()).flatten();
+    let from_urls = pending.is_some();
+    let mut view = pending.filter(|v| crate::share_link::check_state(v, Some(&report)).is_ok()).unwrap_or_default();
+    view.rules = request.rules.clone();
+    Stage::Done(Arc::new(Loaded { report, from_link: false, worker_memory, view, from_urls, whole: None, request }))
 }
 
 /// `file: message`, unless the message already names the file.

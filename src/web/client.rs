@@ -1,13 +1,15 @@
-//! The page's handle on the analysis worker. One worker is started at page load (so its
-//! script and wasm are fetched before any trace is opened) and reused for every analysis;
-//! Cancel terminates it and starts a fresh one.
+//! The page's handles on the analysis workers: [`Client`], one worker, and [`WorkerPool`],
+//! which reads several files at once, one file per worker. One worker is started at page load
+//! (so its script and wasm are fetched before any trace is opened); Cancel terminates them all
+//! and starts a fresh one.
 
 use super::protocol::{Request, ToPage};
 use js_sys::Array;
 use std::cell::RefCell;
-use std::rc::Rc;
+use std::collections::VecDeque;
+use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
-use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
+use web_sys::{ErrorEvent, File, MessageEvent, Worker, WorkerOptions, WorkerType};
 
 /// What the worker tells the page.
 pub enum WorkerEvent {
@@ -76,6 +78,11 @@ impl Client {
     pub fn cancel(&self) {
         self.stop();
         self.spawn();
+    }
+
+    /// Terminates the worker (freeing its memory); the next `analyse` starts a fresh one.
+    pub fn release(&self) {
+        self.stop();
     }
 
     fn stop(&self) {
@@ -160,4 +167,159 @@ fn describe(e: &JsValue) -> String {
         .map(|e| String::from(e.message()))
         .or_else(|| e.as_string())
         .unwrap_or_else(|| format!("{e:?}"))
+}
+
+/// What the pool tells the page, per file (`file` indexes the files given to `analyse`).
+pub enum PoolEvent {
+    /// A worker is ready: files can be opened.
+    Ready,
+    /// Bytes of `file` consumed so far.
+    Progress { file: usize, bytes: f64 },
+    /// `file` is finished: the Report of that file alone (as `tracesight --json` prints it),
+    /// or why its worker stopped; and that worker's wasm memory size.
+    Finished { file: usize, outcome: Result<String, String>, wasm_memory_bytes: f64 },
+    /// The first worker could not start (nothing is being read).
+    Unavailable(String),
+}
+
+/// At most this many workers, whatever the machine: each holds its own wasm memory.
+pub const MAX_WORKERS: usize = 8;
+
+/// Reads several files at once: one [`Client`] (worker) per file, up to
+/// `navigator.hardwareConcurrency` (at most [`MAX_WORKERS`]); each worker takes the next
+/// waiting file when it finishes one. Workers beyond the first are terminated once no file
+/// waits, so an idle page holds one worker's memory.
+#[derive(Clone)]
+pub struct WorkerPool(Rc<RefCell<Pool>>);
+
+struct Pool {
+    slots: Vec<Slot>,
+    /// How every file of the running batch is analysed.
+    request: Request,
+    waiting: VecDeque<(usize, File)>,
+    on_event: Rc<dyn Fn(PoolEvent)>,
+}
+
+struct Slot {
+    client: Client,
+    /// The file this worker is reading.
+    file: Option<usize>,
+}
+
+impl WorkerPool {
+    pub fn new(on_event: impl Fn(PoolEvent) + 'static) -> Self {
+        let pool = WorkerPool(Rc::new(RefCell::new(Pool {
+            slots: Vec::new(),
+            request: Request::default(),
+            waiting: VecDeque::new(),
+            on_event: Rc::new(on_event),
+        })));
+        pool.add_slot();
+        pool
+    }
+
+    /// How many workers read `files` files at once.
+    pub fn width(files: usize) -> usize {
+        let cores = leptos::prelude::window().navigator().hardware_concurrency() as usize;
+        cores.clamp(1, MAX_WORKERS).min(files.max(1))
+    }
+
+    /// Reads `files` as `request` says, each in a worker of its own, `width` at a time.
+    pub fn analyse(&self, files: Vec<File>, request: Request) {
+        let width = Self::width(files.len());
+        {
+            let mut pool = self.0.borrow_mut();
+            pool.waiting = files.into_iter().enumerate().collect();
+            pool.request = request;
+        }
+        while self.0.borrow().slots.len() < width {
+            self.add_slot();
+        }
+        for slot in 0..width {
+            self.feed(slot);
+        }
+    }
+
+    /// Stops every worker at once; one fresh worker gets ready for the next files.
+    pub fn cancel(&self) {
+        let clients: Vec<Client> = {
+            let mut pool = self.0.borrow_mut();
+            pool.waiting.clear();
+            pool.slots
+                .iter_mut()
+                .map(|s| {
+                    s.file = None;
+                    s.client.clone()
+                })
+                .collect()
+        };
+        for (i, c) in clients.iter().enumerate() {
+            if i == 0 {
+                c.cancel();
+            } else {
+                c.release();
+            }
+        }
+    }
+
+    fn add_slot(&self) {
+        let slot = self.0.borrow().slots.len();
+        let pool = Rc::downgrade(&self.0);
+        let client = Client::new(move |ev| on_client_event(&pool, slot, ev));
+        self.0.borrow_mut().slots.push(Slot { client, file: None });
+    }
+
+    /// Gives worker `slot` the next waiting file, or lets it go when none waits (the first
+    /// worker stays, ready for the next files).
+    fn feed(&self, slot: usize) {
+        let next = {
+            let mut pool = self.0.borrow_mut();
+            if pool.slots[slot].file.is_some() {
+                return;
+            }
+            let next = pool.waiting.pop_front();
+            pool.slots[slot].file = next.as_ref().map(|(i, _)| *i);
+            (pool.slots[slot].client.clone(), next, pool.request.clone())
+        };
+        // Outside the borrow: a worker that cannot start reports back at once.
+        match next {
+            (client, Some((_, file)), request) => client.analyse(Array::of1(&file), &request),
+            (client, None, _) if slot > 0 => client.release(),
+            _ => {}
+        }
+    }
+}
+
+fn on_client_event(pool: &Weak<RefCell<Pool>>, slot: usize, ev: WorkerEvent) {
+    let Some(pool) = pool.upgrade().map(WorkerPool) else { return };
+    let (file, handler) = {
+        let p = pool.0.borrow();
+        (p.slots.get(slot).and_then(|s| s.file), p.on_event.clone())
+    };
+    let finished = |p: &WorkerPool| {
+        if let Some(s) = p.0.borrow_mut().slots.get_mut(slot) {
+            s.file = None;
+        }
+    };
+    match (ev, file) {
+        (WorkerEvent::Message(ToPage::Ready), _) => handler(PoolEvent::Ready),
+        (WorkerEvent::Message(ToPage::Progress { bytes, .. }), Some(file)) => {
+            handler(PoolEvent::Progress { file, bytes })
+        }
+        (WorkerEvent::Message(ToPage::Done { json, wasm_memory_bytes }), Some(file)) => {
+            finished(&pool);
+            handler(PoolEvent::Finished { file, outcome: Ok(json), wasm_memory_bytes });
+            pool.feed(slot);
+        }
+        // The worker died on this file: the file failed, the others go on (the client has
+        // started a fresh worker, or will when given the next file).
+        (WorkerEvent::Crashed(text), Some(file)) => {
+            finished(&pool);
+            handler(PoolEvent::Finished { file, outcome: Err(text), wasm_memory_bytes: 0.0 });
+            pool.feed(slot);
+        }
+        (WorkerEvent::Crashed(text), None) if slot == 0 => handler(PoolEvent::Unavailable(text)),
+        // Per-file completion arrives as Done; messages of a cancelled file are dropped.
+        _ => {}
+    }
 }

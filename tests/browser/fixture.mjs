@@ -20,7 +20,7 @@ const MATH = [
 
 /** Writes events for `steps` ProfilerSteps; returns the JSON text. `layersPerStep` scales size;
  *  `attention: 'math'` swaps the flash kernel for the unfused math backend. */
-export function makeTrace({ steps = 3, layersPerStep = 4, attention = 'flash' } = {}) {
+export function makeTrace({ steps = 3, layersPerStep = 4, attention = 'flash', rank = 0, worldSize = 1 } = {}) {
   const kernels = attention === 'math' ? [KERNELS[0], ...MATH, KERNELS[2], KERNELS[3]] : KERNELS;
   const pid = 4242, tid = 4242, gpuPid = 0, stream = 7;
   const ev = [];
@@ -57,7 +57,7 @@ export function makeTrace({ steps = 3, layersPerStep = 4, attention = 'flash' } 
     schemaVersion: 1,
     deviceProperties: [{ id: 0, name: 'NVIDIA H100 80GB HBM3', totalGlobalMem: 85031714816, computeMajor: 9, computeMinor: 0,
       maxThreadsPerBlock: 1024, maxThreadsPerMultiprocessor: 2048, regsPerBlock: 65536, warpSize: 32, sharedMemPerBlock: 49152, numSms: 132 }],
-    distributedInfo: { backend: 'nccl', rank: 0, world_size: 1 },
+    distributedInfo: { backend: 'nccl', rank, world_size: worldSize },
     traceEvents: ev,
     traceName: 'fixture.pt.trace.json',
   };
@@ -76,11 +76,12 @@ export function writeFixtures(dir) {
 }
 
 /** A large file (about `mb` MB) for progress / cancel, written in pieces to keep memory low. */
-export function writeBigTrace(path, mb) {
+export function writeBigTrace(path, mb, { rank, worldSize } = {}) {
   const one = makeTrace({ steps: 1, layersPerStep: 200 });
   const events = one.slice(one.indexOf('"traceEvents":[') + 15, one.indexOf('],"traceName"'));
   const fd = fs.openSync(path, 'w');
-  fs.writeSync(fd, '{"schemaVersion":1,"traceEvents":[');
+  const dist = rank === undefined ? '' : `"distributedInfo":{"backend":"nccl","rank":${rank},"world_size":${worldSize}},`;
+  fs.writeSync(fd, `{"schemaVersion":1,${dist}"traceEvents":[`);
   let written = 0, first = true;
   while (written < mb * 1e6) {
     const chunk = (first ? '' : ',') + events;

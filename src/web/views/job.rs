@@ -2,8 +2,9 @@
 //! collectives that waited), and the before/after comparison of two of them.
 
 use super::tables::csv_button;
-use crate::analysis::diff::{diff, Change, Diff, Status};
-use crate::report::{JobView, RankRow, Report, TraceReport};
+use crate::analysis::diff::{diff_refs, Change, Diff, Status};
+use crate::report::{JobView, RankRow, Report};
+use crate::share_link::{CompareSets, Side};
 use crate::web::format;
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -17,19 +18,28 @@ fn rank_name(rows: &[RankRow], row: usize) -> String {
 
 const BAR_W: f64 = 460.0;
 const LABEL_W: f64 = 90.0;
+/// Row height up to 16 ranks; more ranks share `MANY_H` (down to `MIN_H` a row), so 128
+/// ranks stay one screen high.
 const ROW_H: f64 = 24.0;
+const MANY_H: f64 = 400.0;
+const MIN_H: f64 = 3.0;
+/// Labels are at least this far apart; rows in between are named on hover.
+const LABEL_GAP: f64 = 14.0;
 
 /// Per rank, the GPU span split into busy work, time waiting in collectives, and idle.
 #[component]
 fn RankChart(rows: Vec<RankRow>) -> impl IntoView {
     let max = rows.iter().map(|r| r.span_us).fold(0.0, f64::max);
     let scale = if max > 0.0 { BAR_W / max } else { 0.0 };
-    let height = ROW_H * rows.len() as f64 + 4.0;
+    let row_h = if rows.len() <= 16 { ROW_H } else { (MANY_H / rows.len() as f64).max(MIN_H) };
+    let label_every = (LABEL_GAP / row_h).ceil().max(1.0) as usize;
+    let pad = if row_h >= ROW_H { 3.0 } else { row_h * 0.1 };
+    let height = row_h * rows.len() as f64 + 4.0;
     let bars = rows
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            let y = i as f64 * ROW_H + 2.0;
+            let y = i as f64 * row_h + 2.0;
             let wait = r.wait_us.min(r.busy_us);
             let work = (r.busy_us - wait) * scale;
             let wait_w = wait * scale;
@@ -44,10 +54,10 @@ fn RankChart(rows: Vec<RankRow>) -> impl IntoView {
             view! {
                 <g>
                     <title>{title}</title>
-                    <text class="label" x=LABEL_W - 8.0 y=y + ROW_H / 2.0>{label}</text>
-                    <rect class="seg work" x=LABEL_W y=y + 3.0 width=work height=ROW_H - 6.0 />
-                    <rect class="seg wait" x=LABEL_W + work y=y + 3.0 width=wait_w height=ROW_H - 6.0 />
-                    <rect class="seg idle" x=LABEL_W + work + wait_w y=y + 3.0 width=idle height=ROW_H - 6.0 />
+                    {(i % label_every == 0).then(|| view! { <text class="label" x=LABEL_W - 8.0 y=y + row_h / 2.0>{label}</text> })}
+                    <rect class="seg work" x=LABEL_W y=y + pad width=work height=row_h - 2.0 * pad />
+                    <rect class="seg wait" x=LABEL_W + work y=y + pad width=wait_w height=row_h - 2.0 * pad />
+                    <rect class="seg idle" x=LABEL_W + work + wait_w y=y + pad width=idle height=row_h - 2.0 * pad />
                 </g>
             }
         })
@@ -68,6 +78,8 @@ fn RankChart(rows: Vec<RankRow>) -> impl IntoView {
 /// The ranks of one job.
 #[component]
 pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>, csv: String) -> impl IntoView {
+    // Many ranks: the table scrolls under its header, so the job summary below stays near.
+    let many = rows.len() > 16;
     let table = rows
         .iter()
         .enumerate()
@@ -130,7 +142,7 @@ pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>, csv: String) -> impl
         let colls = j
             .collectives
             .iter()
-            .take(15)
+            .take(crate::analysis::ranks::COLLECTIVES_SHOWN)
             .map(|c| {
                 view! {
                     <tr>
@@ -176,7 +188,7 @@ pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>, csv: String) -> impl
         <section class="panel" aria-labelledby="ranks-h">
             <h2 id="ranks-h">"Ranks " {csv_button("ranks.csv".into(), move || csv.clone())}</h2>
             <RankChart rows=rows.clone() />
-            <div class="scroll">
+            <div class="scroll" class:tall=many>
             <table class="data" data-testid="ranks">
                 <thead><tr>
                     <th scope="col">"Rank"</th><th scope="col" class="num">"Busy"</th>
@@ -275,51 +287,98 @@ fn diff_view(d: Diff) -> impl IntoView {
     }
 }
 
-/// Compare two of the loaded traces, A before and B after; the pair lives in the view state
-/// (so a share link reopens it).
+/// Compare set A (before) with set B (after): each loaded trace is put in A, in B or in
+/// neither; the sets live in the view state (so a share link reopens them).
 #[component]
-pub fn CompareSection(report: Arc<Report>, pair: RwSignal<Option<(u32, u32)>>) -> impl IntoView {
-    let options = |side: usize, traces: &[TraceReport]| {
-        traces
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let label = match t.rank {
-                    Some(r) => format!("rank {r} · {}", t.file),
-                    None => t.file.clone(),
-                };
-                let selected = move || pair.get().is_some_and(|p| (if side == 0 { p.0 } else { p.1 }) as usize == i);
-                view! { <option value=i.to_string() selected=selected>{label}</option> }
+pub fn CompareSection(report: Arc<Report>, sets: RwSignal<Option<CompareSets>>) -> impl IntoView {
+    let n = report.traces.len() as u32;
+    let assign = move |i: u32, side: Side| {
+        move |_| {
+            sets.update(|s| {
+                if let Some(s) = s {
+                    // Pressing the side a trace is on takes it out of the comparison.
+                    let to = if s.side(i) == Some(side) { None } else { Some(side) };
+                    s.assign(i, to);
+                }
             })
-            .collect_view()
+        }
     };
-    let pick = move |side: usize| {
-        move |ev: leptos::ev::Event| {
-            let i: u32 = event_target_value(&ev).parse().unwrap_or(0);
-            pair.update(|p| {
-                let (a, b) = p.unwrap_or((0, 1));
-                *p = Some(if side == 0 { (i, b) } else { (a, i) });
+    let side_button = move |i: u32, side: Side| {
+        let pressed = move || sets.with(|s| s.as_ref().and_then(|s| s.side(i)) == Some(side));
+        view! {
+            <button type="button" class=format!("side side-{}", side.label().to_lowercase())
+                class:on=pressed aria-pressed=move || pressed().to_string()
+                title=format!("Put this trace in {}", side.label())
+                on:click=assign(i, side)>{side.label()}</button>
+        }
+    };
+    let chips = report
+        .traces
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let i = i as u32;
+            view! {
+                <li class="assign" data-testid="assign" title=t.file.clone()>
+                    {side_button(i, Side::A)}{side_button(i, Side::B)}
+                    <span class="assign-name">{super::report::rank_label(t)}</span>
+                </li>
+            }
+        })
+        .collect_view();
+    let by_run = CompareSets::by_run(&report.traces);
+    let swap = move |_| {
+        sets.update(|s| {
+            if let Some(s) = s {
+                std::mem::swap(&mut s.a, &mut s.b);
+            }
+        })
+    };
+    let sides = {
+        let report = report.clone();
+        move || {
+            sets.with(|s| {
+                let Some(s) = s else { return String::new() };
+                let describe = |set: &[u32]| match set {
+                    [] => "nothing yet".to_string(),
+                    [one] => report.traces.get(*one as usize).map(super::report::rank_label).unwrap_or_default(),
+                    many => format!("{} traces (numbers are means per rank)", many.len()),
+                };
+                format!("A (before): {} · B (after): {}", describe(&s.a), describe(&s.b))
             })
         }
     };
     let body = {
         let report = report.clone();
         move || {
-            let (i, j) = pair.get().unwrap_or((0, 1));
-            match (report.traces.get(i as usize), report.traces.get(j as usize)) {
-                (Some(x), Some(y)) => diff_view(diff(std::slice::from_ref(x), std::slice::from_ref(y))).into_any(),
-                _ => view! { <p class="empty">"Pick two traces."</p> }.into_any(),
-            }
+            sets.with(|s| {
+                let pick = |set: &[u32]| set.iter().filter_map(|&i| report.traces.get(i as usize)).collect::<Vec<_>>();
+                match s.as_ref().map(|s| (pick(&s.a), pick(&s.b))) {
+                    Some((a, b)) if !a.is_empty() && !b.is_empty() => diff_view(diff_refs(&a, &b)).into_any(),
+                    _ => view! { <p class="empty">"Put at least one trace in A and one in B."</p> }.into_any(),
+                }
+            })
         }
     };
     view! {
         <section class="panel" aria-labelledby="compare-h" data-testid="compare-table">
-            <h2 id="compare-h">"Compare two traces "
-                <button type="button" class="button tiny" on:click=move |_| pair.set(None)>"Close"</button></h2>
+            <h2 id="compare-h">"Compare A (before) with B (after) "
+                <button type="button" class="button tiny" on:click=move |_| sets.set(None)>"Close"</button></h2>
+            <p class="muted">"Put each trace in A or B (press again to leave it out). "
+                {(n > 2).then(|| "With several traces on a side, each number is the mean per rank.")}</p>
+            <ul class="assign-list" data-testid="compare-sets">{chips}</ul>
             <div class="table-tools">
-                <label>"A (before) " <select data-testid="compare-a" on:change=pick(0)>{options(0, &report.traces)}</select></label>
-                <label>" B (after) " <select data-testid="compare-b" on:change=pick(1)>{options(1, &report.traces)}</select></label>
+                <button type="button" class="button tiny" data-testid="compare-swap" on:click=swap>"Swap A and B"</button>
+                {(n > 2).then(|| view! {
+                    <button type="button" class="button tiny" data-testid="compare-halves"
+                        on:click=move |_| sets.set(Some(CompareSets::halves(n)))>"First half A, second half B"</button>
+                })}
+                {by_run.map(|r| view! {
+                    <button type="button" class="button tiny" data-testid="compare-by-run"
+                        on:click=move |_| sets.set(Some(r.clone()))>"Each rank's first file A, second file B"</button>
+                })}
             </div>
+            <p data-testid="compare-sides"><strong>{sides}</strong></p>
             {body}
         </section>
     }

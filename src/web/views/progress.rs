@@ -1,41 +1,75 @@
-use crate::web::app::{now_ms, FileProgress};
+use crate::web::app::{now_ms, FileProgress, FileState, ProgressRows};
+use crate::web::client::WorkerPool;
 use crate::web::format;
 use leptos::prelude::*;
 
-/// Per-file progress while the worker reads: bytes of total, MB/s and time left, and Cancel.
+/// Per-file progress while the workers read: a row per file (bytes of total, MB/s and time
+/// left, done, or why it could not be read), how many are read at once, and Cancel.
 #[component]
-pub fn ProgressScreen(progress: RwSignal<Vec<FileProgress>>, on_cancel: Callback<()>) -> impl IntoView {
+pub fn ProgressScreen(rows: ProgressRows, on_cancel: Callback<()>) -> impl IntoView {
+    let n = rows.with_untracked(Vec::len);
+    let headline = move || {
+        let finished = rows.with(|r| {
+            r.iter().filter(|f| f.with(|f| matches!(f.state, FileState::Done | FileState::Failed(_)))).count()
+        });
+        match n {
+            1 => "Reading…".to_string(),
+            _ => format!("Reading {n} files, {} at a time: {finished} of {n} done", WorkerPool::width(n)),
+        }
+    };
     view! {
         <section class="progress-screen" data-testid="progress" aria-live="polite">
-            <h1>"Reading…"</h1>
+            <h1 data-testid="progress-headline">{headline}</h1>
             <ul class="files">
-                {move || progress.get().into_iter().map(file_row).collect_view()}
+                {move || rows.get().into_iter().map(|row| view! { <FileRow row=row /> }).collect_view()}
             </ul>
             <button type="button" class="button" data-testid="cancel" on:click=move |_| on_cancel.run(())>"Cancel"</button>
-            <p class="hint-text">"The trace is read in a background worker; this page stays responsive."</p>
+            <p class="hint-text">"Traces are read in background workers; this page stays responsive."</p>
         </section>
     }
 }
 
+/// One file's row; redraws only when this file's progress changes.
+#[component]
+fn FileRow(row: ArcRwSignal<FileProgress>) -> impl IntoView {
+    move || file_row(row.get())
+}
+
 fn file_row(f: FileProgress) -> impl IntoView {
-    let status = match (f.done, f.started_ms) {
-        (Some(true), _) => "done".to_string(),
-        (Some(false), _) => "could not be read".to_string(),
-        (None, None) if f.size == 0.0 => "fetching…".to_string(),
-        (None, None) => "waiting".to_string(),
-        (None, Some(start)) => {
-            let secs = ((now_ms() - start) / 1000.0).max(1e-3);
+    let state = match &f.state {
+        FileState::Waiting => "waiting",
+        FileState::Reading { .. } => "reading",
+        FileState::Done => "done",
+        FileState::Failed(_) => "failed",
+    };
+    if let FileState::Failed(why) = &f.state {
+        return view! {
+            <li data-state=state class="failed">
+                <div class="file-line"><span class="file-name">{f.name.clone()}</span><span class="num">"could not be read"</span></div>
+                <p class="file-error">{why.clone()}</p>
+            </li>
+        }
+        .into_any();
+    }
+    let status = match &f.state {
+        FileState::Done => "done".to_string(),
+        FileState::Failed(_) => String::new(),
+        FileState::Waiting if f.size == 0.0 => "fetching…".to_string(),
+        FileState::Waiting => format!("{} · waiting for a free worker", format::bytes(f.size)),
+        FileState::Reading { started_ms } => {
+            let secs = ((now_ms() - started_ms) / 1000.0).max(1e-3);
             let rate = f.bytes / secs;
             let left = if rate > 0.0 { (f.size - f.bytes) / rate } else { f64::INFINITY };
             if f.size <= 0.0 {
                 // A download whose size the server did not say.
                 return view! {
-                    <li>
+                    <li data-state=state>
                         <div class="file-line"><span class="file-name">{f.name.clone()}</span>
                             <span class="num">{format!("{} · {:.0} MB/s", format::bytes(f.bytes), rate / 1e6)}</span></div>
                         <progress aria-label=format!("{} read", f.name)></progress>
                     </li>
-                }.into_any();
+                }
+                .into_any();
             }
             format!(
                 "{} of {} · {:.0} MB/s · {} left",
@@ -48,7 +82,7 @@ fn file_row(f: FileProgress) -> impl IntoView {
     };
     let max = f.size.max(1.0);
     view! {
-        <li>
+        <li data-state=state>
             <div class="file-line"><span class="file-name">{f.name.clone()}</span><span class="num">{status}</span></div>
             <progress max=max value=f.bytes.min(max) aria-label=format!("{} read", f.name)></progress>
         </li>

@@ -8,9 +8,9 @@ use super::timeline::{RangeRequest, TimelineSection};
 use super::why::{IdleSection, LayerSection, MemorySection};
 use super::FilePicker;
 use crate::analysis::taxonomy::{Backend, Bucket as BucketId};
-use crate::report::{Severity, TraceReport};
-use crate::share_link::{TableState, ViewState};
-use crate::web::app::{FileProgress, Loaded};
+use crate::report::{Report, Severity, TraceReport};
+use crate::share_link::{CompareSets, TableState, ViewState};
+use crate::web::app::{Loaded, ProgressRows};
 use crate::web::{export, format, share};
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -33,7 +33,7 @@ pub fn ReportScreen(
     on_perfetto: Option<Callback<(), Result<(), String>>>,
     /// A range is being analysed: the report stays, with a progress line.
     refreshing: RwSignal<bool>,
-    progress: RwSignal<Vec<FileProgress>>,
+    progress: ProgressRows,
     on_cancel: Callback<()>,
 ) -> impl IntoView {
     let view0 = loaded.view.clone();
@@ -63,12 +63,9 @@ pub fn ReportScreen(
     let export_json = {
         let loaded = loaded.clone();
         move |_| {
-            // A share link carries no --json text: serialise the (summary) Report the same way.
-            let json = if loaded.json.is_empty() {
-                serde_json::to_string_pretty(&loaded.report).unwrap_or_default() + "\n"
-            } else {
-                loaded.json.clone()
-            };
+            // Exactly what `tracesight --json` prints for the same files (for a share link: the
+            // summary it carries, serialised the same way).
+            let json = serde_json::to_string_pretty(&loaded.report).unwrap_or_default() + "\n";
             export::download(&export::file_name(&loaded.report), &json, "application/json")
         }
     };
@@ -100,12 +97,21 @@ pub fn ReportScreen(
         }
     };
 
-    let trace_view = {
-        let report = report.clone();
-        move || {
-            let i = selected.get();
-            let t = report.traces.get(i).cloned();
-            t.map(|t| view! {
+    // Another trace's sections: the filter and unfolded rows were the previous trace's.
+    let pick = Callback::new(move |i: usize| {
+        selected.set(i);
+        bucket_filter.set(None);
+        kernels.update(|k| k.expanded.clear());
+        ops.update(|o| o.expanded.clear());
+    });
+
+    let trace_view =
+        {
+            let report = report.clone();
+            move || {
+                let i = selected.get();
+                let t = report.traces.get(i).cloned();
+                t.map(|t| view! {
                 <TraceView trace=t bucket_filter=bucket_filter kernels=kernels ops=ops buckets_open=buckets_open on_range=on_range
                     on_rules=on_rules rules=rules.clone() />
             })
@@ -113,7 +119,9 @@ pub fn ReportScreen(
     };
     let compare_view = {
         let report = report.clone();
-        move || compare.get().is_some().then(|| view! { <CompareSection report=report.clone() pair=compare /> })
+        // Opening or closing the comparison rebuilds it; changing its sets only redraws its body.
+        let open = Memo::new(move |_| compare.with(Option::is_some));
+        move || open.get().then(|| view! { <CompareSection report=report.clone() sets=compare /> })
     };
 
     view! {
@@ -141,7 +149,7 @@ pub fn ReportScreen(
             </div>
             {move || share_state.get().map(|m| view! { <p class="notice info" role="status" data-testid="share-status">{m}</p> })}
             {move || refreshing.get().then(|| {
-                let (bytes, size) = progress.with(|p| p.iter().fold((0.0, 0.0), |a, f| (a.0 + f.bytes, a.1 + f.size)));
+                let (bytes, size) = progress.with(|rows| rows.iter().fold((0.0, 0.0), |a, r| r.with(|f| (a.0 + f.bytes, a.1 + f.size))));
                 let pct = if size > 0.0 { (bytes / size * 100.0).min(100.0) } else { 0.0 };
                 view! {
                     <div class="notice info refreshing" role="status" data-testid="range-progress">
@@ -151,7 +159,7 @@ pub fn ReportScreen(
                     </div>
                 }
             })}
-            {(loaded.json.is_empty()).then(|| view! {
+            {loaded.from_link.then(|| view! {
                 <p class="notice info" data-testid="from-link">"Opened from a share link: the summary of a report as the link's sender saw it (the trace itself was never sent, and these numbers were not recomputed here)."</p>
             })}
             {(!report.errors.is_empty()).then(|| view! {
@@ -165,31 +173,16 @@ pub fn ReportScreen(
             })}
             {(traces > 1).then(|| view! {
                 <nav class="tabs" aria-label="Trace">
-                    {report.traces.iter().enumerate().map(|(i, t)| view! {
-                        <button type="button" class="tab" class:active=move || selected.get() == i
-                            aria-pressed=move || (selected.get() == i).to_string()
-                            on:click=move |_| {
-                                selected.set(i);
-                                bucket_filter.set(None);
-                                kernels.update(|k| k.expanded.clear());
-                                ops.update(|o| o.expanded.clear());
-                            }>
-                            {rank_label(t)}
-                        </button>
-                    }).collect_view()}
-                    <label class="compare-pick">
-                        "Compare with "
-                        <select data-testid="compare" on:change:target=move |ev| {
-                            let other = ev.target().value().parse::<u32>().ok();
-                            let me = selected.get_untracked() as u32;
-                            compare.set(other.filter(|&o| o != me).map(|o| (me, o)));
-                        }>
-                            <option value="" selected=move || compare.get().is_none()>"—"</option>
-                            {report.traces.iter().enumerate().map(|(i, t)| view! {
-                                <option value=i.to_string() selected=move || compare.get().is_some_and(|(_, b)| b as usize == i)>{rank_label(t)}</option>
-                            }).collect_view()}
-                        </select>
-                    </label>
+                    <TracePicker traces=report.clone() selected=selected on_pick=pick />
+                    <button type="button" class="button compare-open" data-testid="compare-open"
+                        aria-pressed=move || compare.with(Option::is_some).to_string()
+                        on:click={
+                            let report = report.clone();
+                            move |_| compare.update(|c| *c = match c {
+                                Some(_) => None,
+                                None => Some(CompareSets::default_for(&report.traces)),
+                            })
+                        }>"Compare A vs B…"</button>
                 </nav>
             })}
             {compare_view}
@@ -211,11 +204,51 @@ fn subtitle(traces: &[TraceReport]) -> String {
     format!("{} events · {} of JSON", format::count(events), format::bytes(bytes as f64))
 }
 
-fn rank_label(t: &TraceReport) -> String {
+pub fn rank_label(t: &TraceReport) -> String {
     match t.rank {
         Some(r) => format!("rank {r} · {}", t.file),
         None => t.file.clone(),
     }
+}
+
+/// Up to this many traces get a tab each; more are picked from a list.
+const MAX_TABS: usize = 12;
+
+/// Which trace's sections are shown: tabs for a few traces, a list for many.
+#[component]
+fn TracePicker(traces: Arc<Report>, selected: RwSignal<usize>, on_pick: Callback<usize>) -> impl IntoView {
+    let traces = &traces.traces;
+    if traces.len() <= MAX_TABS {
+        return traces
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                view! {
+                    <button type="button" class="tab" class:active=move || selected.get() == i
+                        aria-pressed=move || (selected.get() == i).to_string()
+                        on:click=move |_| on_pick.run(i)>
+                        {rank_label(t)}
+                    </button>
+                }
+            })
+            .collect_view()
+            .into_any();
+    }
+    let options = traces
+        .iter()
+        .enumerate()
+        .map(|(i, t)| view! { <option value=i.to_string() selected=selected.get_untracked() == i>{rank_label(t)}</option> })
+        .collect_view();
+    view! {
+        <label class="trace-pick">{format!("Trace ({} in all): ", traces.len())}
+            <select data-testid="trace-select" on:change:target=move |ev| {
+                if let Ok(i) = ev.target().value().parse::<usize>() {
+                    on_pick.run(i);
+                }
+            }>{options}</select>
+        </label>
+    }
+    .into_any()
 }
 
 /// One trace's sections.
