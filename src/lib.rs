@@ -18,7 +18,9 @@ pub mod trace;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
 
-pub use analysis::{analyze_any, analyze_reader, analyze_slice, combine, combine_all, ErrorKind, Options, TraceError};
+pub use analysis::{
+    analyze_any, analyze_reader, analyze_slice, combine, combine_all, Analysis, ErrorKind, Options, TraceError,
+};
 pub use report::{Report, TraceReport};
 
 /// The version written into every report.

@@ -196,6 +196,8 @@ pub struct PushReader {
     carry: Vec<u8>,
     /// Stream offset of the first unconsumed byte (the start of `carry`).
     pos: u64,
+    /// `carry` is parsed again once it holds this many bytes.
+    retry_at: usize,
     out: Outcome,
 }
 
@@ -211,6 +213,7 @@ impl PushReader {
             state: State::Start { bom_checked: false },
             carry: Vec::new(),
             pos: 0,
+            retry_at: 0,
             out: Outcome {
                 end: End::Complete,
                 bytes: 0,
@@ -247,15 +250,18 @@ impl PushReader {
         }
         let mut rest = chunk;
         if !self.carry.is_empty() {
-            // Finish the straddling value with as few of the new bytes as it needs (doubling),
-            // then parse the rest of the chunk in place.
-            let mut take = self.carry.len().max(4096);
+            // Finish the straddling value with as few of the new bytes as it needs. A value
+            // that stays cut is tried again only once it has doubled, so a long one costs a
+            // logarithmic number of parse attempts, whatever the piece size.
             loop {
                 let before = self.carry.len();
-                let room = limits::MAX_VALUE_BYTES.saturating_sub(before).max(1);
-                let t = take.min(rest.len()).min(room);
+                let target = self.retry_at.max(before + 4096).min(limits::MAX_VALUE_BYTES);
+                let t = target.saturating_sub(before).min(rest.len());
                 self.carry.extend_from_slice(&rest[..t]);
                 rest = &rest[t..];
+                if self.carry.len() < target {
+                    return; // all of this chunk is held; wait for more
+                }
                 let carry = std::mem::take(&mut self.carry);
                 let used = self.run(&carry, false, sink);
                 let left = carry.len() - used;
@@ -271,16 +277,23 @@ impl PushReader {
                     break;
                 }
                 self.carry.drain(..used);
-                if rest.is_empty() || self.carry.len() >= limits::MAX_VALUE_BYTES {
+                self.retry_at = self.carry.len() * 2;
+                if self.carry.len() >= limits::MAX_VALUE_BYTES {
                     self.check_size();
                     return;
                 }
-                take = take.saturating_mul(2);
+                if rest.is_empty() {
+                    return;
+                }
+            }
+            if !self.wants_more() {
+                return;
             }
         }
         let used = self.run(rest, false, sink);
         if self.wants_more() {
             self.carry.extend_from_slice(&rest[used..]);
+            self.retry_at = self.carry.len() * 2;
             self.check_size();
         }
     }
