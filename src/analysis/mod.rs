@@ -147,34 +147,49 @@ pub fn analyze_reader<R: Read>(
     opts: &Options,
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<TraceReport, TraceError> {
+    let decoded = input::decode(reader).map_err(|e| stream_failed(file, input::classify(&e), input::describe(&e)))?;
+    let consumed = decoded.consumed.clone();
+    let mut collector = Collector::default();
+    let mut on_chunk = |_decoded_bytes: u64| progress(consumed.get());
+    let read = trace::read_trace_chunked(decoded, &mut collector, &mut on_chunk, opts.chunk_size);
+    conclude(file, collector, read, opts)
+}
+
+/// A stream that fails before any JSON, whether while sniffing or at the first read.
+fn stream_failed(file: &str, failure: Failure, message: String) -> TraceError {
     let err = |kind, message: String| TraceError { file: file.to_string(), kind, message };
-    // A stream that fails before any JSON, whether while sniffing or at the first read.
-    let stream_failed = |failure: Failure, message: String| match failure {
+    match failure {
         // The same words as a plain file cut before its first event.
         Failure::Truncated => {
             err(ErrorKind::Truncated, "truncated: the JSON ends at byte 0 before any trace event".into())
         }
         _ => err(ErrorKind::of(failure), message),
-    };
-    let decoded = input::decode(reader).map_err(|e| stream_failed(input::classify(&e), input::describe(&e)))?;
-    let consumed = decoded.consumed.clone();
-    let mut collector = Collector::default();
-    let mut on_chunk = |_decoded_bytes: u64| progress(consumed.get());
-    let outcome = trace::read_trace_chunked(decoded, &mut collector, &mut on_chunk, opts.chunk_size)
-        .map_err(|f| match f {
-            Fatal::Empty => err(ErrorKind::Empty, "empty file: no JSON in it".into()),
-            Fatal::NotJson { at, found } => err(
-                ErrorKind::NotJson,
-                format!("not JSON at byte {at}: found {found} where a trace starts with '{{' or '['"),
-            ),
-            Fatal::WrongTopLevel { kind } => err(
-                ErrorKind::WrongTopLevel,
-                format!("not a trace: the top-level JSON value is {kind}, not an object with traceEvents or an array of events"),
-            ),
-            Fatal::Stream(failure, m) => stream_failed(failure, m),
-            Fatal::Cancelled => err(ErrorKind::Cancelled, "cancelled".into()),
-        })?;
+    }
+}
 
+/// Turns what the reader found into the trace's report, or says why there is none.
+fn conclude(
+    file: &str,
+    collector: Collector,
+    read: Result<trace::Outcome, Fatal>,
+    opts: &Options,
+) -> Result<TraceReport, TraceError> {
+    let err = |kind, message: String| TraceError { file: file.to_string(), kind, message };
+    let outcome = read.map_err(|f| match f {
+        Fatal::Empty => err(ErrorKind::Empty, "empty file: no JSON in it".into()),
+        Fatal::NotJson { at, found } => err(
+            ErrorKind::NotJson,
+            format!("not JSON at byte {at}: found {found} where a trace starts with '{{' or '['"),
+        ),
+        Fatal::WrongTopLevel { kind } => err(
+            ErrorKind::WrongTopLevel,
+            format!(
+                "not a trace: the top-level JSON value is {kind}, not an object with traceEvents or an array of events"
+            ),
+        ),
+        Fatal::Stream(failure, m) => stream_failed(file, failure, m),
+        Fatal::Cancelled => err(ErrorKind::Cancelled, "cancelled".into()),
+    })?;
     if outcome.end == End::Cancelled {
         return Err(err(ErrorKind::Cancelled, "cancelled".into()));
     }
@@ -223,7 +238,6 @@ pub fn analyze_any<R: Read>(
     opts: &Options,
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<Vec<TraceReport>, TraceError> {
-    let err = |kind, message: String| TraceError { file: file.to_string(), kind, message };
     // Sniff the first bytes (inflated when gzip), then hand them back in front of the rest.
     let mut prefix = Vec::with_capacity(512);
     let mut buf = [0u8; 512];
@@ -244,17 +258,28 @@ pub fn analyze_any<R: Read>(
         let replay = std::io::Cursor::new(prefix).chain(FailOnce(Some(input::carry(&e))));
         return analyze_reader(file, replay, opts, progress).map(|t| vec![t]);
     }
-    let head = if prefix.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        let _ = flate2::read::MultiGzDecoder::new(&prefix[..]).take(256).read_to_end(&mut out);
-        out
-    } else {
-        prefix.clone()
-    };
+    let is_report = is_report(&prefix);
     let whole = std::io::Cursor::new(prefix).chain(reader);
-    if !is_report_prefix(&head) {
+    if !is_report {
         return analyze_reader(file, whole, opts, progress).map(|t| vec![t]);
     }
+    read_report(file, whole)
+}
+
+/// Whether the first bytes of an input (plain or gzip) are those of a tracesight report.
+fn is_report(prefix: &[u8]) -> bool {
+    if prefix.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        let _ = flate2::read::MultiGzDecoder::new(prefix).take(256).read_to_end(&mut out);
+        is_report_prefix(&out)
+    } else {
+        is_report_prefix(prefix)
+    }
+}
+
+/// The traces of a Report that `tracesight --json` wrote (plain or gzip).
+fn read_report<R: Read>(file: &str, whole: R) -> Result<Vec<TraceReport>, TraceError> {
+    let err = |kind, message: String| TraceError { file: file.to_string(), kind, message };
     let mut json = Vec::new();
     input::decode(whole)
         .and_then(|mut d| d.read_to_end(&mut json))
@@ -262,6 +287,177 @@ pub fn analyze_any<R: Read>(
     let report: Report = serde_json::from_slice(&json)
         .map_err(|e| err(ErrorKind::NotATrace, format!("a tracesight report that cannot be read: {e}")))?;
     Ok(report.traces)
+}
+
+/// Bytes [`analyze_any`] looks at to tell a report from a trace.
+const SNIFF: usize = 512;
+
+/// Push-based [`analyze_any`]: the caller feeds the file's bytes as they arrive (the browser's
+/// worker, from asynchronous reads) and then finishes. Plain JSON is parsed in place from the
+/// fed slices; gzip is inflated piece by piece as input comes. Fed the same pieces as a reader
+/// would hand out, it gives exactly what [`analyze_any`] gives.
+pub struct Analysis {
+    file: String,
+    opts: Options,
+    stage: Stage,
+}
+
+enum Stage {
+    /// The first bytes, until there are enough to tell a trace from a report.
+    Sniff(Vec<u8>),
+    /// A tracesight report (small): kept whole and read at the end.
+    Report(Vec<u8>),
+    Plain(Feed),
+    Gzip(Box<input::Inflater>, Feed),
+}
+
+/// The trace reader and what it fills.
+struct Feed {
+    reader: trace::PushReader,
+    collector: Collector,
+    /// The gzip stream failed (damaged or cut data).
+    failed: Option<std::io::Error>,
+}
+
+impl Feed {
+    fn new() -> Self {
+        Feed { reader: trace::PushReader::new(), collector: Collector::default(), failed: None }
+    }
+
+    /// Parses what the inflater has ready.
+    fn drain(&mut self, inflater: &mut input::Inflater) {
+        while self.failed.is_none() && self.reader.wants_more() {
+            match inflater.pull() {
+                Ok(input::Pulled::Bytes(b)) => self.reader.feed(b, &mut self.collector),
+                Ok(input::Pulled::NeedInput | input::Pulled::End) => return,
+                Err(e) => self.failed = Some(e),
+            }
+        }
+    }
+}
+
+/// Fed bytes: borrowed where they are parsed in place, owned where they are kept (gzip input
+/// is queued for the inflater without another copy).
+enum Bytes<'a> {
+    Slice(&'a [u8]),
+    Owned(Vec<u8>),
+}
+
+impl Analysis {
+    pub fn new(file: &str, opts: Options) -> Self {
+        Analysis { file: file.to_string(), opts, stage: Stage::Sniff(Vec::with_capacity(SNIFF)) }
+    }
+
+    /// The next bytes of the file.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        self.push(Bytes::Slice(bytes));
+    }
+
+    /// The next bytes of the file, handed over (no copy for gzip input).
+    pub fn feed_vec(&mut self, bytes: Vec<u8>) {
+        self.push(Bytes::Owned(bytes));
+    }
+
+    /// Whether more input can change the result (false once the JSON is known to be bad).
+    pub fn wants_more(&self) -> bool {
+        match &self.stage {
+            Stage::Sniff(_) | Stage::Report(_) => true,
+            Stage::Plain(f) => f.reader.wants_more(),
+            Stage::Gzip(_, f) => f.failed.is_none() && f.reader.wants_more(),
+        }
+    }
+
+    fn push(&mut self, bytes: Bytes) {
+        let mut skip = 0;
+        if let Stage::Sniff(prefix) = &mut self.stage {
+            let all = match &bytes {
+                Bytes::Slice(b) => *b,
+                Bytes::Owned(v) => &v[..],
+            };
+            skip = (SNIFF - prefix.len()).min(all.len());
+            prefix.extend_from_slice(&all[..skip]);
+            if prefix.len() < SNIFF {
+                return;
+            }
+            self.decide(true);
+        }
+        let rest: Bytes = match bytes {
+            Bytes::Slice(b) => Bytes::Slice(&b[skip..]),
+            Bytes::Owned(v) if skip == 0 => Bytes::Owned(v),
+            Bytes::Owned(v) => Bytes::Owned(v[skip..].to_vec()),
+        };
+        match (&mut self.stage, rest) {
+            (Stage::Sniff(_), _) => unreachable!("decided above"),
+            (Stage::Report(all), Bytes::Slice(b)) => all.extend_from_slice(b),
+            (Stage::Report(all), Bytes::Owned(v)) => all.extend_from_slice(&v),
+            (Stage::Plain(f), Bytes::Slice(b)) => f.reader.feed(b, &mut f.collector),
+            (Stage::Plain(f), Bytes::Owned(v)) => f.reader.feed(&v, &mut f.collector),
+            // Reading stopped (bad JSON, damaged gzip): the rest is not needed.
+            (Stage::Gzip(_, f), _) if f.failed.is_some() || !f.reader.wants_more() => {}
+            (Stage::Gzip(inflater, f), rest) => {
+                inflater.push(match rest {
+                    Bytes::Slice(b) => b.to_vec(),
+                    Bytes::Owned(v) => v,
+                });
+                f.drain(inflater);
+            }
+        }
+    }
+
+    /// Decides what the sniffed prefix is and hands it on.
+    fn decide(&mut self, may_be_report: bool) {
+        let Stage::Sniff(prefix) = &mut self.stage else { return };
+        let prefix = std::mem::take(prefix);
+        self.stage = if may_be_report && is_report(&prefix) {
+            Stage::Report(prefix)
+        } else if prefix.starts_with(&[0x1f, 0x8b]) {
+            // The same pieces as `input::decode` reads: the two magic bytes, then the rest.
+            let mut inflater = Box::new(input::Inflater::new());
+            let mut f = Feed::new();
+            inflater.push(prefix[..2].to_vec());
+            inflater.push(prefix[2..].to_vec());
+            f.drain(&mut inflater);
+            Stage::Gzip(inflater, f)
+        } else {
+            let mut f = Feed::new();
+            f.reader.feed(&prefix, &mut f.collector);
+            Stage::Plain(f)
+        };
+    }
+
+    /// The input ended; `failure` says how the source failed, if it did.
+    pub fn finish(mut self, failure: Option<std::io::Error>) -> Result<Vec<TraceReport>, TraceError> {
+        // A source that fails while sniffing is read as a trace (as `analyze_any` does).
+        self.decide(failure.is_none());
+        let failure = failure.map(input::from_source);
+        let (f, failed) = match self.stage {
+            Stage::Sniff(_) => unreachable!("decided above"),
+            Stage::Report(all) => {
+                return match failure {
+                    Some(e) => Err(TraceError {
+                        file: self.file,
+                        kind: ErrorKind::of(input::classify(&e)),
+                        message: input::describe(&e),
+                    }),
+                    None => read_report(&self.file, &all[..]),
+                }
+            }
+            Stage::Plain(f) => (f, failure),
+            Stage::Gzip(mut inflater, mut f) => {
+                inflater.end(failure);
+                f.drain(&mut inflater);
+                let failed = f.failed.take();
+                (f, failed)
+            }
+        };
+        let Feed { reader, mut collector, .. } = f;
+        let ending = match failed {
+            Some(e) => trace::Ending::Failed(e),
+            None => trace::Ending::Eof,
+        };
+        let read = reader.finish(&mut collector, ending);
+        conclude(&self.file, collector, read, &self.opts).map(|t| vec![t])
+    }
 }
 
 /// A reader that fails once with the error it holds, then ends.

@@ -61,21 +61,45 @@ pub fn step_of(steps: &[StepWindow], t: i64) -> u32 {
     NO
 }
 
-/// Interval metrics over a set of GPU rows.
+/// Interval metrics over a set of GPU rows. Spans are kept per kind only (the busy union is
+/// the union of the three), and each list is merged into its union whenever it has doubled
+/// since the last merge: exact (a union of unions is the union), and bounded by the number of
+/// disjoint busy intervals rather than the number of rows.
 #[derive(Default)]
 pub struct Lanes {
-    all: Vec<Span>,
-    compute: Vec<Span>,
-    comm: Vec<Span>,
-    memory: Vec<Span>,
+    compute: Merging,
+    comm: Merging,
+    memory: Merging,
+    /// First start and last end of any row (zero-length ones included).
+    extent: Option<(i64, i64)>,
     pub kernel_ns: i64,
     count: u64,
+}
+
+/// Spans, merged into their union whenever they have doubled since the last merge.
+#[derive(Default)]
+struct Merging {
+    spans: Vec<Span>,
+    merged_len: usize,
+}
+
+impl Merging {
+    fn push(&mut self, span: Span) {
+        self.spans.push(span);
+        if self.spans.len() >= 4096 && self.spans.len() >= 2 * self.merged_len {
+            self.spans = intervals::union(std::mem::take(&mut self.spans));
+            self.merged_len = self.spans.len();
+        }
+    }
 }
 
 impl Lanes {
     pub fn add(&mut self, row: &GpuRow, bucket: Bucket) {
         let span = (row.start, row.start + row.dur);
-        self.all.push(span);
+        self.extent = Some(match self.extent {
+            Some((a, b)) => (a.min(span.0), b.max(span.1)),
+            None => span,
+        });
         self.kernel_ns += row.dur;
         self.count += 1;
         if row.kind != GpuKind::Kernel {
@@ -100,12 +124,11 @@ impl Lanes {
 
     /// The metrics, the long gaps, and the busy union itself (the idle-cause pass reads it).
     pub fn time_and_union(self) -> (GpuTime, (u64, i64), Vec<Span>) {
-        let first = self.all.iter().map(|s| s.0).min().unwrap_or(0);
-        let last = self.all.iter().map(|s| s.1).max().unwrap_or(0);
-        let all = intervals::union(self.all);
-        let compute = intervals::union(self.compute);
-        let comm = intervals::union(self.comm);
-        let memory = intervals::union(self.memory);
+        let (first, last) = self.extent.unwrap_or((0, 0));
+        let compute = intervals::union(self.compute.spans);
+        let comm = intervals::union(self.comm.spans);
+        let memory = intervals::union(self.memory.spans);
+        let all = intervals::union([&compute[..], &comm[..], &memory[..]].concat());
         let busy = intervals::total(&all);
         let mut gaps = (0u64, 0i64);
         for w in all.windows(2) {

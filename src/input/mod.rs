@@ -191,3 +191,115 @@ impl<R: Read> Read for Decoded<R> {
         }
     }
 }
+
+/// `e` from a byte source the caller drives (the browser's reads), marked as a source error
+/// unless it already carries a verdict.
+pub fn from_source(e: io::Error) -> io::Error {
+    if e.get_ref().is_some_and(|inner| inner.is::<Classified>() || inner.is::<SourceError>()) {
+        e
+    } else {
+        io::Error::new(e.kind(), SourceError(e.to_string()))
+    }
+}
+
+/// Compressed bytes waiting for the inflater. Reading past them "would block" until more
+/// arrive or the input ends; each read stops at the end of one pushed piece, as a reader over
+/// the same pieces would.
+#[derive(Default)]
+struct Queue {
+    pieces: std::collections::VecDeque<Vec<u8>>,
+    pos: usize,
+    ended: bool,
+    failure: Option<io::Error>,
+}
+
+impl Read for Queue {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while let Some(front) = self.pieces.front() {
+            if self.pos < front.len() {
+                let n = buf.len().min(front.len() - self.pos);
+                buf[..n].copy_from_slice(&front[self.pos..self.pos + n]);
+                self.pos += n;
+                return Ok(n);
+            }
+            self.pieces.pop_front();
+            self.pos = 0;
+        }
+        match self.failure.take() {
+            Some(e) => Err(e),
+            None if self.ended => Ok(0),
+            None => Err(io::ErrorKind::WouldBlock.into()),
+        }
+    }
+}
+
+/// Push-side gzip inflate: compressed pieces in, inflated pieces out, the same pieces (and the
+/// same verdict on damaged data) as [`decode`] gives over a reader that hands out the same
+/// pieces. flate2 keeps its state across "would block", so no output is lost in between.
+pub struct Inflater {
+    decoder: flate2::bufread::MultiGzDecoder<BufReader<Queue>>,
+    piece: Box<[u8]>,
+    done: bool,
+}
+
+/// What the inflater has next.
+pub enum Pulled<'a> {
+    Bytes(&'a [u8]),
+    /// Every pushed byte is used: push more, or end the input.
+    NeedInput,
+    /// The stream is complete.
+    End,
+}
+
+impl Default for Inflater {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Inflater {
+    pub fn new() -> Self {
+        let raw = BufReader::with_capacity(RAW_BUFFER, Queue::default());
+        Inflater {
+            decoder: flate2::bufread::MultiGzDecoder::new(raw),
+            piece: vec![0; INFLATE_PIECE].into(),
+            done: false,
+        }
+    }
+
+    /// Adds compressed bytes (moved, not copied).
+    pub fn push(&mut self, bytes: Vec<u8>) {
+        if !bytes.is_empty() {
+            self.decoder.get_mut().get_mut().pieces.push_back(bytes);
+        }
+    }
+
+    /// No more input will come; `failure` is how the source failed, if it did.
+    pub fn end(&mut self, failure: Option<io::Error>) {
+        let q = self.decoder.get_mut().get_mut();
+        q.ended = true;
+        q.failure = failure.map(from_source);
+    }
+
+    /// The next inflated piece. An error ends the stream.
+    pub fn pull(&mut self) -> io::Result<Pulled<'_>> {
+        if self.done {
+            return Ok(Pulled::End);
+        }
+        loop {
+            match self.decoder.read(&mut self.piece) {
+                Ok(0) => {
+                    self.done = true;
+                    return Ok(Pulled::End);
+                }
+                Ok(n) => return Ok(Pulled::Bytes(&self.piece[..n])),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(Pulled::NeedInput),
+                Err(e) => {
+                    self.done = true;
+                    return Err(e);
+                }
+            }
+        }
+    }
+}

@@ -98,51 +98,460 @@ pub fn read_trace<R: Read, S: Sink>(
     read_trace_chunked(reader, sink, progress, CHUNK)
 }
 
-/// [`read_trace`] with an explicit chunk size (tests use tiny chunks).
+/// [`read_trace`] with an explicit chunk size (tests use tiny chunks): a thin loop that pulls
+/// chunks from `reader` and pushes them into a [`PushReader`].
 pub fn read_trace_chunked<R: Read, S: Sink>(
-    reader: R,
+    mut reader: R,
     sink: &mut S,
     progress: &mut dyn FnMut(u64) -> bool,
     chunk: usize,
 ) -> Result<Outcome, Fatal> {
-    let r = Reader {
-        src: reader,
-        data: vec![0; chunk.max(16)],
-        start: 0,
-        end: 0,
-        base: 0,
-        eof: false,
-        io_error: None,
-        cancelled: false,
-        too_large: false,
-        progress,
-        out: Outcome {
-            end: End::Complete,
-            bytes: 0,
-            events: 0,
-            found_events: false,
-            trailing_bytes: false,
-            stray_commas: 0,
-        },
+    let mut push = PushReader::new();
+    let mut buf = vec![0; chunk.max(16)];
+    let mut total = 0u64;
+    let ending = loop {
+        // Fill the buffer at least half, so tiny reads (a reader handing out 7 bytes at a
+        // time) do not turn into one parse attempt per read.
+        let mut n = 0;
+        let mut failed = None;
+        while n < buf.len() / 2 {
+            match read_retrying(&mut reader, &mut buf[n..]) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        if n > 0 {
+            total += n as u64;
+            if !progress(total) {
+                break Ending::Cancelled;
+            }
+            push.feed(&buf[..n], sink);
+        }
+        if let Some(e) = failed {
+            break Ending::Failed(e);
+        }
+        if n == 0 || !push.wants_more() {
+            break Ending::Eof;
+        }
     };
-    r.run(sink)
+    push.finish(sink, ending)
 }
 
-struct Reader<'p, R> {
-    src: R,
-    data: Vec<u8>,
-    /// Unconsumed window is `data[start..end]`.
-    start: usize,
-    end: usize,
-    /// Stream offset of `data[0]`.
-    base: u64,
-    eof: bool,
-    io_error: Option<std::io::Error>,
-    cancelled: bool,
-    /// A value outgrew [`limits::MAX_VALUE_BYTES`].
-    too_large: bool,
-    progress: &'p mut dyn FnMut(u64) -> bool,
+/// Why the input ended, as the byte source tells [`PushReader::finish`].
+#[derive(Debug)]
+pub enum Ending {
+    /// All bytes were fed.
+    Eof,
+    /// The byte source failed (a read error, damaged or cut gzip data).
+    Failed(std::io::Error),
+    /// The caller stopped reading.
+    Cancelled,
+}
+
+/// Where the reader is in the JSON, between two chunks.
+#[derive(Debug)]
+enum State {
+    /// Before the top-level value (a byte-order mark, whitespace).
+    Start { bom_checked: bool },
+    /// In the top-level object, expecting a key, `,` or `}`.
+    Object,
+    /// After a key, expecting `:`.
+    Colon(String),
+    /// After `key:`, expecting its value.
+    Value(String),
+    /// In the events array (`traceEvents`, or a bare top-level array).
+    Events { in_object: bool, after_comma: bool },
+    /// Skipping an element of the events array that is valid JSON but not a readable event.
+    Skip { in_object: bool, why: String },
+    /// After the top-level value: only whitespace may follow.
+    After,
+    /// The input ended where more JSON was expected.
+    Cut,
+    /// Not a trace at all.
+    Fatal(Fatal),
+    /// Reading stopped (a syntax error, a value over the size limit); `Outcome::end` says why.
+    Stopped,
+}
+
+/// What one step of the state machine did.
+enum Step {
+    /// Consumed some bytes (maybe none) and moved on: step again.
+    Next,
+    /// The window ends inside the next value: feed more bytes.
+    NeedMore,
+    /// Nothing more will be read.
+    Stop,
+}
+
+/// The push-based core: takes the decoded JSON bytes as they come ([`PushReader::feed`]),
+/// holding back only the value that straddles two chunks, and reports how it ended
+/// ([`PushReader::finish`]). The same events come out however the bytes are cut.
+pub struct PushReader {
+    state: State,
+    /// The unconsumed tail of earlier chunks: the start of a value cut by a chunk's end.
+    carry: Vec<u8>,
+    /// Stream offset of the first unconsumed byte (the start of `carry`).
+    pos: u64,
+    /// `carry` is parsed again once it holds this many bytes.
+    retry_at: usize,
     out: Outcome,
+}
+
+impl Default for PushReader {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PushReader {
+    pub fn new() -> Self {
+        PushReader {
+            state: State::Start { bom_checked: false },
+            carry: Vec::new(),
+            pos: 0,
+            retry_at: 0,
+            out: Outcome {
+                end: End::Complete,
+                bytes: 0,
+                events: 0,
+                found_events: false,
+                trailing_bytes: false,
+                stray_commas: 0,
+            },
+        }
+    }
+
+    /// Whether more bytes can change the result (false after a syntax error, a fatal start or
+    /// an oversized value). After the top-level value it stays true: a damaged gzip trailer
+    /// behind it must still be seen.
+    pub fn wants_more(&self) -> bool {
+        !matches!(self.state, State::Stopped | State::Fatal(_) | State::Cut)
+    }
+
+    /// Bytes held back between two chunks: the start of the value the last chunk cut.
+    pub fn held(&self) -> usize {
+        self.carry.len()
+    }
+
+    /// Events handed to the sink so far.
+    pub fn events(&self) -> u64 {
+        self.out.events
+    }
+
+    /// Parses as much of `chunk` as forms whole values and keeps the rest for the next call.
+    pub fn feed<S: Sink>(&mut self, chunk: &[u8], sink: &mut S) {
+        self.out.bytes += chunk.len() as u64;
+        if !self.wants_more() {
+            return;
+        }
+        let mut rest = chunk;
+        if !self.carry.is_empty() {
+            // Finish the straddling value with as few of the new bytes as it needs. A value
+            // that stays cut is tried again only once it has doubled, so a long one costs a
+            // logarithmic number of parse attempts, whatever the piece size.
+            loop {
+                let before = self.carry.len();
+                let target = self.retry_at.max(before + 4096).min(limits::MAX_VALUE_BYTES);
+                let t = target.saturating_sub(before).min(rest.len());
+                self.carry.extend_from_slice(&rest[..t]);
+                rest = &rest[t..];
+                if self.carry.len() < target {
+                    return; // all of this chunk is held; wait for more
+                }
+                let carry = std::mem::take(&mut self.carry);
+                let used = self.run(&carry, false, sink);
+                let left = carry.len() - used;
+                self.carry = carry;
+                if !self.wants_more() {
+                    self.carry = Vec::new();
+                    return;
+                }
+                if used >= before {
+                    // Past the old bytes: what is left came from this chunk; take it back.
+                    self.carry.clear();
+                    rest = &chunk[chunk.len() - rest.len() - left..];
+                    break;
+                }
+                self.carry.drain(..used);
+                self.retry_at = self.carry.len() * 2;
+                if self.carry.len() >= limits::MAX_VALUE_BYTES {
+                    self.check_size();
+                    return;
+                }
+                if rest.is_empty() {
+                    return;
+                }
+            }
+            if !self.wants_more() {
+                return;
+            }
+        }
+        let used = self.run(rest, false, sink);
+        if self.wants_more() {
+            self.carry.extend_from_slice(&rest[used..]);
+            self.retry_at = self.carry.len() * 2;
+            self.check_size();
+        }
+    }
+
+    /// One value longer than [`limits::MAX_VALUE_BYTES`] stops the read.
+    fn check_size(&mut self) {
+        if self.carry.len() >= limits::MAX_VALUE_BYTES {
+            self.out.end = End::ValueTooLarge { at: self.out.bytes };
+            self.state = State::Stopped;
+            self.carry = Vec::new();
+        }
+    }
+
+    /// The input ended (`how` says why): parses what is held and says how the read went.
+    pub fn finish<S: Sink>(mut self, sink: &mut S, how: Ending) -> Result<Outcome, Fatal> {
+        if !matches!(how, Ending::Cancelled) && self.wants_more() {
+            let carry = std::mem::take(&mut self.carry);
+            self.run(&carry, true, sink);
+        }
+        let at = self.out.bytes;
+        match self.state {
+            State::Fatal(f) => Err(f),
+            State::Start { .. } => Err(match how {
+                Ending::Cancelled => Fatal::Cancelled,
+                Ending::Failed(e) => Fatal::Stream(input::classify(&e), input::describe(&e)),
+                Ending::Eof => Fatal::Empty,
+            }),
+            State::Stopped => Ok(self.out),
+            State::After => {
+                if let Ending::Failed(e) = how {
+                    // The JSON closed, but the gzip container after it is damaged (bad
+                    // trailer): at the end of everything decoded.
+                    self.out.end = stream_end(at, &e);
+                }
+                Ok(self.out)
+            }
+            // Cut short, or cancelled mid-value.
+            _ => {
+                self.out.end = match how {
+                    Ending::Cancelled => End::Cancelled,
+                    Ending::Failed(e) => stream_end(at, &e),
+                    Ending::Eof => End::Truncated { at },
+                };
+                Ok(self.out)
+            }
+        }
+    }
+
+    /// Runs the state machine over `w` (starting at stream offset `self.pos`); returns the
+    /// bytes consumed. With `eof`, a value the window cuts is cut for good.
+    fn run<S: Sink>(&mut self, w: &[u8], eof: bool, sink: &mut S) -> usize {
+        let base = self.pos;
+        let mut i = 0;
+        loop {
+            let step = self.step(w, &mut i, base, eof, sink);
+            self.pos = base + i as u64;
+            match step {
+                Step::Next => {}
+                Step::NeedMore => {
+                    if eof && !matches!(self.state, State::After | State::Start { .. }) {
+                        self.state = State::Cut;
+                    }
+                    return i;
+                }
+                Step::Stop => return i,
+            }
+        }
+    }
+
+    fn invalid(&mut self, at: u64, message: String) -> Step {
+        self.out.end = End::Invalid { at, message };
+        self.state = State::Stopped;
+        Step::Stop
+    }
+
+    fn syntax(&mut self, at: u64, window: &[u8], e: &serde_json::Error) -> Step {
+        let at = at + error_offset(window, e) as u64;
+        self.invalid(at, strip_position(&e.to_string()))
+    }
+
+    /// One step from `w[*i..]`; `base` is the stream offset of `w[0]`.
+    fn step<S: Sink>(&mut self, w: &[u8], i: &mut usize, base: u64, eof: bool, sink: &mut S) -> Step {
+        if let State::Start { bom_checked: bom_checked @ false } = &mut self.state {
+            const BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
+            let window = &w[*i..];
+            if !eof && window.len() < 3 && BOM.starts_with(window) {
+                return Step::NeedMore;
+            }
+            *bom_checked = true;
+            if window.starts_with(BOM) {
+                *i += 3;
+            }
+        }
+        // Whitespace between values is consumed in every state.
+        match w[*i..].iter().position(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t')) {
+            Some(n) => *i += n,
+            None => {
+                *i = w.len();
+                return Step::NeedMore;
+            }
+        }
+        let at = base + *i as u64;
+        let window = &w[*i..];
+        let b = window[0];
+        match &mut self.state {
+            State::Start { .. } => {
+                // Room to tell a literal from a word (`false` and a delimiter).
+                if !eof && window.len() < 6 && !matches!(b, b'[' | b'{' | b'"' | b'-' | b'0'..=b'9') {
+                    return Step::NeedMore;
+                }
+                let fatal = match b {
+                    b'[' => {
+                        *i += 1;
+                        self.out.found_events = true;
+                        self.state = State::Events { in_object: false, after_comma: false };
+                        return Step::Next;
+                    }
+                    b'{' => {
+                        *i += 1;
+                        self.state = State::Object;
+                        return Step::Next;
+                    }
+                    b'"' => Fatal::WrongTopLevel { kind: "a string" },
+                    b'-' | b'0'..=b'9' => Fatal::WrongTopLevel { kind: "a number" },
+                    // Only a real literal is "a boolean": a text file starting with "these"
+                    // is not JSON.
+                    _ if literal_ahead(window, &[b"true", b"false"]) => Fatal::WrongTopLevel { kind: "a boolean" },
+                    _ if literal_ahead(window, &[b"null"]) => Fatal::WrongTopLevel { kind: "null" },
+                    other => Fatal::NotJson { at, found: describe_byte(other) },
+                };
+                self.state = State::Fatal(fatal);
+                Step::Stop
+            }
+            State::Object => match b {
+                b'}' => {
+                    *i += 1;
+                    self.state = State::After;
+                    Step::Next
+                }
+                b',' => {
+                    *i += 1;
+                    Step::Next
+                }
+                b'"' => match parse_one::<Cow<str>>(window, eof) {
+                    Parsed::Value(k, n) => {
+                        *i += n;
+                        self.state = State::Colon(k.into_owned());
+                        Step::Next
+                    }
+                    Parsed::NeedMore => Step::NeedMore,
+                    Parsed::DataError(m) => self.invalid(at, m),
+                    Parsed::Syntax(e) => self.syntax(at, window, &e),
+                },
+                other => self.invalid(at, format!("expected a key, found {}", describe_byte(other))),
+            },
+            State::Colon(key) => {
+                if b == b':' {
+                    *i += 1;
+                    self.state = State::Value(std::mem::take(key));
+                    Step::Next
+                } else {
+                    let m = format!("expected ':' after \"{key}\", found {}", describe_byte(b));
+                    self.invalid(at, m)
+                }
+            }
+            State::Value(key) => {
+                if key == "traceEvents" && b == b'[' {
+                    *i += 1;
+                    self.out.found_events = true;
+                    self.state = State::Events { in_object: true, after_comma: false };
+                    return Step::Next;
+                }
+                match parse_one::<&RawValue>(window, eof) {
+                    Parsed::Value(v, n) => {
+                        sink.metadata(key, v);
+                        *i += n;
+                        self.state = State::Object;
+                        Step::Next
+                    }
+                    Parsed::NeedMore => Step::NeedMore,
+                    Parsed::DataError(m) => self.invalid(at, m),
+                    Parsed::Syntax(e) => self.syntax(at, window, &e),
+                }
+            }
+            State::Events { in_object, after_comma } => {
+                match b {
+                    b']' => {
+                        if *after_comma {
+                            self.out.stray_commas += 1;
+                        }
+                        *i += 1;
+                        self.state = if *in_object { State::Object } else { State::After };
+                        return Step::Next;
+                    }
+                    b',' => {
+                        if *after_comma {
+                            self.out.stray_commas += 1;
+                        }
+                        *after_comma = true;
+                        *i += 1;
+                        return Step::Next;
+                    }
+                    _ => *after_comma = false,
+                }
+                let in_object = *in_object;
+                // The fast path; serde_json decides whatever it cannot read.
+                match scan::event(window) {
+                    Ok((ev, n)) => {
+                        sink.event(ev, at);
+                        self.out.events += 1;
+                        *i += n;
+                        return Step::Next;
+                    }
+                    Err(scan::Miss::NeedMore) if !eof => return Step::NeedMore,
+                    Err(_) => {}
+                }
+                match parse_one::<RawEvent>(window, eof) {
+                    Parsed::Value(ev, n) => {
+                        sink.event(ev, at);
+                        self.out.events += 1;
+                        *i += n;
+                        Step::Next
+                    }
+                    // Valid JSON but not a readable event: skip exactly that value.
+                    Parsed::DataError(why) => {
+                        self.state = State::Skip { in_object, why };
+                        Step::Next
+                    }
+                    Parsed::NeedMore => Step::NeedMore,
+                    Parsed::Syntax(e) => self.syntax(at, window, &e),
+                }
+            }
+            State::Skip { in_object, why } => match parse_one::<serde::de::IgnoredAny>(window, eof) {
+                Parsed::Value(_, n) => {
+                    sink.malformed(at, &strip_position(why));
+                    *i += n;
+                    self.state = State::Events { in_object: *in_object, after_comma: false };
+                    Step::Next
+                }
+                Parsed::NeedMore | Parsed::DataError(_) => Step::NeedMore,
+                Parsed::Syntax(e) => self.syntax(at, window, &e),
+            },
+            State::After => {
+                self.out.trailing_bytes = true;
+                *i = w.len();
+                Step::NeedMore
+            }
+            State::Cut | State::Fatal(_) | State::Stopped => Step::Stop,
+        }
+    }
+}
+
+/// Whether `w` starts with one of `words` followed by a delimiter or the end.
+fn literal_ahead(w: &[u8], words: &[&[u8]]) -> bool {
+    words.iter().any(|word| {
+        w.starts_with(word)
+            && w.get(word.len()).is_none_or(|c| matches!(c, b' ' | b'\n' | b'\r' | b'\t' | b',' | b']' | b'}'))
+    })
 }
 
 /// Result of parsing one JSON value at the start of the window.
@@ -194,384 +603,6 @@ fn error_offset(window: &[u8], e: &serde_json::Error) -> usize {
         }
     }
     (line_start + e.column().saturating_sub(1)).min(window.len())
-}
-
-enum Step {
-    Continue,
-    Stop,
-}
-
-impl<R: Read> Reader<'_, R> {
-    fn window(&self) -> &[u8] {
-        &self.data[self.start..self.end]
-    }
-
-    fn offset(&self) -> u64 {
-        self.base + self.start as u64
-    }
-
-    /// Makes room and reads more input. Returns false at the end of input (or on error or
-    /// cancellation, recorded in `io_error` / `cancelled`).
-    fn fill(&mut self) -> bool {
-        if self.eof {
-            return false;
-        }
-        if self.start > 0 {
-            self.data.copy_within(self.start..self.end, 0);
-            self.base += self.start as u64;
-            self.end -= self.start;
-            self.start = 0;
-        }
-        if self.end == self.data.len() {
-            // One value is larger than the chunk: grow, up to the limit on one value.
-            if self.data.len() >= limits::MAX_VALUE_BYTES {
-                self.too_large = true;
-                self.eof = true;
-                return false;
-            }
-            let len = (self.data.len() * 2).min(limits::MAX_VALUE_BYTES.max(self.data.len()));
-            self.data.resize(len, 0);
-        }
-        let before = self.end;
-        // Top the buffer up to at least half full, so tiny reads (a reader handing out 7 bytes
-        // at a time) do not turn into one parse attempt per read.
-        let want = (self.data.len() / 2).max(before + 1);
-        while self.end < want {
-            match read_retrying(&mut self.src, &mut self.data[self.end..]) {
-                Ok(0) => {
-                    self.eof = true;
-                    break;
-                }
-                Ok(n) => self.end += n,
-                Err(e) => {
-                    self.io_error = Some(e);
-                    self.eof = true;
-                    break;
-                }
-            }
-        }
-        self.out.bytes = self.base + self.end as u64;
-        if !(self.progress)(self.out.bytes) {
-            self.cancelled = true;
-            self.eof = true;
-            self.end = before.max(self.start);
-            return false;
-        }
-        self.end > before
-    }
-
-    /// Next non-whitespace byte (not consumed), refilling as needed.
-    fn peek_non_ws(&mut self) -> Option<u8> {
-        loop {
-            let w = self.window();
-            match w.iter().position(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t')) {
-                Some(i) => {
-                    self.start += i;
-                    return Some(self.data[self.start]);
-                }
-                None => {
-                    self.start = self.end;
-                    if self.eof {
-                        return None;
-                    }
-                    self.fill();
-                }
-            }
-        }
-    }
-
-    /// The end of input was reached where more JSON was expected.
-    fn cut_short(&mut self) -> End {
-        if self.cancelled {
-            return End::Cancelled;
-        }
-        let at = self.offset().max(self.base + self.end as u64);
-        if self.too_large {
-            return End::ValueTooLarge { at };
-        }
-        match self.io_error.take() {
-            Some(e) => stream_end(at, &e),
-            None => End::Truncated { at },
-        }
-    }
-
-    fn run<S: Sink>(mut self, sink: &mut S) -> Result<Outcome, Fatal> {
-        // Skip a UTF-8 byte-order mark.
-        if self.fill() && self.window().starts_with(&[0xEF, 0xBB, 0xBF]) {
-            self.start += 3;
-        }
-        let first = match self.peek_non_ws() {
-            Some(b) => b,
-            None => {
-                if self.cancelled {
-                    return Err(Fatal::Cancelled);
-                }
-                return Err(match self.io_error.take() {
-                    Some(e) => Fatal::Stream(input::classify(&e), input::describe(&e)),
-                    None => Fatal::Empty,
-                });
-            }
-        };
-        match first {
-            b'[' => {
-                self.start += 1;
-                self.out.found_events = true;
-                if let Step::Stop = self.events(sink) {
-                    return Ok(self.out);
-                }
-            }
-            b'{' => {
-                self.start += 1;
-                if let Step::Stop = self.object(sink) {
-                    return Ok(self.out);
-                }
-            }
-            b'"' => return Err(Fatal::WrongTopLevel { kind: "a string" }),
-            b'-' | b'0'..=b'9' => return Err(Fatal::WrongTopLevel { kind: "a number" }),
-            // Only a real literal is "a boolean": a text file starting with "these" is not JSON.
-            _ if self.literal_ahead(&[b"true", b"false"]) => return Err(Fatal::WrongTopLevel { kind: "a boolean" }),
-            _ if self.literal_ahead(&[b"null"]) => return Err(Fatal::WrongTopLevel { kind: "null" }),
-            other => {
-                return Err(Fatal::NotJson { at: self.offset(), found: describe_byte(other) });
-            }
-        }
-        // After the top-level value: only whitespace may follow.
-        if self.peek_non_ws().is_some() {
-            self.out.trailing_bytes = true;
-            // Read (and drop) the rest, so that damage behind it (a bad gzip trailer) is seen
-            // whatever the chunk size.
-            while !self.eof {
-                self.start = self.end;
-                self.fill();
-            }
-        }
-        if let Some(e) = self.io_error.take() {
-            // The JSON closed, but the gzip container after it is damaged (bad trailer).
-            // At the end of everything decoded, as `cut_short` reports it (whatever the chunking).
-            self.out.end = stream_end(self.base + self.end as u64, &e);
-        }
-        Ok(self.out)
-    }
-
-    /// Reads the members of the top-level object, after its `{`.
-    fn object<S: Sink>(&mut self, sink: &mut S) -> Step {
-        loop {
-            let Some(b) = self.peek_non_ws() else {
-                self.out.end = self.cut_short();
-                return Step::Stop;
-            };
-            match b {
-                b'}' => {
-                    self.start += 1;
-                    return Step::Continue;
-                }
-                b',' => self.start += 1,
-                b'"' => {
-                    let Some(key) = self.parse_key() else { return Step::Stop };
-                    let Some(b) = self.peek_non_ws() else {
-                        self.out.end = self.cut_short();
-                        return Step::Stop;
-                    };
-                    if key == "traceEvents" && b == b'[' {
-                        self.start += 1;
-                        self.out.found_events = true;
-                        if let Step::Stop = self.events(sink) {
-                            return Step::Stop;
-                        }
-                    } else if !self.metadata_value(&key, sink) {
-                        return Step::Stop;
-                    }
-                }
-                other => {
-                    self.invalid(format!("expected a key, found {}", describe_byte(other)));
-                    return Step::Stop;
-                }
-            }
-        }
-    }
-
-    /// Whether the window starts with one of `words` followed by a delimiter or the end.
-    fn literal_ahead(&self, words: &[&[u8]]) -> bool {
-        let w = self.window();
-        words.iter().any(|word| {
-            w.starts_with(word)
-                && w.get(word.len()).is_none_or(|c| matches!(c, b' ' | b'\n' | b'\r' | b'\t' | b',' | b']' | b'}'))
-        })
-    }
-
-    fn invalid(&mut self, message: String) {
-        self.out.end = End::Invalid { at: self.offset(), message };
-    }
-
-    /// Parses `"key":` and returns the key.
-    fn parse_key(&mut self) -> Option<String> {
-        loop {
-            match parse_one::<Cow<str>>(self.window(), self.eof) {
-                Parsed::Value(k, n) => {
-                    let key = k.into_owned();
-                    self.start += n;
-                    match self.peek_non_ws() {
-                        Some(b':') => {
-                            self.start += 1;
-                            return Some(key);
-                        }
-                        Some(other) => {
-                            self.invalid(format!("expected ':' after \"{key}\", found {}", describe_byte(other)));
-                            return None;
-                        }
-                        None => {
-                            self.out.end = self.cut_short();
-                            return None;
-                        }
-                    }
-                }
-                Parsed::NeedMore => {
-                    if self.eof {
-                        self.out.end = self.cut_short();
-                        return None;
-                    }
-                    self.fill();
-                }
-                Parsed::DataError(m) => {
-                    self.invalid(m);
-                    return None;
-                }
-                Parsed::Syntax(e) => {
-                    self.syntax(&e);
-                    return None;
-                }
-            }
-        }
-    }
-
-    fn syntax(&mut self, e: &serde_json::Error) {
-        let at = self.offset() + error_offset(self.window(), e) as u64;
-        let message = strip_position(&e.to_string());
-        self.out.end = End::Invalid { at, message };
-    }
-
-    /// Parses one top-level metadata value and hands it to the sink.
-    fn metadata_value<S: Sink>(&mut self, key: &str, sink: &mut S) -> bool {
-        loop {
-            match parse_one::<&RawValue>(self.window(), self.eof) {
-                Parsed::Value(v, n) => {
-                    sink.metadata(key, v);
-                    self.start += n;
-                    return true;
-                }
-                Parsed::NeedMore => {
-                    if self.eof {
-                        self.out.end = self.cut_short();
-                        return false;
-                    }
-                    self.fill();
-                }
-                Parsed::DataError(m) => {
-                    self.invalid(m);
-                    return false;
-                }
-                Parsed::Syntax(e) => {
-                    self.syntax(&e);
-                    return false;
-                }
-            }
-        }
-    }
-
-    /// Reads array elements after `[` up to and including `]`.
-    fn events<S: Sink>(&mut self, sink: &mut S) -> Step {
-        let mut after_comma = false;
-        loop {
-            let Some(b) = self.peek_non_ws() else {
-                self.out.end = self.cut_short();
-                return Step::Stop;
-            };
-            match b {
-                b']' => {
-                    if after_comma {
-                        self.out.stray_commas += 1;
-                    }
-                    self.start += 1;
-                    return Step::Continue;
-                }
-                b',' => {
-                    if after_comma {
-                        self.out.stray_commas += 1;
-                    }
-                    after_comma = true;
-                    self.start += 1;
-                    continue;
-                }
-                _ => after_comma = false,
-            }
-            if !self.one_event(sink) {
-                return Step::Stop;
-            }
-        }
-    }
-
-    /// Parses the event at the window's start. Returns false when reading must stop.
-    fn one_event<S: Sink>(&mut self, sink: &mut S) -> bool {
-        // Set when the element is valid JSON but not a readable event: then skip exactly that
-        // value (refilling as needed) and go on.
-        let mut skipping: Option<String> = None;
-        // The fast path; serde_json below decides whatever it cannot read.
-        loop {
-            match scan::event(self.window()) {
-                Ok((ev, n)) => {
-                    sink.event(ev, self.offset());
-                    self.out.events += 1;
-                    self.start += n;
-                    return true;
-                }
-                Err(scan::Miss::NeedMore) if !self.eof => {
-                    self.fill();
-                }
-                Err(_) => break,
-            }
-        }
-        loop {
-            let offset = self.offset();
-            let step: Parsed<()> = match &skipping {
-                None => match parse_one::<RawEvent>(self.window(), self.eof) {
-                    Parsed::Value(ev, n) => {
-                        sink.event(ev, offset);
-                        self.out.events += 1;
-                        self.start += n;
-                        return true;
-                    }
-                    Parsed::DataError(why) => {
-                        skipping = Some(why);
-                        continue;
-                    }
-                    Parsed::NeedMore => Parsed::NeedMore,
-                    Parsed::Syntax(e) => Parsed::Syntax(e),
-                },
-                Some(why) => match parse_one::<serde::de::IgnoredAny>(self.window(), self.eof) {
-                    Parsed::Value(_, n) => {
-                        sink.malformed(offset, &strip_position(why));
-                        self.start += n;
-                        return true;
-                    }
-                    Parsed::NeedMore | Parsed::DataError(_) => Parsed::NeedMore,
-                    Parsed::Syntax(e) => Parsed::Syntax(e),
-                },
-            };
-            match step {
-                Parsed::Syntax(e) => {
-                    self.syntax(&e);
-                    return false;
-                }
-                _ => {
-                    if self.eof {
-                        self.out.end = self.cut_short();
-                        return false;
-                    }
-                    self.fill();
-                }
-            }
-        }
-    }
 }
 
 /// How a stream error ends the read, by its kind (never by its message).

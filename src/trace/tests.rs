@@ -654,3 +654,49 @@ fn number_literals_classified_as_serde_json_does() {
         }
     }
 }
+
+/// Pushes `text` in pieces of `sizes` (cycled), as the browser's reads or the CLI's inflate
+/// hand them over, checking that no more than the longest value is ever held back.
+fn push_in_pieces(text: &str, sizes: &[usize]) -> (Result<Outcome, Fatal>, Names) {
+    let mut s = Names::default();
+    let mut p = PushReader::new();
+    let bytes = text.as_bytes();
+    let (mut at, mut k) = (0, 0);
+    while at < bytes.len() && p.wants_more() {
+        let n = sizes[k % sizes.len()].min(bytes.len() - at);
+        p.feed(&bytes[at..at + n], &mut s);
+        assert!(p.held() <= 200, "held {} bytes", p.held());
+        at += n;
+        k += 1;
+    }
+    (p.finish(&mut s, Ending::Eof), s)
+}
+
+#[test]
+fn push_reader_gives_the_same_result_at_every_piece_size() {
+    let texts = [
+        r#"{"a": {"x": [1, 2, {"y": "}"}]}, "traceEvents": [{"name": "e1", "ts": 1.5}, {"name": "e\"2", "ts": 1e3} ], "b": 12345678901234567890, "c": "z"}"#,
+        r#"[{"name": "a"}, 17, {"name": "b", "ts": {"no": 1}}, {"name": ["x"]}, {"name": "c"},]"#,
+        r#"{"traceEvents": [{"name": "a", "ts": 1}, {"name": "b", "ts": 2}, {"name": "c", "ts": 3"#,
+        "\u{feff}{\"traceEvents\": [{\"name\": \"a\"},\n {\"name\": \"b\" \"x\": 1}]}",
+        r#"[{"name": "a"}] garbage"#,
+        "  \n [ {\"name\": \"a\", \"ts\": 2.} ]",
+        "true",
+        "nothing",
+        "",
+    ];
+    for text in texts {
+        let (want, w) = read(text, 1 << 16);
+        for sizes in [&[1][..], &[2], &[3, 1], &[7], &[13, 5, 1], &[64]] {
+            let (mut got, g) = push_in_pieces(text, sizes);
+            // Reading stops at a syntax error: how far past it was read depends on the pieces.
+            if let (Ok(a), Ok(b)) = (&mut got, &want) {
+                if matches!(a.end, End::Invalid { .. }) {
+                    a.bytes = b.bytes;
+                }
+            }
+            assert_eq!(got, want, "{text:?} in pieces of {sizes:?}");
+            assert_eq!((&g.events, &g.meta, &g.malformed), (&w.events, &w.meta, &w.malformed), "{text:?} {sizes:?}");
+        }
+    }
+}

@@ -451,7 +451,15 @@ fn finished(
         });
         let view = ViewState { rules: request.rules.clone(), ..ViewState::default() };
         let from_urls = shown.from_urls;
-        return Stage::Done(Arc::new(Loaded { report, from_link: false, worker_memory, view, from_urls, whole, request }));
+        return Stage::Done(Arc::new(Loaded {
+            report,
+            from_link: false,
+            worker_memory,
+            view,
+            from_urls,
+            whole,
+            request,
+        }));
     }
     // A `?trace=` link's view, if it fits this report (else the default view).
     let pending = pending_view.try_update_value(|v| v.take()).flatten();

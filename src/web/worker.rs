@@ -1,16 +1,27 @@
-//! The worker side: reads each posted `File` in slices through `FileReaderSync` (workers only)
-//! and streams the bytes into [`crate::analyze_reader`]. Memory stays bounded: one slice at a
-//! time, never the whole file.
+//! The worker side: reads each posted `File` with asynchronous `Blob.slice().arrayBuffer()`
+//! reads, a few slices ahead of the parser, and pushes the bytes into [`crate::Analysis`].
+//! The browser reads the next slices while wasm parses this one; memory stays bounded: the
+//! slices in flight (outside wasm memory) and one slice copied into wasm memory, never the
+//! whole file.
 
 use super::protocol::{Request, ToPage};
-use js_sys::{Array, Uint8Array};
-use std::io::{self, Read};
+use js_sys::{Array, ArrayBuffer, Uint8Array};
+use std::collections::VecDeque;
+use std::io;
 use wasm_bindgen::prelude::*;
-use web_sys::{Blob, DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Blob, DedicatedWorkerGlobalScope, File, MessageEvent};
 
-/// Bytes per `Blob.slice` read: large enough to amortise the JS call, small enough to keep
-/// memory flat (measured: 16 MB slices read at ~450 MB/s).
-const SLICE: usize = 16 << 20;
+/// Bytes per `Blob.slice` read: large enough to amortise the JS call and the promise, small
+/// enough to keep memory flat.
+const SLICE: f64 = (16 << 20) as f64;
+
+/// Slice reads in flight while one is parsed: enough that the next slice is ready when the
+/// parser wants it.
+const AHEAD: usize = 2;
+
+/// Bytes parsed between two progress messages.
+const PROGRESS_STEP: usize = 4 << 20;
 
 pub fn run() {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
@@ -21,7 +32,7 @@ pub fn run() {
         let files: Array = field("files").dyn_into().unwrap_or_default();
         let request = field("request").as_string().unwrap_or_default();
         let request: Request = serde_json::from_str(&request).unwrap_or_default();
-        analyse_all(&reply, &files, &request);
+        wasm_bindgen_futures::spawn_local(analyse_all(reply.clone(), files, request));
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
@@ -35,20 +46,18 @@ fn post(scope: &DedicatedWorkerGlobalScope, msg: &ToPage) {
     }
 }
 
-fn analyse_all(scope: &DedicatedWorkerGlobalScope, files: &Array, request: &Request) {
+async fn analyse_all(scope: DedicatedWorkerGlobalScope, files: Array, request: Request) {
     // The page checks the rules before sending them; ones that still fail are not applied.
     let opts = request.options().unwrap_or_default();
     let mut results = Vec::with_capacity(files.length() as usize);
+    // One buffer in wasm memory, reused for every slice.
+    let mut scratch = Vec::new();
     for (index, value) in files.iter().enumerate() {
         let index = index as u32;
         let file: File = value.unchecked_into();
         let name = file.name();
-        let reader = FileChunks::new(file.into());
-        let result = crate::analyze_any(&name, reader, &opts, &mut |bytes| {
-            post(scope, &ToPage::Progress { index, bytes: bytes as f64 });
-            true
-        });
-        post(scope, &ToPage::FileDone { index, ok: result.is_ok() });
+        let result = analyse_file(&scope, index, &name, file.into(), &opts, &mut scratch).await;
+        post(&scope, &ToPage::FileDone { index, ok: result.is_ok() });
         results.push(result);
     }
     let report = crate::combine_all(results);
@@ -62,65 +71,58 @@ fn analyse_all(scope: &DedicatedWorkerGlobalScope, files: &Array, request: &Requ
         .buffer()
         .unchecked_into::<js_sys::ArrayBuffer>()
         .byte_length() as f64;
-    post(scope, &ToPage::Done { json, wasm_memory_bytes });
+    post(&scope, &ToPage::Done { json, wasm_memory_bytes });
 }
 
-/// `std::io::Read` over a `Blob`, one `SLICE` at a time.
-struct FileChunks {
+/// Reads `blob` slice by slice, `AHEAD` reads in flight, into a push analysis.
+async fn analyse_file(
+    scope: &DedicatedWorkerGlobalScope,
+    index: u32,
+    name: &str,
     blob: Blob,
-    size: f64,
-    pos: f64,
-    /// None only outside a worker; reads then fail with an io error, not a panic.
-    reader: Option<FileReaderSync>,
-    buf: Vec<u8>,
-    start: usize,
-    end: usize,
-}
-
-impl FileChunks {
-    fn new(blob: Blob) -> Self {
-        let reader = FileReaderSync::new().ok();
-        FileChunks { size: blob.size(), blob, pos: 0.0, reader, buf: Vec::new(), start: 0, end: 0 }
-    }
-
-    /// Reads the next `dst.len()` bytes of the blob into `dst`.
-    fn read_slice(&mut self, dst: &mut [u8]) -> io::Result<usize> {
-        let end = (self.pos + dst.len() as f64).min(self.size);
-        let slice = self.blob.slice_with_f64_and_f64(self.pos, end).map_err(js_err)?;
-        let reader = self.reader.as_ref().ok_or_else(|| io::Error::other("FileReaderSync is missing"))?;
-        let buffer = reader.read_as_array_buffer(&slice).map_err(js_err)?;
-        let bytes = Uint8Array::new(&buffer);
-        let n = (bytes.length() as usize).min(dst.len());
-        bytes.subarray(0, n as u32).copy_to(&mut dst[..n]);
-        self.pos += n as f64;
-        Ok(n)
-    }
-}
-
-impl Read for FileChunks {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        if self.start == self.end {
-            let left = self.size - self.pos;
-            if left <= 0.0 || out.is_empty() {
-                return Ok(0);
+    opts: &crate::Options,
+    scratch: &mut Vec<u8>,
+) -> Result<Vec<crate::TraceReport>, crate::TraceError> {
+    let size = blob.size();
+    let mut analysis = crate::Analysis::new(name, opts.clone());
+    let mut next = 0.0;
+    let mut pending: VecDeque<JsFuture> = VecDeque::new();
+    let mut read = 0.0;
+    loop {
+        // Keep the browser reading ahead while this slice is parsed.
+        while pending.len() < AHEAD && next < size {
+            let end = (next + SLICE).min(size);
+            match blob.slice_with_f64_and_f64(next, end) {
+                Ok(slice) => pending.push_back(JsFuture::from(slice.array_buffer())),
+                Err(e) => return analysis.finish(Some(js_err(e))),
             }
-            let want = (SLICE as f64).min(left) as usize;
-            // A big caller buffer takes the slice directly: one copy instead of two.
-            if out.len() >= want {
-                return self.read_slice(&mut out[..want]);
-            }
-            let mut buf = std::mem::take(&mut self.buf);
-            buf.resize(want, 0);
-            let n = self.read_slice(&mut buf[..want]);
-            self.buf = buf;
-            self.start = 0;
-            self.end = n?;
+            next = end;
         }
-        let n = (self.end - self.start).min(out.len());
-        out[..n].copy_from_slice(&self.buf[self.start..self.start + n]);
-        self.start += n;
-        Ok(n)
+        let Some(ahead) = pending.pop_front() else { break };
+        let buffer: ArrayBuffer = match ahead.await {
+            Ok(b) => b.unchecked_into(),
+            Err(e) => return analysis.finish(Some(js_err(e))),
+        };
+        // The one copy: from the browser's buffer into wasm memory, parsed in place there.
+        let bytes = Uint8Array::new(&buffer);
+        let n = bytes.length() as usize;
+        // (Resizing a buffer that already held a slice writes no bytes.)
+        scratch.resize(n, 0);
+        bytes.copy_to(scratch);
+        // Progress every few MB, not only per slice, so the page moves smoothly.
+        for piece in scratch.chunks(PROGRESS_STEP) {
+            analysis.feed(piece);
+            read += piece.len() as f64;
+            post(scope, &ToPage::Progress { index, bytes: read });
+            if !analysis.wants_more() {
+                break;
+            }
+        }
+        if !analysis.wants_more() {
+            break;
+        }
     }
+    analysis.finish(None)
 }
 
 fn js_err(e: JsValue) -> io::Error {

@@ -487,7 +487,7 @@ test('progress shows bytes, MB/s and time left; Cancel returns to the start', as
   await page.getByTestId('file-input').setInputFiles(big);
   const progress = page.getByTestId('progress');
   await progress.waitFor();
-  await page.waitForFunction(() => /MB\/s/.test(document.querySelector('[data-testid=progress]')?.textContent || ''), null, { timeout: 20_000 });
+  await page.waitForFunction(() => /MB of .*MB\/s/.test(document.querySelector('[data-testid=progress]')?.textContent || ''), null, { timeout: 20_000 });
   await shot(page, 'progress');
   assert.match(await progress.textContent(), /MB of .*MB\/s.*left/);
   await page.getByTestId('cancel').click();

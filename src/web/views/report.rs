@@ -105,13 +105,12 @@ pub fn ReportScreen(
         ops.update(|o| o.expanded.clear());
     });
 
-    let trace_view =
-        {
-            let report = report.clone();
-            move || {
-                let i = selected.get();
-                let t = report.traces.get(i).cloned();
-                t.map(|t| view! {
+    let trace_view = {
+        let report = report.clone();
+        move || {
+            let i = selected.get();
+            let t = report.traces.get(i).cloned();
+            t.map(|t| view! {
                 <TraceView trace=t bucket_filter=bucket_filter kernels=kernels ops=ops buckets_open=buckets_open on_range=on_range
                     on_rules=on_rules rules=rules.clone() />
             })
