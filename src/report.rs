@@ -290,9 +290,13 @@ pub struct Timeline {
     pub hidden_lanes: u32,
     #[serde(default)]
     pub hidden_busy_us: f64,
-    /// Each ProfilerStep's GPU extent (first to last row it launched).
+    /// Each ProfilerStep's GPU extent (first to last row it launched); evenly spaced ones when
+    /// there are more than `timeline::MAX_STEP_MARKS`.
     #[serde(default)]
     pub steps: Vec<StepMark>,
+    /// Steps left out of `steps`.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub hidden_steps: u32,
     /// Names the bins' `top` index into (the kernel that ran longest in the bin).
     #[serde(default)]
     pub names: Vec<String>,
@@ -364,6 +368,10 @@ impl Timeline {
             .map(|c| c.iter().map(LaneBin::busy_ns).sum::<i64>() as f64 / (c.len() as i64 * self.bin_ns).max(1) as f64)
             .collect()
     }
+}
+
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
 }
 
 fn is_zero_ns(v: &i64) -> bool {

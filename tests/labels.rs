@@ -458,6 +458,12 @@ fn timeline_size_is_bounded_on_a_long_many_stream_trace() {
             "{}{{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k{}\",\"pid\":0,\"tid\":{stream},\"ts\":{},\"dur\":{},\"args\":{{\"device\":0,\"stream\":{stream}}}}}",
             if i == 0 { "" } else { "," }, i % 97, i * 10, stream + 1));
     }
+    // 1_000 steps of 2 ms on the CPU: more than the timeline marks.
+    for s in 0..1_000i64 {
+        let _ = std::fmt::Write::write_fmt(&mut events, format_args!(
+            ",{{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#{s}\",\"pid\":1,\"tid\":1,\"ts\":{},\"dur\":2000}}",
+            s * 2000));
+    }
     events.push_str("]}");
     let r = tracesight::analyze_slice("long.json", events.as_bytes(), &Options::default()).unwrap();
     let tl = r.timeline.as_ref().unwrap();
@@ -466,6 +472,13 @@ fn timeline_size_is_bounded_on_a_long_many_stream_trace() {
     assert!(tl.lanes.iter().all(|l| l.bins.len() == BINS));
     let json = serde_json::to_string(tl).unwrap();
     assert!(json.len() < 400_000, "timeline JSON is {} bytes", json.len());
+    assert_eq!(r.steps.len(), 1_000);
+    assert!(tl.steps.len() <= tracesight::analysis::timeline::MAX_STEP_MARKS);
+    assert_eq!(tl.steps.len() as u32 + tl.hidden_steps, 1_000);
+    assert_eq!(
+        (tl.steps[0].name.as_str(), tl.steps.last().unwrap().name.as_str()),
+        ("ProfilerStep#0", "ProfilerStep#999")
+    );
     common::assert_timeline(&r);
 }
 

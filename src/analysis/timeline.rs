@@ -15,6 +15,9 @@ use rustc_hash::FxHashMap;
 pub const BINS: usize = 240;
 /// Streams drawn (the busiest); the rest are counted, not drawn.
 pub const MAX_LANES: usize = 16;
+/// Step marks kept (evenly spaced when a trace has more steps): one per bin is all a strip
+/// can show, and the bound keeps the summary's size fixed.
+pub const MAX_STEP_MARKS: usize = BINS;
 
 /// What the timeline reads besides the collector.
 pub struct Inputs<'a> {
@@ -104,7 +107,16 @@ pub fn timeline(c: &Collector, inp: Inputs) -> Option<Timeline> {
         }
         lanes.push(TimelineLane { device: *device as i64, stream: *stream as i64, busy_us: us(busy_ns), bins: out });
     }
-    let steps = inp.steps.into_iter().filter(|s| s.end_ns > from && s.start_ns < to).collect();
+    let steps: Vec<StepMark> = inp.steps.into_iter().filter(|s| s.end_ns > from && s.start_ns < to).collect();
+    let step_marks = steps.len();
+    let steps = if step_marks <= MAX_STEP_MARKS {
+        steps
+    } else {
+        // Every k-th step, the first and the last kept.
+        let k = step_marks.div_ceil(MAX_STEP_MARKS);
+        steps.into_iter().enumerate().filter(|(i, _)| i % k == 0 || *i == step_marks - 1).map(|(_, s)| s).collect()
+    };
+    let steps_len = steps.len();
     Some(Timeline {
         start_ns: from,
         end_ns: to,
@@ -113,6 +125,7 @@ pub fn timeline(c: &Collector, inp: Inputs) -> Option<Timeline> {
         hidden_lanes: hidden.len() as u32,
         hidden_busy_us: us(hidden.iter().map(|x| x.1).sum()),
         steps,
+        hidden_steps: (step_marks - steps_len) as u32,
         names,
     })
 }

@@ -229,6 +229,10 @@ pub fn TimelineSection(
                     <div class="tl-axis">{ticks}</div>
                 </div>
             </div>
+            {(tl.hidden_steps > 0).then(|| view! {
+                <p class="muted">{format!("{} steps: every {}th is marked and listed.", tl.steps.len() as u32 + tl.hidden_steps,
+                    (tl.steps.len() as u32 + tl.hidden_steps).div_ceil(tl.steps.len().max(1) as u32))}</p>
+            })}
             {(tl.hidden_lanes > 0).then(|| view! {
                 <p class="muted">{format!("{} more streams ({} busy) not drawn: the {} busiest are.", tl.hidden_lanes, format::us(tl.hidden_busy_us), lanes)}</p>
             })}
