@@ -423,7 +423,9 @@ fn a_range_clips_rows_and_every_table_follows() {
     // Idle inside the range: the 20 us kernel wait and the 1_790 us host wait.
     assert_eq!(r.idle.kernel_wait_us + r.idle.host_wait_us, 1_810.0);
     // The report says which range it covers, in the text too.
-    assert!(tracesight::text::render(&tracesight::combine(vec![Ok(r.clone())])).contains("range: 50 us .. 2.05 ms"));
+    let both = tracesight::combine(vec![Ok(r.clone())]);
+    assert!(tracesight::text::render(&both).contains("range: 50 us .. 2.05 ms"));
+    assert!(tracesight::export::markdown::render(&both).contains("**Range:** 50 us – 2.05 ms after the first GPU row"));
     // A range with nothing in it is a report with no GPU rows, not an error.
     let empty = Options { window: Some(Range::parse_ms("5..6").unwrap()), ..Options::default() };
     let r = tracesight::analyze_slice("range.json", &t.bytes(), &empty).unwrap();

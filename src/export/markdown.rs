@@ -68,6 +68,14 @@ fn trace(o: &mut String, t: &TraceReport) {
         _ => String::new(),
     };
     let _ = writeln!(o, "{device}{rank} · {} events\n", t.events);
+    if let Some(w) = &t.window {
+        let _ = writeln!(
+            o,
+            "**Range:** {} – {} after the first GPU row (every number below is inside it).\n",
+            fmt_us((w.start_ns - w.origin_ns) as f64 / 1000.0),
+            fmt_us((w.end_ns - w.origin_ns) as f64 / 1000.0)
+        );
+    }
     let g = &t.gpu;
     if !t.has_gpu {
         let _ = writeln!(o, "**No GPU rows in this trace** (CPU-only, or an accelerator tracesight does not know).\n");

@@ -260,6 +260,13 @@ test('timeline: hover names what ran; a dragged range re-analyses and every tabl
     t.diagnostic('CLI not found: comparing with the CLI skipped');
   }
   await page.getByTestId('timeline').screenshot({ path: path.join(ARTIFACTS, 'timeline-range.png') });
+  // A link of the range's report says it covers a range (links carry no timeline).
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  await page.getByTestId('share-link').click();
+  const second = await context.newPage();
+  await second.goto(await page.evaluate(() => navigator.clipboard.readText()));
+  assert.match(await second.getByTestId('range-note').textContent(), /covers .* – .* after the first GPU row only/);
+  await second.close();
   // A step from the menu zooms to it; "Whole trace" goes back at once.
   await page.getByTestId('timeline-whole').click();
   await page.getByTestId('timeline-whole').waitFor({ state: 'detached' });

@@ -288,6 +288,11 @@ fn TraceView(
         })}
         <Summary trace=trace.clone() />
         {trace.timeline.clone().map(|tl| view! { <TimelineSection timeline=tl window=trace.window on_range=on_range /> })}
+        {trace.window.filter(|_| trace.timeline.is_none()).map(|w| view! {
+            <p class="notice info" data-testid="range-note">{format!(
+                "This report covers {} – {} after the first GPU row only (a range of the trace).",
+                format::us((w.start_ns - w.origin_ns) as f64 / 1000.0), format::us((w.end_ns - w.origin_ns) as f64 / 1000.0))}</p>
+        })}
         <BucketSection buckets=trace.buckets.clone() gpu=trace.gpu.clone() filter=bucket_filter open=buckets_open
             csv_name=name("buckets") csv=csv("buckets") />
         <AttentionSection attention=trace.attention.clone() />
