@@ -908,6 +908,47 @@ pub fn encode(report: Option<&Report>, state: &ViewState) -> String {
     format!("{}={data}", if report.is_some() { "s" } else { "v" })
 }
 
+/// What a summary link holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Every trace's summary (and the ranks view): the receiver sees every view.
+    Full,
+    /// The ranks view of every rank and the summary of the selected trace only: for more
+    /// traces than a link may hold ([`MAX_TRACES`], [`MAX_FRAGMENT`]).
+    RanksAndSelected,
+}
+
+/// The fragment of a summary link for `report` and `state`: every trace when they fit, else
+/// the ranks view and the selected trace (the view state then selects it and compares
+/// nothing). None when even that does not fit.
+pub fn encode_summary(report: &Report, state: &ViewState) -> Option<(String, Scope)> {
+    if report.traces.len() <= MAX_TRACES {
+        let full = encode(Some(report), state);
+        if full.len() <= MAX_FRAGMENT {
+            return Some((full, Scope::Full));
+        }
+    }
+    encode_ranks_and_selected(report, state).map(|link| (link, Scope::RanksAndSelected))
+}
+
+/// The [`Scope::RanksAndSelected`] fragment: None without a ranks view or when too large.
+pub fn encode_ranks_and_selected(report: &Report, state: &ViewState) -> Option<String> {
+    if report.ranks.is_empty() || report.ranks.len() > MAX_RANKS {
+        return None;
+    }
+    let selected = report.traces.get(state.trace as usize)?;
+    let compact = Report {
+        tool_version: report.tool_version.clone(),
+        traces: vec![selected.clone()],
+        errors: report.errors.iter().take(MAX_TRACES).cloned().collect(),
+        ranks: report.ranks.clone(),
+        job: report.job.clone(),
+    };
+    let state = ViewState { trace: 0, compare: None, ..state.clone() };
+    let link = encode(Some(&compact), &state);
+    (link.len() <= MAX_FRAGMENT).then_some(link)
+}
+
 /// Reads a fragment (with or without its leading `#`). Bounded, strict, never panics.
 pub fn decode(fragment: &str) -> Result<SharedView, LinkError> {
     let fragment = fragment.strip_prefix('#').unwrap_or(fragment);

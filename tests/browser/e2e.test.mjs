@@ -749,9 +749,14 @@ async function timed(page, action, arg) {
 test('128 ranks: the ranks and compare views render and respond quickly', async () => {
   const RANKS = 128, SLOW = 77;
   const { context, page, errors, requests } = await open();
-  // One rank's report from the page itself, then 128 per-rank reports made from it: ranks,
-  // numbers and collectives varied (rank 77 is slower and last to every all-reduce).
-  const base = JSON.parse(await analyse(page, requests, fixtures.plain));
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  // One rank's report from the page itself (a DLRM rank when ../shared/traces has it: about
+  // 110 KB of report, 80 kernels), then 128 per-rank reports made from it: ranks, numbers and
+  // collectives varied (rank 77 is slower and last to every all-reduce).
+  const dlrm = path.join(SHARED, 'dlrm-8rank-v100');
+  const source = fs.existsSync(dlrm) ? path.join(dlrm, fs.readdirSync(dlrm).sort()[0]) : fixtures.plain;
+  const base = JSON.parse(await analyse(page, requests, source));
+  console.log(`# 128 ranks made from ${path.basename(source)} (${JSON.stringify(base).length} bytes of report each)`);
   await page.locator('.brand').click();
   const dir = fs.mkdtempSync(path.join(tmp, 'ranks128-'));
   const files = [];
@@ -803,6 +808,20 @@ test('128 ranks: the ranks and compare views render and respond quickly', async 
   await page.getByTestId('compare-table').screenshot({ path: path.join(ARTIFACTS, 'compare-128.png') });
   const closeMs = await timed(page, 'click', 'compare-open');
   assert.equal(await page.getByTestId('compare-table').count(), 0);
+  // Too many traces for one link: it holds the ranks view of all 128 and rank 77's summary.
+  await page.getByTestId('share-link').click();
+  assert.match(await page.getByTestId('share-status').textContent(), /ranks view of all 128 ranks and the summary of the selected trace only/);
+  const link = await readClipboard(page);
+  console.log(`# share link of 128 ranks (ranks view + rank 77): ${link.length - link.indexOf('#') - 1} bytes of fragment`);
+  const second = await context.newPage();
+  await second.goto(link);
+  await second.getByTestId('ranks').waitFor();
+  assert.equal(await second.locator('[data-testid=ranks] tbody tr').count(), RANKS);
+  assert.match(await second.getByTestId('from-link').textContent(), /ranks view of all 128 ranks and the details of rank 77 · rank077/);
+  assert.match(await second.getByTestId('straggler').textContent(), /^rank 77 arrived last at 40 collectives/);
+  assert.match(await second.getByTestId('summary').textContent(), /rank 77 of 128/);
+  await shot(second, 'ranks-128-from-link');
+  await second.close();
 
   console.log(`# 128 ranks: files -> ranks view drawn ${loadMs} ms (longest main-thread task ${longest.toFixed(0)} ms); ` +
     `switch trace ${switchMs.toFixed(0)} ms, open compare (64 vs 64) ${openMs.toFixed(0)} ms, ` +

@@ -34,12 +34,14 @@ fn RankChart(rows: Vec<RankRow>) -> impl IntoView {
     let row_h = if rows.len() <= 16 { ROW_H } else { (MANY_H / rows.len() as f64).max(MIN_H) };
     let label_every = (LABEL_GAP / row_h).ceil().max(1.0) as usize;
     let pad = if row_h >= ROW_H { 3.0 } else { row_h * 0.1 };
-    let height = row_h * rows.len() as f64 + 4.0;
+    // Room above the first row and below the last for a label taller than its row.
+    let top = if row_h < LABEL_GAP { LABEL_GAP / 2.0 } else { 2.0 };
+    let height = row_h * rows.len() as f64 + 2.0 * top;
     let bars = rows
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            let y = i as f64 * row_h + 2.0;
+            let y = i as f64 * row_h + top;
             let wait = r.wait_us.min(r.busy_us);
             let work = (r.busy_us - wait) * scale;
             let wait_w = wait * scale;

@@ -7,7 +7,7 @@ use super::why::{IdleSection, LayerSection, MemorySection};
 use super::FilePicker;
 use crate::analysis::taxonomy::{Backend, Bucket as BucketId};
 use crate::report::{Report, Severity, TraceReport};
-use crate::share_link::{CompareSets, TableState, ViewState};
+use crate::share_link::{CompareSets, Scope, TableState, ViewState};
 use crate::web::app::Loaded;
 use crate::web::{export, format, share};
 use leptos::prelude::*;
@@ -54,15 +54,18 @@ pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset
         let report = report.clone();
         move |_| {
             let msg = match share::link(&report, &current(), from_urls) {
-                Ok(url) => {
+                Ok((url, scope)) => {
                     export::copy_text(&url);
-                    if from_urls {
-                        "Link copied: it opens the same trace URLs in this view".to_string()
-                    } else {
-                        format!(
-                            "Link copied ({} KB): it holds this view and the summary, not the trace",
-                            url.len().div_ceil(1024)
-                        )
+                    let kb = url.len().div_ceil(1024);
+                    match scope {
+                        None => "Link copied: it opens the same trace URLs in this view".to_string(),
+                        Some(Scope::Full) => {
+                            format!("Link copied ({kb} KB): it holds this view and the summary, not the trace")
+                        }
+                        Some(Scope::RanksAndSelected) => format!(
+                            "Link copied ({kb} KB): too many traces for one link, so it holds the ranks view of all {} ranks and the summary of the selected trace only",
+                            report.ranks.len()
+                        ),
                     }
                 }
                 Err(e) => e,
@@ -121,7 +124,13 @@ pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset
             </div>
             {move || share_state.get().map(|m| view! { <p class="notice info" role="status" data-testid="share-status">{m}</p> })}
             {loaded.from_link.then(|| view! {
-                <p class="notice info" data-testid="from-link">"Opened from a share link: the summary of a report as the link's sender saw it (the trace itself was never sent, and these numbers were not recomputed here)."</p>
+                <p class="notice info" data-testid="from-link">"Opened from a share link: the summary of a report as the link's sender saw it (the trace itself was never sent, and these numbers were not recomputed here)."
+                    {(report.ranks.len() > traces).then(|| format!(
+                        " It holds the ranks view of all {} ranks and the details of {} only.",
+                        report.ranks.len(),
+                        report.traces.first().map(rank_label).unwrap_or_default()
+                    ))}
+                </p>
             })}
             {(!report.errors.is_empty()).then(|| view! {
                 <div class="notice warning" data-testid="file-errors">
