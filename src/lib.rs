@@ -19,7 +19,8 @@ pub mod trace;
 pub mod web;
 
 pub use analysis::{
-    analyze_any, analyze_reader, analyze_slice, combine, combine_all, merge, ErrorKind, Options, TraceError,
+    analyze_any, analyze_reader, analyze_slice, combine, combine_all, merge, merge_labelled, ErrorKind, Options,
+    TraceError,
 };
 pub use report::{Report, TraceReport};
 

@@ -136,6 +136,12 @@ impl CompareSets {
         set.insert(at, i);
     }
 
+    /// The traces on each side, from each trace's side (None: on neither).
+    pub fn from_sides(sides: &[Option<Side>]) -> CompareSets {
+        let on = |want: Side| (0..sides.len() as u32).filter(|&i| sides[i as usize] == Some(want)).collect();
+        CompareSets { a: on(Side::A), b: on(Side::B) }
+    }
+
     /// The usual split of `traces`: two traces are A then B; two runs of one job dropped
     /// together are split by run ([`CompareSets::by_run`]); otherwise the first half is A and
     /// the second half B.

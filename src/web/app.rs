@@ -4,7 +4,7 @@
 use super::client::{PoolEvent, WorkerPool};
 use super::share::Opening;
 use super::views::{ErrorScreen, ProgressScreen, ReportScreen, StartScreen};
-use crate::share_link::ViewState;
+use crate::share_link::{CompareSets, Side, ViewState};
 use crate::Report;
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -88,6 +88,8 @@ fn update_row(rows: ProgressRows, i: usize, f: impl FnOnce(&mut FileProgress)) {
 struct Batch {
     reports: Vec<Option<Report>>,
     wasm_memory_bytes: f64,
+    /// The open report when these files are its run B: merged in, then compared.
+    run_a: Option<Report>,
 }
 
 #[component]
@@ -123,12 +125,24 @@ pub fn App() -> impl IntoView {
         on_pool_event(ev, stage, progress, ready, batch, pending_view)
     }));
 
-    // Starts the workers on `files` (the caller has checked that nothing else runs).
-    let analyse = Callback::new(move |files: Vec<File>| {
+    // Starts the workers on `files`, run B of `run_a` when given (the caller has checked that
+    // nothing else runs).
+    let start = move |files: Vec<File>, run_a: Option<Report>| {
         progress.set(files.iter().map(|f| ArcRwSignal::new(FileProgress::new(f.name(), f.size()))).collect());
-        batch.set_value(Batch { reports: vec![None; files.len()], wasm_memory_bytes: 0.0 });
+        batch.set_value(Batch { reports: vec![None; files.len()], wasm_memory_bytes: 0.0, run_a });
         stage.set(Stage::Reading);
         pool.with_value(|p| p.analyse(files));
+    };
+    let analyse = Callback::new(move |files: Vec<File>| start(files, None));
+
+    // Files of another run, compared as B with the open report as A.
+    let add_run_b = Callback::new(move |files: Vec<File>| {
+        let Stage::Done(loaded) = stage.get_untracked() else { return };
+        if files.is_empty() || loaded.from_link {
+            return;
+        }
+        pending_view.set_value(None);
+        start(files, Some(loaded.report.clone()));
     });
 
     let open_files = Callback::new(move |files: Vec<File>| {
@@ -208,7 +222,7 @@ pub fn App() -> impl IntoView {
                     }.into_any(),
                     Stage::Reading => view! { <ProgressScreen rows=progress on_cancel=cancel /> }.into_any(),
                     Stage::Done(loaded) => view! {
-                        <ReportScreen loaded=loaded on_files=open_files on_reset=reset />
+                        <ReportScreen loaded=loaded on_files=open_files on_run_b=add_run_b on_reset=reset />
                     }.into_any(),
                     Stage::Failed(failure) => view! {
                         <ErrorScreen failure=failure on_files=open_files on_reset=reset />
@@ -299,13 +313,31 @@ fn on_pool_event(
                 }
                 b.wasm_memory_bytes = b.wasm_memory_bytes.max(wasm_memory_bytes);
                 if b.reports.iter().all(Option::is_some) {
-                    Some((std::mem::take(&mut b.reports).into_iter().flatten().collect(), b.wasm_memory_bytes))
+                    let reports: Vec<Report> = std::mem::take(&mut b.reports).into_iter().flatten().collect();
+                    Some((reports, b.run_a.take(), b.wasm_memory_bytes))
                 } else {
                     None
                 }
             });
-            if let Some(Some((reports, memory))) = all {
-                stage.set(finished(crate::merge(reports), memory, pending_view));
+            match all {
+                Some(Some((reports, None, memory))) => {
+                    // A `?trace=` link's view, if any.
+                    let pending = pending_view.try_update_value(|v| v.take()).flatten();
+                    let from_urls = pending.is_some();
+                    stage.set(finished(crate::merge(reports), memory, pending, from_urls))
+                }
+                Some(Some((reports, Some(run_a), memory))) => {
+                    let labelled = std::iter::once((run_a, Some(Side::A)))
+                        .chain(reports.into_iter().map(|r| (r, Some(Side::B))))
+                        .collect();
+                    let (report, sides) = crate::merge_labelled(labelled);
+                    let compare = CompareSets::from_sides(&sides);
+                    // Compared at once when B brought traces; else the error screen or notice says why.
+                    let view =
+                        ViewState { compare: (!compare.b.is_empty()).then_some(compare), ..ViewState::default() };
+                    stage.set(finished(report, memory, Some(view), false));
+                }
+                _ => {}
             }
         }
         PoolEvent::Unavailable(text) => {
@@ -324,8 +356,9 @@ fn failed_file(name: Option<String>, message: String) -> Report {
     r
 }
 
-/// The screen once every file is in: the report, or the error screen when no file could be read.
-fn finished(report: Report, worker_memory: f64, pending_view: StoredValue<Option<ViewState>>) -> Stage {
+/// The screen once every file is in: the report in `view` if it fits (else the default view),
+/// or the error screen when no file could be read.
+fn finished(report: Report, worker_memory: f64, view: Option<ViewState>, from_urls: bool) -> Stage {
     if report.traces.is_empty() {
         return Stage::Failed(Failure {
             title: if report.errors.len() == 1 {
@@ -336,10 +369,7 @@ fn finished(report: Report, worker_memory: f64, pending_view: StoredValue<Option
             details: report.errors.iter().map(file_message).collect(),
         });
     }
-    // A `?trace=` link's view, if it fits this report (else the default view).
-    let pending = pending_view.try_update_value(|v| v.take()).flatten();
-    let from_urls = pending.is_some();
-    let view = pending.filter(|v| crate::share_link::check_state(v, Some(&report)).is_ok()).unwrap_or_default();
+    let view = view.filter(|v| crate::share_link::check_state(v, Some(&report)).is_ok()).unwrap_or_default();
     Stage::Done(Arc::new(Loaded { report, from_link: false, worker_memory, view, from_urls }))
 }
 

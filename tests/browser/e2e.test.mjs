@@ -835,3 +835,36 @@ test('128 ranks: the ranks and compare views render and respond quickly', async 
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('another run added as B: two runs with the same file names compared', async (t) => {
+  // Two runs of a 2-rank job in two folders, file names alike: flash before, math after.
+  const runs = ['flash', 'math'].map((attention) => {
+    const dir = fs.mkdtempSync(path.join(tmp, `run-${attention}-`));
+    return [0, 1].map((r) => {
+      const f = path.join(dir, `rank${r}.pt.trace.json`);
+      fs.writeFileSync(f, makeTrace({ rank: r, worldSize: 2, attention }));
+      return f;
+    });
+  });
+  const { context, page, errors, requests } = await open();
+  await analyse(page, requests, runs[0]);
+  await page.getByTestId('compare-open').click();
+  await page.getByTestId('run-b-input').setInputFiles(runs[1]);
+  await page.getByTestId('diff-verdict').waitFor({ timeout: 60_000 });
+  assert.match(await page.getByTestId('compare-sides').textContent(), /A \(before\): 2 traces.*B \(after\): 2 traces/);
+  assert.match(await page.getByTestId('diff-verdict').textContent(), /math instead of flash/);
+  // Each rank's file from the first run is in A, the added one in B.
+  const pressed = await page.getByTestId('assign').evaluateAll((chips) => chips.map((c) =>
+    [...c.querySelectorAll('button')].filter((b) => b.getAttribute('aria-pressed') === 'true').map((b) => b.textContent).join('')));
+  assert.deepEqual(pressed, ['A', 'B', 'A', 'B']);
+  await page.getByTestId('compare-table').screenshot({ path: path.join(ARTIFACTS, 'compare-run-b.png') });
+  if (haveCli()) {
+    assert.equal((await page.getByTestId('diff-verdict').textContent()).trim(), cliSetsDiff(runs[0], runs[1]).verdict);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
+    assert.equal(fs.readFileSync(await download.path(), 'utf8'), cliJson([...runs[0], ...runs[1]]));
+  } else {
+    t.diagnostic('CLI not found: comparing with the CLI skipped');
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -2,12 +2,14 @@
 //! collectives that waited), and the before/after comparison of two of them.
 
 use super::tables::csv_button;
+use super::FilePicker;
 use crate::analysis::diff::{diff_refs, Change, Diff, Status};
 use crate::report::{JobView, RankRow, Report};
 use crate::share_link::{CompareSets, Side};
 use crate::web::format;
 use leptos::prelude::*;
 use std::sync::Arc;
+use web_sys::File;
 
 fn rank_name(rows: &[RankRow], row: usize) -> String {
     match rows.get(row) {
@@ -292,7 +294,12 @@ fn diff_view(d: Diff) -> impl IntoView {
 /// Compare set A (before) with set B (after): each loaded trace is put in A, in B or in
 /// neither; the sets live in the view state (so a share link reopens them).
 #[component]
-pub fn CompareSection(report: Arc<Report>, sets: RwSignal<Option<CompareSets>>) -> impl IntoView {
+pub fn CompareSection(
+    report: Arc<Report>,
+    sets: RwSignal<Option<CompareSets>>,
+    /// Opens another run's files as B (not for a share link: it has no full kernel lists).
+    run_b: Option<Callback<Vec<File>>>,
+) -> impl IntoView {
     let n = report.traces.len() as u32;
     let assign = move |i: u32, side: Side| {
         move |_| {
@@ -370,6 +377,9 @@ pub fn CompareSection(report: Arc<Report>, sets: RwSignal<Option<CompareSets>>) 
                 {(n > 2).then(|| "With several traces on a side, each number is the mean per rank.")}</p>
             <ul class="assign-list" data-testid="compare-sets">{chips}</ul>
             <div class="table-tools">
+                {run_b.map(|on_files| view! {
+                    <FilePicker on_files=on_files id="run-b-input" label="Add another run's files as B…" />
+                })}
                 <button type="button" class="button tiny" data-testid="compare-swap" on:click=swap>"Swap A and B"</button>
                 {(n > 2).then(|| view! {
                     <button type="button" class="button tiny" data-testid="compare-halves"

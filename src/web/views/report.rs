@@ -19,7 +19,13 @@ use web_sys::File;
 /// buckets, compare pair) lives here, starts from `loaded.view` (a share link's) and is what
 /// "Copy share link" writes.
 #[component]
-pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset: Callback<()>) -> impl IntoView {
+pub fn ReportScreen(
+    loaded: Arc<Loaded>,
+    on_files: Callback<Vec<File>>,
+    /// Files of another run, to compare as B with this report as A.
+    on_run_b: Callback<Vec<File>>,
+    on_reset: Callback<()>,
+) -> impl IntoView {
     let view0 = loaded.view.clone();
     let selected = RwSignal::new(view0.trace as usize);
     let bucket_filter = RwSignal::new(view0.bucket);
@@ -104,7 +110,8 @@ pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset
         let report = report.clone();
         // Opening or closing the comparison rebuilds it; changing its sets only redraws its body.
         let open = Memo::new(move |_| compare.with(Option::is_some));
-        move || open.get().then(|| view! { <CompareSection report=report.clone() sets=compare /> })
+        let run_b = (!loaded.from_link).then_some(on_run_b);
+        move || open.get().then(|| view! { <CompareSection report=report.clone() sets=compare run_b=run_b /> })
     };
 
     view! {
@@ -141,9 +148,10 @@ pub fn ReportScreen(loaded: Arc<Loaded>, on_files: Callback<Vec<File>>, on_reset
             {(!report.ranks.is_empty()).then(|| view! {
                 <JobSection rows=report.ranks.clone() job=report.job.clone() csv=crate::export::csv::ranks(&report) />
             })}
-            {(traces > 1).then(|| view! {
+            // One trace can be compared too: with another run's files, added as B.
+            {(traces > 1 || !loaded.from_link).then(|| view! {
                 <nav class="tabs" aria-label="Trace">
-                    <TracePicker traces=report.clone() selected=selected on_pick=pick />
+                    {(traces > 1).then(|| view! { <TracePicker traces=report.clone() selected=selected on_pick=pick /> })}
                     <button type="button" class="button compare-open" data-testid="compare-open"
                         aria-pressed=move || compare.with(Option::is_some).to_string()
                         on:click={
