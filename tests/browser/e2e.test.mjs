@@ -843,6 +843,21 @@ test('128 ranks: the ranks and compare views render and respond quickly', async 
   await context.close();
 });
 
+test('one trace compared with another run added as B', async () => {
+  const { context, page, errors, requests } = await open();
+  await analyse(page, requests, fixtures.plain);
+  const button = page.getByTestId('compare-open');
+  assert.equal((await button.textContent()).trim(), 'Compare with another run…');
+  await button.click();
+  assert.match(await page.getByTestId('compare-table').textContent(), /Put at least one trace in A and one in B/);
+  await page.getByTestId('run-b-input').setInputFiles(fixtures.math);
+  await page.getByTestId('diff-verdict').waitFor({ timeout: 60_000 });
+  assert.match(await page.getByTestId('diff-verdict').textContent(), /math instead of flash/);
+  assert.match(await page.getByTestId('compare-sides').textContent(), /A \(before\): rank 0 · fixture\.pt\.trace\.json · B \(after\): rank 0 · fixture-math/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('another run added as B: two runs with the same file names compared', async (t) => {
   // Two runs of a 2-rank job in two folders, file names alike: flash before, math after.
   const runs = ['flash', 'math'].map((attention) => {

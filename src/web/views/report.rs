@@ -160,7 +160,7 @@ pub fn ReportScreen(
                                 Some(_) => None,
                                 None => Some(CompareSets::default_for(&report.traces)),
                             })
-                        }>"Compare A vs B…"</button>
+                        }>{if traces > 1 { "Compare A vs B…" } else { "Compare with another run…" }}</button>
                 </nav>
             })}
             {compare_view}
