@@ -398,6 +398,7 @@ test('?trace= from the site origin opens the report with progress; its link keep
   const progress = page.getByTestId('progress');
   await progress.waitFor();
   assert.match(await progress.textContent(), /fixture-gz\.pt\.trace\.json\.gz/);
+  assert.equal(await page.getByTestId('progress-headline').textContent(), 'Reading…');
   await shot(page, 'trace-url-progress');
   await page.getByTestId('summary').waitFor({ timeout: 60_000 });
   assert.ok(requests.every((u) => u.startsWith(origin)), `requests left the origin: ${requests}`);
