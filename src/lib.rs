@@ -19,7 +19,7 @@ pub mod trace;
 pub mod web;
 
 pub use analysis::{
-    analyze_any, analyze_reader, analyze_slice, combine, combine_all, merge, Analysis, ErrorKind, Options, Range,
+    analyze_any, analyze_reader, analyze_slice, combine, combine_all, merge, merge_labelled, Analysis, ErrorKind, Options, Range,
     TraceError,
 };
 pub use report::{Report, TraceReport};

@@ -139,6 +139,12 @@ impl CompareSets {
         set.insert(at, i);
     }
 
+    /// The traces on each side, from each trace's side (None: on neither).
+    pub fn from_sides(sides: &[Option<Side>]) -> CompareSets {
+        let on = |want: Side| (0..sides.len() as u32).filter(|&i| sides[i as usize] == Some(want)).collect();
+        CompareSets { a: on(Side::A), b: on(Side::B) }
+    }
+
     /// The usual split of `traces`: two traces are A then B; two runs of one job dropped
     /// together are split by run ([`CompareSets::by_run`]); otherwise the first half is A and
     /// the second half B.
@@ -919,6 +925,47 @@ pub fn encode(report: Option<&Report>, state: &ViewState) -> String {
     use base64::Engine;
     let data = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(packed);
     format!("{}={data}", if report.is_some() { "s" } else { "v" })
+}
+
+/// What a summary link holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Every trace's summary (and the ranks view): the receiver sees every view.
+    Full,
+    /// The ranks view of every rank and the summary of the selected trace only: for more
+    /// traces than a link may hold ([`MAX_TRACES`], [`MAX_FRAGMENT`]).
+    RanksAndSelected,
+}
+
+/// The fragment of a summary link for `report` and `state`: every trace when they fit, else
+/// the ranks view and the selected trace (the view state then selects it and compares
+/// nothing). None when even that does not fit.
+pub fn encode_summary(report: &Report, state: &ViewState) -> Option<(String, Scope)> {
+    if report.traces.len() <= MAX_TRACES {
+        let full = encode(Some(report), state);
+        if full.len() <= MAX_FRAGMENT {
+            return Some((full, Scope::Full));
+        }
+    }
+    encode_ranks_and_selected(report, state).map(|link| (link, Scope::RanksAndSelected))
+}
+
+/// The [`Scope::RanksAndSelected`] fragment: None without a ranks view or when too large.
+pub fn encode_ranks_and_selected(report: &Report, state: &ViewState) -> Option<String> {
+    if report.ranks.is_empty() || report.ranks.len() > MAX_RANKS {
+        return None;
+    }
+    let selected = report.traces.get(state.trace as usize)?;
+    let compact = Report {
+        tool_version: report.tool_version.clone(),
+        traces: vec![selected.clone()],
+        errors: report.errors.iter().take(MAX_TRACES).cloned().collect(),
+        ranks: report.ranks.clone(),
+        job: report.job.clone(),
+    };
+    let state = ViewState { trace: 0, compare: None, ..state.clone() };
+    let link = encode(Some(&compact), &state);
+    (link.len() <= MAX_FRAGMENT).then_some(link)
 }
 
 /// Reads a fragment (with or without its leading `#`). Bounded, strict, never panics.

@@ -6,7 +6,7 @@ use common::*;
 use tracesight::analysis::diff::{diff, Status};
 use tracesight::analysis::taxonomy::{Backend, Bucket};
 use tracesight::report::{Report, TraceReport};
-use tracesight::{analyze_any, combine, combine_all, merge, Options};
+use tracesight::{analyze_any, combine, combine_all, merge, merge_labelled, Options};
 
 const GEMM: &str = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64";
 const ALLREDUCE: &str = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
@@ -255,4 +255,37 @@ fn default_compare_split() {
     assert_eq!((halves.a, halves.b), (vec![0, 1, 2, 3], vec![4, 5, 6, 7]));
     let odd = CompareSets::default_for(&ranked(&[0, 1, 2]));
     assert_eq!((odd.a, odd.b), (vec![0, 1], vec![2]));
+}
+
+#[test]
+fn a_second_run_merged_in_is_set_b() {
+    use tracesight::analysis::diff::diff_refs;
+    use tracesight::share_link::{CompareSets, Side};
+    // Two runs of a 4-rank job whose files have the same names; the second run's GEMMs are slower.
+    let runs: Vec<Report> = [1_000, 1_500]
+        .iter()
+        .map(|&gemm| {
+            combine(
+                (0..RANKS)
+                    .map(|r| {
+                        let mut t = run(gemm, "flash", None);
+                        (t.rank, t.world_size, t.file) = (Some(r), Some(RANKS), format!("rank{r}.json"));
+                        Ok(t)
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    let (before, after) = (runs[0].traces.clone(), runs[1].traces.clone());
+    let labelled = runs.into_iter().zip([Some(Side::A), Some(Side::B)]).collect();
+    let (merged, sides) = merge_labelled(labelled);
+    assert_eq!(merged.traces.len() as i64, 2 * RANKS);
+    let sets = CompareSets::from_sides(&sides);
+    assert_eq!((sets.a.len(), sets.b.len()), (RANKS as usize, RANKS as usize));
+    let pick = |set: &[u32]| set.iter().map(|&i| &merged.traces[i as usize]).collect::<Vec<_>>();
+    let d = diff_refs(&pick(&sets.a), &pick(&sets.b));
+    assert_eq!(d, diff(&before, &after));
+    assert_eq!(d.kernels[0].change.delta_us, 500.0);
+    // The merged report is the one of all files together: one rank twice, so not one job.
+    assert!(!merged.job.unwrap().one_job);
 }

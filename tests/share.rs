@@ -146,6 +146,42 @@ fn job_report() -> Report {
 }
 
 #[test]
+fn too_many_traces_for_a_link_keep_the_ranks_view_and_the_selected_trace() {
+    use share_link::{encode_summary, Scope};
+    let one = job_report();
+    let (_, scope) = encode_summary(&one, &ViewState::default()).unwrap();
+    assert_eq!(scope, Scope::Full);
+    // 100 ranks: more traces than a link may hold.
+    let mut traces = Vec::new();
+    for r in 0..100 {
+        let mut t = one.traces[(r % 4) as usize].clone();
+        t.rank = Some(r);
+        t.world_size = Some(100);
+        t.file = format!("rank{r}.json");
+        traces.push(Ok(t));
+    }
+    let many = tracesight::combine(traces);
+    assert!(many.traces.len() > share_link::MAX_TRACES);
+    let state = ViewState {
+        trace: 42,
+        compare: Some(CompareSets::default_for(&many.traces)),
+        kernels: TableState { expanded: vec![0], ..TableState::default() },
+        ..ViewState::default()
+    };
+    let (link, scope) = encode_summary(&many, &state).unwrap();
+    assert_eq!(scope, Scope::RanksAndSelected);
+    println!("link size 100 ranks (ranks view + one trace): {} bytes", link.len());
+    let back = decode(&link).unwrap();
+    let report = back.report.unwrap();
+    assert_eq!(report.ranks, many.ranks);
+    assert_eq!(report.job, for_link(&many).job);
+    assert_eq!(report.traces.len(), 1);
+    assert_eq!(report.traces[0].file, "rank42.json");
+    // The selected trace is the only one: selected, nothing compared, its rows still unfolded.
+    assert_eq!(back.state, ViewState { trace: 0, compare: None, ..state });
+}
+
+#[test]
 fn a_job_link_reopens_the_ranks_view() {
     let report = job_report();
     let job = report.job.as_ref().unwrap();
@@ -177,6 +213,10 @@ fn shared_traces_link_sizes() {
     if !dlrm.is_empty() {
         let report = tracesight::combine(dlrm);
         sizes.push(("dlrm-8rank-v100 (all 8 ranks)".into(), round_trip(&report, "dlrm 8 ranks")));
+        let state = ViewState { trace: 3, ..ViewState::default() };
+        let ranks = share_link::encode_ranks_and_selected(&report, &state).unwrap();
+        sizes.push(("dlrm-8rank-v100 (the ranks view and rank 3)".into(), ranks.len()));
+        assert_eq!(decode(&ranks).unwrap().report.unwrap().ranks, report.ranks);
     }
     println!("{:>8}  shared trace (link fragment bytes, summary + view state)", "bytes");
     for (name, n) in &sizes {
@@ -184,7 +224,10 @@ fn shared_traces_link_sizes() {
     }
     let over: Vec<_> = sizes.iter().filter(|(_, n)| *n > 8192).collect();
     // Single traces stay under 8 KB; eight ranks in one link may be larger.
-    assert!(over.iter().all(|(name, _)| name.contains("all 8 ranks")), "links over 8 KB: {over:?}");
+    assert!(
+        over.iter().all(|(name, _)| name.contains("8 ranks") || name.contains("ranks view")),
+        "links over 8 KB: {over:?}"
+    );
 }
 
 fn analyze_reader(name: &str, f: std::fs::File) -> tracesight::TraceReport {

@@ -574,10 +574,28 @@ pub fn merge(reports: Vec<Report>) -> Report {
     assemble(traces, errors)
 }
 
+/// As [`merge`], and each trace's label (the label of the Report it came from), in the merged
+/// order: the page merges a second run into the open one and knows which traces are which.
+pub fn merge_labelled<T: Clone>(reports: Vec<(Report, T)>) -> (Report, Vec<T>) {
+    let mut traces = Vec::new();
+    let mut errors = Vec::new();
+    for (r, label) in reports {
+        traces.extend(r.traces.into_iter().map(|t| (t, label.clone())));
+        errors.extend(r.errors);
+    }
+    // The same stable order as `assemble`, so its sort leaves these as they are.
+    traces.sort_by(|a, b| trace_order(&a.0, &b.0));
+    let (traces, labels) = traces.into_iter().unzip();
+    (assemble(traces, errors), labels)
+}
+
+/// Rank order (traces without a rank last), then file name.
+fn trace_order(a: &TraceReport, b: &TraceReport) -> std::cmp::Ordering {
+    (a.rank.is_none(), a.rank.unwrap_or(0), &a.file).cmp(&(b.rank.is_none(), b.rank.unwrap_or(0), &b.file))
+}
+
 fn assemble(mut traces: Vec<TraceReport>, errors: Vec<FileError>) -> Report {
-    traces.sort_by(|a, b| {
-        (a.rank.is_none(), a.rank.unwrap_or(0), &a.file).cmp(&(b.rank.is_none(), b.rank.unwrap_or(0), &b.file))
-    });
+    traces.sort_by(trace_order);
     let (ranks, job) = if traces.len() > 1 {
         let mut rows = ranks::rank_rows(&traces);
         let job = ranks::job_view(&traces, &mut rows);

@@ -5,7 +5,7 @@ use super::client::{PoolEvent, WorkerPool};
 use super::protocol::Request;
 use super::share::Opening;
 use super::views::{saved_rules, ErrorScreen, ProgressScreen, RangeRequest, ReportScreen, StartScreen};
-use crate::share_link::ViewState;
+use crate::share_link::{CompareSets, Side, ViewState};
 use crate::Report;
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -93,6 +93,8 @@ fn update_row(rows: ProgressRows, i: usize, f: impl FnOnce(&mut FileProgress)) {
 struct Batch {
     reports: Vec<Option<Report>>,
     wasm_memory_bytes: f64,
+    /// The open report when these files are its run B: merged in, then compared.
+    run_a: Option<Report>,
 }
 
 #[component]
@@ -133,22 +135,36 @@ pub fn App() -> impl IntoView {
 
     let pool = StoredValue::new_local(WorkerPool::new(move |ev| on_pool_event(ev, signals)));
 
-    // Starts the workers on `files` (the caller has checked that nothing else runs).
-    let start = move |files: Vec<File>, request: Request| {
+    // Starts the workers on `files`, run B of `run_a` when given (the caller has checked that
+    // nothing else runs).
+    let start = move |files: Vec<File>, request: Request, run_a: Option<Report>| {
         source.set_value(Some((files.clone(), request.clone())));
         progress.set(files.iter().map(|f| ArcRwSignal::new(FileProgress::new(f.name(), f.size()))).collect());
-        batch.set_value(Batch { reports: vec![None; files.len()], wasm_memory_bytes: 0.0 });
+        batch.set_value(Batch { reports: vec![None; files.len()], wasm_memory_bytes: 0.0, run_a });
         pool.with_value(|p| p.analyse(files, request));
     };
     let analyse = Callback::new(move |(files, request): (Vec<File>, Request)| {
         stage.set(Stage::Reading);
-        start(files, request);
+        start(files, request, None);
+    });
+
+    // Files of another run, compared as B with the open report as A.
+    let add_run_b = Callback::new(move |files: Vec<File>| {
+        let Stage::Done(loaded) = stage.get_untracked() else { return };
+        if files.is_empty() || loaded.from_link {
+            return;
+        }
+        pending_view.set_value(None);
+        stage.set(Stage::Reading);
+        // Run B is read with the rules run A was made with.
+        let request = Request { range: None, rules: loaded.request.rules.clone() };
+        start(files, request, Some(loaded.report.clone()));
     });
     // Analyses the files on screen again with another request; the report stays up meanwhile.
     let rerun = Callback::new(move |request: Request| {
         if let Some((files, _)) = source.get_value() {
             refreshing.set(true);
-            start(files, request);
+            start(files, request, None);
         }
     });
     let current_request = move || source.with_value(|s| s.as_ref().map(|(_, r)| r.clone())).unwrap_or_default();
@@ -286,8 +302,8 @@ pub fn App() -> impl IntoView {
                         let on_rules = can_rerun(&loaded).then_some(on_rules);
                         let on_perfetto = can_rerun(&loaded).then_some(on_perfetto);
                         view! {
-                            <ReportScreen loaded=loaded on_files=open_files on_reset=reset on_range=on_range on_rules=on_rules
-                                on_perfetto=on_perfetto refreshing=refreshing progress=progress on_cancel=cancel />
+                            <ReportScreen loaded=loaded on_files=open_files on_run_b=add_run_b on_reset=reset on_range=on_range
+                                on_rules=on_rules on_perfetto=on_perfetto refreshing=refreshing progress=progress on_cancel=cancel />
                         }.into_any()
                     }
                     Stage::Failed(failure) => view! {
@@ -392,19 +408,38 @@ fn on_pool_event(ev: PoolEvent, sig: Signals) {
                 }
                 b.wasm_memory_bytes = b.wasm_memory_bytes.max(wasm_memory_bytes);
                 if b.reports.iter().all(Option::is_some) {
-                    Some((std::mem::take(&mut b.reports).into_iter().flatten().collect(), b.wasm_memory_bytes))
+                    let reports: Vec<Report> = std::mem::take(&mut b.reports).into_iter().flatten().collect();
+                    Some((reports, b.run_a.take(), b.wasm_memory_bytes))
                 } else {
                     None
                 }
             });
-            if let Some(Some((reports, memory))) = all {
-                let request = source.with_value(|s| s.as_ref().map(|(_, r)| r.clone())).unwrap_or_default();
-                let shown = match stage.get_untracked() {
-                    Stage::Done(shown) if refreshing.get_untracked() => Some(shown),
-                    _ => None,
-                };
-                refreshing.set(false);
-                stage.set(finished(crate::merge(reports), memory, pending_view, request, shown));
+            let request = source.with_value(|s| s.as_ref().map(|(_, r)| r.clone())).unwrap_or_default();
+            match all {
+                Some(Some((reports, None, memory))) => {
+                    // The report on screen analysed again (a range, new rules)?
+                    let shown = match stage.get_untracked() {
+                        Stage::Done(shown) if refreshing.get_untracked() => Some(shown),
+                        _ => None,
+                    };
+                    refreshing.set(false);
+                    // Else a `?trace=` link's view, if any.
+                    let pending = if shown.is_some() { None } else { pending_view.try_update_value(|v| v.take()).flatten() };
+                    let from_urls = pending.is_some();
+                    stage.set(finished(crate::merge(reports), memory, pending, from_urls, request, shown))
+                }
+                Some(Some((reports, Some(run_a), memory))) => {
+                    let labelled = std::iter::once((run_a, Some(Side::A)))
+                        .chain(reports.into_iter().map(|r| (r, Some(Side::B))))
+                        .collect();
+                    let (report, sides) = crate::merge_labelled(labelled);
+                    let compare = CompareSets::from_sides(&sides);
+                    // Compared at once when B brought traces; else the error screen or notice says why.
+                    let view =
+                        ViewState { compare: (!compare.b.is_empty()).then_some(compare), ..ViewState::default() };
+                    stage.set(finished(report, memory, Some(view), false, request, None));
+                }
+                _ => {}
             }
         }
         PoolEvent::Unavailable(text) => {
@@ -424,12 +459,14 @@ fn failed_file(name: Option<String>, message: String) -> Report {
     r
 }
 
-/// The screen once every file is in: the report, or the error screen when no file could be read.
+/// The screen once every file is in: the report in `view` if it fits (else the default view),
+/// or the error screen when no file could be read.
 /// `shown`: the report on screen when this was an analysis of it again (a range, new rules).
 fn finished(
     report: Report,
     worker_memory: f64,
-    pending_view: StoredValue<Option<ViewState>>,
+    view: Option<ViewState>,
+    from_urls: bool,
     request: Request,
     shown: Option<Arc<Loaded>>,
 ) -> Stage {
@@ -461,10 +498,7 @@ fn finished(
             request,
         }));
     }
-    // A `?trace=` link's view, if it fits this report (else the default view).
-    let pending = pending_view.try_update_value(|v| v.take()).flatten();
-    let from_urls = pending.is_some();
-    let mut view = pending.filter(|v| crate::share_link::check_state(v, Some(&report)).is_ok()).unwrap_or_default();
+    let mut view = view.filter(|v| crate::share_link::check_state(v, Some(&report)).is_ok()).unwrap_or_default();
     view.rules = request.rules.clone();
     Stage::Done(Arc::new(Loaded { report, from_link: false, worker_memory, view, from_urls, whole: None, request }))
 }

@@ -8,7 +8,7 @@
 //! The fragment is decoded by the core's [`crate::share_link::decode`] (bounded, strict); a
 //! bad one gives an error screen that says what is wrong with the link.
 
-use crate::share_link::{self, LinkError, SharedView, ViewState};
+use crate::share_link::{self, LinkError, Scope, SharedView, ViewState};
 use crate::Report;
 use wasm_bindgen::JsCast;
 
@@ -73,15 +73,26 @@ pub fn clear_location() {
 }
 
 /// A link to this page that reopens `state`: next to the page's `?trace=` URLs when it was
-/// opened by them (view state only), else with the report's summary.
-pub fn link(report: &Report, state: &ViewState, from_urls: bool) -> Result<String, String> {
+/// opened by them (view state only), else with the report's summary (all of it, or for too
+/// many traces the ranks view and the selected trace: the scope says which).
+pub fn link(report: &Report, state: &ViewState, from_urls: bool) -> Result<(String, Option<Scope>), String> {
     let location = leptos::prelude::window().location();
     let href = location.href().map_err(|_| "no page URL".to_string())?;
     let without_hash = href.split('#').next().unwrap_or_default().to_string();
-    let fragment = if from_urls { share_link::encode(None, state) } else { share_link::encode(Some(report), state) };
+    let (fragment, scope) = if from_urls {
+        (share_link::encode(None, state), None)
+    } else {
+        let (f, scope) = share_link::encode_summary(report, state).ok_or_else(|| {
+            format!(
+                "This report is too large for a link (at most {} KB of data); use Export JSON, or share the traces' URLs with ?trace=.",
+                share_link::MAX_FRAGMENT / 1024
+            )
+        })?;
+        (f, Some(scope))
+    };
     if fragment.len() > share_link::MAX_FRAGMENT {
         return Err(format!(
-            "This report is too large for a link ({} KB of data, at most {} KB); use Export JSON, or share the traces' URLs with ?trace=.",
+            "This view is too large for a link ({} KB of data, at most {} KB).",
             fragment.len() / 1024,
             share_link::MAX_FRAGMENT / 1024
         ));
@@ -93,5 +104,5 @@ pub fn link(report: &Report, state: &ViewState, from_urls: bool) -> Result<Strin
         let origin = location.origin().unwrap_or_default();
         format!("{origin}{}", location.pathname().unwrap_or_default())
     };
-    Ok(format!("{base}#{fragment}"))
+    Ok((format!("{base}#{fragment}"), scope))
 }

@@ -2,12 +2,14 @@
 //! collectives that waited), and the before/after comparison of two of them.
 
 use super::tables::csv_button;
+use super::FilePicker;
 use crate::analysis::diff::{diff_refs, Change, Diff, Status};
-use crate::report::{JobView, RankRow, Report};
+use crate::report::{JobView, RankMetric, RankRow, Report};
 use crate::share_link::{CompareSets, Side};
 use crate::web::format;
 use leptos::prelude::*;
 use std::sync::Arc;
+use web_sys::File;
 
 fn rank_name(rows: &[RankRow], row: usize) -> String {
     match rows.get(row) {
@@ -34,12 +36,14 @@ fn RankChart(rows: Vec<RankRow>) -> impl IntoView {
     let row_h = if rows.len() <= 16 { ROW_H } else { (MANY_H / rows.len() as f64).max(MIN_H) };
     let label_every = (LABEL_GAP / row_h).ceil().max(1.0) as usize;
     let pad = if row_h >= ROW_H { 3.0 } else { row_h * 0.1 };
-    let height = row_h * rows.len() as f64 + 4.0;
+    // Room above the first row and below the last for a label taller than its row.
+    let top = if row_h < LABEL_GAP { LABEL_GAP / 2.0 } else { 2.0 };
+    let height = row_h * rows.len() as f64 + 2.0 * top;
     let bars = rows
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            let y = i as f64 * row_h + 2.0;
+            let y = i as f64 * row_h + top;
             let wait = r.wait_us.min(r.busy_us);
             let work = (r.busy_us - wait) * scale;
             let wait_w = wait * scale;
@@ -75,39 +79,140 @@ fn RankChart(rows: Vec<RankRow>) -> impl IntoView {
     }
 }
 
+/// A column the ranks table can be sorted by.
+#[derive(Clone, Copy, PartialEq)]
+enum RankCol {
+    Rank,
+    Metric(RankMetric),
+    Waited,
+}
+
+impl RankCol {
+    const ALL: [RankCol; 8] = [
+        RankCol::Rank,
+        RankCol::Metric(RankMetric::Busy),
+        RankCol::Metric(RankMetric::Idle),
+        RankCol::Metric(RankMetric::Compute),
+        RankCol::Metric(RankMetric::Comm),
+        RankCol::Metric(RankMetric::ExposedComm),
+        RankCol::Metric(RankMetric::Step),
+        RankCol::Waited,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            RankCol::Rank => "Rank",
+            RankCol::Metric(RankMetric::Busy) => "Busy",
+            RankCol::Metric(RankMetric::Idle) => "Idle",
+            RankCol::Metric(RankMetric::Compute) => "Compute",
+            RankCol::Metric(RankMetric::Comm) => "Comm",
+            RankCol::Metric(RankMetric::ExposedComm) => "Exposed comm",
+            RankCol::Metric(RankMetric::Step) => "Step",
+            RankCol::Waited => "Waited",
+        }
+    }
+
+    /// The row's value in this column (rows without a rank keep their place at the end).
+    fn value(self, r: &RankRow, row: usize) -> Option<f64> {
+        match self {
+            RankCol::Rank => Some(r.rank.map_or(f64::MAX - row as f64, |x| x as f64)),
+            RankCol::Metric(m) => m.of(r),
+            RankCol::Waited => Some(r.wait_us),
+        }
+    }
+}
+
+/// Row indices in the table's order: by `col`, rows without a value last, then by row.
+fn rank_order(rows: &[RankRow], col: RankCol, desc: bool) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (x, y) = (col.value(&rows[a], a), col.value(&rows[b], b));
+        let by_value = match (x, y) {
+            (Some(x), Some(y)) if desc => y.total_cmp(&x),
+            (Some(x), Some(y)) => x.total_cmp(&y),
+            (x, y) => x.is_none().cmp(&y.is_none()),
+        };
+        by_value.then(a.cmp(&b))
+    });
+    order
+}
+
+/// One rank's row.
+fn rank_row(r: &RankRow, straggler: bool) -> impl IntoView {
+    let flags: Vec<&str> = r.outlier.iter().map(|m| m.label()).collect();
+    let buckets_title =
+        r.top_buckets.iter().map(|(b, p)| format!("{} {}", b.name(), format::pct(*p))).collect::<Vec<_>>().join(" · ");
+    let top_bucket = r.top_buckets.first().map(|(b, p)| format!("{} {:.0}%", b.id(), p)).unwrap_or_default();
+    view! {
+        <tr class:outlier=!flags.is_empty() class:straggler=straggler>
+            <th scope="row" title=r.file.clone()>{r.rank.map_or_else(|| r.file.clone(), |x| x.to_string())}</th>
+            <td class="num">{format::us(r.busy_us)}</td>
+            <td class="num">{format::us(r.idle_us)}</td>
+            <td class="num">{format::us(r.compute_us)}</td>
+            <td class="num">{format::us(r.comm_us)}</td>
+            <td class="num">{format::us(r.exposed_comm_us)}</td>
+            <td class="num">{r.step_us.map(format::us).unwrap_or_else(|| "–".into())}</td>
+            <td class="num">{format::us(r.wait_us)}</td>
+            <td title=buckets_title>{top_bucket}</td>
+            <td>
+                {straggler.then(|| view! { <span class="badge sev-critical">"straggler"</span>" " })}
+                {(!flags.is_empty()).then(|| view! { <span class="badge sev-warning">{format!("outlier: {}", flags.join(", "))}</span> })}
+            </td>
+        </tr>
+    }
+}
+
+/// The ranks table, sortable by any number column (sorting moves the rows, it does not
+/// redraw them).
+#[component]
+fn RankTable(rows: Arc<Vec<RankRow>>, straggler: Option<usize>) -> impl IntoView {
+    let sort = RwSignal::new((RankCol::Rank, false));
+    let many = rows.len() > 16;
+    let order = {
+        let rows = rows.clone();
+        move || {
+            let (col, desc) = sort.get();
+            rank_order(&rows, col, desc)
+        }
+    };
+    let header = move |col: RankCol| {
+        let aria = move || match sort.get() {
+            (c, true) if c == col => "descending",
+            (c, false) if c == col => "ascending",
+            _ => "none",
+        };
+        view! {
+            <th scope="col" class:num=col != RankCol::Rank aria-sort=aria>
+                <button type="button" class="sort" on:click=move |_| sort.update(|s| {
+                    // Numbers sort largest first: the rank to look at is on top.
+                    *s = if s.0 == col { (col, !s.1) } else { (col, col != RankCol::Rank) };
+                })>
+                    {col.label()}
+                    <span class="arrow" aria-hidden="true">{move || match aria() { "descending" => "▼", "ascending" => "▲", _ => "" }}</span>
+                </button>
+            </th>
+        }
+    };
+    view! {
+        // Many ranks: the table scrolls under its header, so the job summary below stays near.
+        <div class="scroll" class:tall=many>
+        <table class="data" data-testid="ranks">
+            <thead><tr>
+                {RankCol::ALL.into_iter().map(header).collect_view()}
+                <th scope="col">"Top bucket"</th><th scope="col">"Flags"</th>
+            </tr></thead>
+            <tbody>
+                <For each=order key=|i| *i children=move |i| rank_row(&rows[i], straggler == Some(i)) />
+            </tbody>
+        </table>
+        </div>
+    }
+}
+
 /// The ranks of one job.
 #[component]
 pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>, csv: String) -> impl IntoView {
-    // Many ranks: the table scrolls under its header, so the job summary below stays near.
-    let many = rows.len() > 16;
-    let table = rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let flags: Vec<&str> = r.outlier.iter().map(|m| m.label()).collect();
-            let straggler = job.as_ref().and_then(|j| j.straggler) == Some(i);
-            let buckets_title =
-                r.top_buckets.iter().map(|(b, p)| format!("{} {}", b.name(), format::pct(*p))).collect::<Vec<_>>().join(" · ");
-            let top_bucket = r.top_buckets.first().map(|(b, p)| format!("{} {:.0}%", b.id(), p)).unwrap_or_default();
-            view! {
-                <tr class:outlier=!flags.is_empty() class:straggler=straggler>
-                    <th scope="row" title=r.file.clone()>{r.rank.map_or_else(|| r.file.clone(), |x| x.to_string())}</th>
-                    <td class="num">{format::us(r.busy_us)}</td>
-                    <td class="num">{format::us(r.idle_us)}</td>
-                    <td class="num">{format::us(r.compute_us)}</td>
-                    <td class="num">{format::us(r.comm_us)}</td>
-                    <td class="num">{format::us(r.exposed_comm_us)}</td>
-                    <td class="num">{r.step_us.map(format::us).unwrap_or_else(|| "–".into())}</td>
-                    <td class="num">{format::us(r.wait_us)}</td>
-                    <td title=buckets_title>{top_bucket}</td>
-                    <td>
-                        {straggler.then(|| view! { <span class="badge sev-critical">"straggler"</span>" " })}
-                        {(!flags.is_empty()).then(|| view! { <span class="badge sev-warning">{format!("outlier: {}", flags.join(", "))}</span> })}
-                    </td>
-                </tr>
-            }
-        })
-        .collect_view();
+    let straggler = job.as_ref().and_then(|j| j.straggler);
     let job_part = job.map(|j| {
         let verdict = if j.one_job {
             format!("{} ranks{}, one job.", rows.len(), j.world_size.map(|w| format!(" of world size {w}")).unwrap_or_default())
@@ -188,17 +293,7 @@ pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>, csv: String) -> impl
         <section class="panel" aria-labelledby="ranks-h">
             <h2 id="ranks-h">"Ranks " {csv_button("ranks.csv".into(), move || csv.clone())}</h2>
             <RankChart rows=rows.clone() />
-            <div class="scroll" class:tall=many>
-            <table class="data" data-testid="ranks">
-                <thead><tr>
-                    <th scope="col">"Rank"</th><th scope="col" class="num">"Busy"</th>
-                    <th scope="col" class="num">"Idle"</th><th scope="col" class="num">"Compute"</th><th scope="col" class="num">"Comm"</th>
-                    <th scope="col" class="num">"Exposed comm"</th><th scope="col" class="num">"Step"</th>
-                    <th scope="col" class="num">"Waited"</th><th scope="col">"Top bucket"</th><th scope="col">"Flags"</th>
-                </tr></thead>
-                <tbody>{table}</tbody>
-            </table>
-            </div>
+            <RankTable rows=Arc::new(rows) straggler=straggler />
             {job_part}
         </section>
     }
@@ -290,7 +385,12 @@ fn diff_view(d: Diff) -> impl IntoView {
 /// Compare set A (before) with set B (after): each loaded trace is put in A, in B or in
 /// neither; the sets live in the view state (so a share link reopens them).
 #[component]
-pub fn CompareSection(report: Arc<Report>, sets: RwSignal<Option<CompareSets>>) -> impl IntoView {
+pub fn CompareSection(
+    report: Arc<Report>,
+    sets: RwSignal<Option<CompareSets>>,
+    /// Opens another run's files as B (not for a share link: it has no full kernel lists).
+    run_b: Option<Callback<Vec<File>>>,
+) -> impl IntoView {
     let n = report.traces.len() as u32;
     let assign = move |i: u32, side: Side| {
         move |_| {
@@ -368,6 +468,9 @@ pub fn CompareSection(report: Arc<Report>, sets: RwSignal<Option<CompareSets>>) 
                 {(n > 2).then(|| "With several traces on a side, each number is the mean per rank.")}</p>
             <ul class="assign-list" data-testid="compare-sets">{chips}</ul>
             <div class="table-tools">
+                {run_b.map(|on_files| view! {
+                    <FilePicker on_files=on_files id="run-b-input" label="Add another run's files as B…" />
+                })}
                 <button type="button" class="button tiny" data-testid="compare-swap" on:click=swap>"Swap A and B"</button>
                 {(n > 2).then(|| view! {
                     <button type="button" class="button tiny" data-testid="compare-halves"

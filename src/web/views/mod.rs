@@ -31,16 +31,19 @@ pub fn FilePicker(
     on_files: Callback<Vec<File>>,
     #[prop(into)] label: String,
     #[prop(optional)] primary: bool,
+    /// The input's id and test id, when a page has a second picker.
+    #[prop(default = "file-input")]
+    id: &'static str,
 ) -> impl IntoView {
     view! {
         <span class="picker">
             <input
-                id="file-input"
+                id=id
                 class="visually-hidden"
                 type="file"
                 multiple
                 accept=".json,.gz,application/json,application/gzip"
-                data-testid="file-input"
+                data-testid=id
                 on:change:target=move |ev| {
                     let input = ev.target();
                     if let Some(list) = input.files() {
@@ -51,7 +54,7 @@ pub fn FilePicker(
                     }
                 }
             />
-            <label for="file-input" class="button" class:primary=primary>{label}</label>
+            <label for=id class="button" class:primary=primary>{label}</label>
         </span>
     }
 }

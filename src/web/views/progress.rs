@@ -7,8 +7,9 @@ use leptos::prelude::*;
 /// left, done, or why it could not be read), how many are read at once, and Cancel.
 #[component]
 pub fn ProgressScreen(rows: ProgressRows, on_cancel: Callback<()>) -> impl IntoView {
-    let n = rows.with_untracked(Vec::len);
+    // The rows change while this screen shows (`?trace=` downloads, then their reading).
     let headline = move || {
+        let n = rows.with(Vec::len);
         let finished = rows.with(|r| {
             r.iter().filter(|f| f.with(|f| matches!(f.state, FileState::Done | FileState::Failed(_)))).count()
         });

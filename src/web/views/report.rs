@@ -9,7 +9,7 @@ use super::why::{IdleSection, LayerSection, MemorySection};
 use super::FilePicker;
 use crate::analysis::taxonomy::{Backend, Bucket as BucketId};
 use crate::report::{Report, Severity, TraceReport};
-use crate::share_link::{CompareSets, TableState, ViewState};
+use crate::share_link::{CompareSets, Scope, TableState, ViewState};
 use crate::web::app::{Loaded, ProgressRows};
 use crate::web::{export, format, share};
 use leptos::prelude::*;
@@ -24,7 +24,6 @@ use web_sys::File;
 pub fn ReportScreen(
     loaded: Arc<Loaded>,
     on_files: Callback<Vec<File>>,
-    on_reset: Callback<()>,
     /// Analyses a time range of the trace again (None: no trace to read, e.g. a share link).
     on_range: Option<Callback<RangeRequest>>,
     /// Analyses the trace again with new bucket rules (None as for `on_range`).
@@ -35,6 +34,9 @@ pub fn ReportScreen(
     refreshing: RwSignal<bool>,
     progress: ProgressRows,
     on_cancel: Callback<()>,
+    /// Files of another run, to compare as B with this report as A.
+    on_run_b: Callback<Vec<File>>,
+    on_reset: Callback<()>,
 ) -> impl IntoView {
     let view0 = loaded.view.clone();
     let selected = RwSignal::new(view0.trace as usize);
@@ -73,15 +75,18 @@ pub fn ReportScreen(
         let report = report.clone();
         move |_| {
             let msg = match share::link(&report, &current(), from_urls) {
-                Ok(url) => {
+                Ok((url, scope)) => {
                     export::copy_text(&url);
-                    if from_urls {
-                        "Link copied: it opens the same trace URLs in this view".to_string()
-                    } else {
-                        format!(
-                            "Link copied ({} KB): it holds this view and the summary, not the trace",
-                            url.len().div_ceil(1024)
-                        )
+                    let kb = url.len().div_ceil(1024);
+                    match scope {
+                        None => "Link copied: it opens the same trace URLs in this view".to_string(),
+                        Some(Scope::Full) => {
+                            format!("Link copied ({kb} KB): it holds this view and the summary, not the trace")
+                        }
+                        Some(Scope::RanksAndSelected) => format!(
+                            "Link copied ({kb} KB): too many traces for one link, so it holds the ranks view of all {} ranks and the summary of the selected trace only",
+                            report.ranks.len()
+                        ),
                     }
                 }
                 Err(e) => e,
@@ -120,7 +125,8 @@ pub fn ReportScreen(
         let report = report.clone();
         // Opening or closing the comparison rebuilds it; changing its sets only redraws its body.
         let open = Memo::new(move |_| compare.with(Option::is_some));
-        move || open.get().then(|| view! { <CompareSection report=report.clone() sets=compare /> })
+        let run_b = (!loaded.from_link).then_some(on_run_b);
+        move || open.get().then(|| view! { <CompareSection report=report.clone() sets=compare run_b=run_b /> })
     };
 
     view! {
@@ -159,7 +165,13 @@ pub fn ReportScreen(
                 }
             })}
             {loaded.from_link.then(|| view! {
-                <p class="notice info" data-testid="from-link">"Opened from a share link: the summary of a report as the link's sender saw it (the trace itself was never sent, and these numbers were not recomputed here)."</p>
+                <p class="notice info" data-testid="from-link">"Opened from a share link: the summary of a report as the link's sender saw it (the trace itself was never sent, and these numbers were not recomputed here)."
+                    {(report.ranks.len() > traces).then(|| format!(
+                        " It holds the ranks view of all {} ranks and the details of {} only.",
+                        report.ranks.len(),
+                        report.traces.first().map(rank_label).unwrap_or_default()
+                    ))}
+                </p>
             })}
             {(!report.errors.is_empty()).then(|| view! {
                 <div class="notice warning" data-testid="file-errors">
@@ -170,9 +182,10 @@ pub fn ReportScreen(
             {(!report.ranks.is_empty()).then(|| view! {
                 <JobSection rows=report.ranks.clone() job=report.job.clone() csv=crate::export::csv::ranks(&report) />
             })}
-            {(traces > 1).then(|| view! {
+            // One trace can be compared too: with another run's files, added as B.
+            {(traces > 1 || !loaded.from_link).then(|| view! {
                 <nav class="tabs" aria-label="Trace">
-                    <TracePicker traces=report.clone() selected=selected on_pick=pick />
+                    {(traces > 1).then(|| view! { <TracePicker traces=report.clone() selected=selected on_pick=pick /> })}
                     <button type="button" class="button compare-open" data-testid="compare-open"
                         aria-pressed=move || compare.with(Option::is_some).to_string()
                         on:click={
@@ -181,7 +194,7 @@ pub fn ReportScreen(
                                 Some(_) => None,
                                 None => Some(CompareSets::default_for(&report.traces)),
                             })
-                        }>"Compare A vs B…"</button>
+                        }>{if traces > 1 { "Compare A vs B…" } else { "Compare with another run…" }}</button>
                 </nav>
             })}
             {compare_view}
