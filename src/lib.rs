@@ -19,8 +19,8 @@ pub mod trace;
 pub mod web;
 
 pub use analysis::{
-    analyze_any, analyze_reader, analyze_slice, combine, combine_all, merge, merge_labelled, Analysis, ErrorKind, Options, Range,
-    TraceError,
+    analyze_any, analyze_reader, analyze_slice, combine, combine_all, merge, merge_labelled, Analysis, ErrorKind,
+    Options, Range, TraceError,
 };
 pub use report::{Report, TraceReport};
 

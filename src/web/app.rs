@@ -424,7 +424,8 @@ fn on_pool_event(ev: PoolEvent, sig: Signals) {
                     };
                     refreshing.set(false);
                     // Else a `?trace=` link's view, if any.
-                    let pending = if shown.is_some() { None } else { pending_view.try_update_value(|v| v.take()).flatten() };
+                    let pending =
+                        if shown.is_some() { None } else { pending_view.try_update_value(|v| v.take()).flatten() };
                     let from_urls = pending.is_some();
                     stage.set(finished(crate::merge(reports), memory, pending, from_urls, request, shown))
                 }
