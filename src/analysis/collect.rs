@@ -2,6 +2,7 @@
 //! interned names and fixed-size records. Nothing here depends on event order, because
 //! Kineto writes CPU and GPU rows, and metadata, in no guaranteed order.
 
+pub use super::rows::GpuRows;
 use crate::limits;
 use crate::trace::{Id, Loose, RawEvent, Sink};
 use rustc_hash::FxHashMap;
@@ -125,14 +126,12 @@ pub enum GpuKind {
     Memset,
 }
 
-/// A kernel, memcpy or memset row.
+/// A kernel, memcpy or memset row, as [`GpuRows`] hands it out (its correlation and
+/// External ids are read separately, by attribution only).
 #[derive(Debug, Clone, Copy)]
 pub struct GpuRow {
     pub start: i64,
     pub dur: i64,
-    pub correlation: i64,
-    /// The External id the row itself carries (newer Kineto writes it on kernels too).
-    pub external: i64,
     pub name: u32,
     pub device: i32,
     /// args.stream, else the tid (old traces write "stream 7").
@@ -247,7 +246,7 @@ pub struct Counters {
 #[derive(Default)]
 pub struct Collector {
     pub names: Interner,
-    pub gpu: Vec<GpuRow>,
+    pub gpu: GpuRows,
     pub runtime: Vec<RuntimeCall>,
     pub ops: Vec<OpRow>,
     /// `nn.Module: ...` spans (python_function events), which name the layer a kernel ran in.
@@ -390,27 +389,33 @@ impl Collector {
     /// stay whole: they still attribute the rows, whenever they ran.
     pub fn restrict_to(&mut self, w: crate::report::TimeWindow) {
         let (from, to) = (w.start_ns, w.end_ns);
-        let mut index = vec![u32::MAX; self.gpu.len()];
-        let mut kept = 0;
-        for (i, slot) in index.iter_mut().enumerate() {
-            let mut g = self.gpu[i];
+        let index = self.gpu.retain_clipped(|g| {
             let end = g.start + g.dur;
             if !(g.start < to && (end > from || (g.dur == 0 && g.start >= from))) {
-                continue;
+                return None;
             }
-            g.start = g.start.max(from);
-            g.dur = end.min(to) - g.start;
-            self.gpu[kept] = g;
-            *slot = kept as u32;
-            kept += 1;
-        }
-        self.gpu.truncate(kept);
+            let start = g.start.max(from);
+            Some((start, end.min(to) - start))
+        });
         self.gpu_comm.retain_mut(|(row, _)| {
             *row = index[*row as usize];
             *row != u32::MAX
         });
         self.memory.retain(|m| m.ts >= from && m.ts < to);
         self.syncs.retain(|s| s.end > from && s.start < to);
+    }
+
+    /// Gives back the room the per-event lists grew into but did not fill (up to half of
+    /// each, as a list doubles when it grows): done once reading ends, before the analysis
+    /// builds its own per-row data. Shrinking a large allocation remaps it; nothing is copied.
+    pub fn shrink_to_fit(&mut self) {
+        self.gpu.shrink_to_fit();
+        self.runtime.shrink_to_fit();
+        self.ops.shrink_to_fit();
+        self.modules.shrink_to_fit();
+        self.memory.shrink_to_fit();
+        self.syncs.shrink_to_fit();
+        self.gpu_comm.shrink_to_fit();
     }
 
     /// The collective metadata in an event's args, if it has any.
@@ -539,16 +544,15 @@ impl Collector {
                 if let Some(c) = args.and_then(|a| self.comm_args(a)) {
                     self.gpu_comm.push((self.gpu.len() as u32, c));
                 }
-                self.gpu.push(GpuRow {
+                let row = GpuRow {
                     start,
                     dur,
-                    correlation,
-                    external,
                     name,
                     device: device.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
                     stream: stream_of(args.and_then(|a| a.stream).and_then(Loose::as_i64), &ev.tid),
                     kind,
-                });
+                };
+                self.gpu.push(row, correlation, external);
             }
             Cat::Runtime => {
                 let id = self.names.intern(ev.name.bytes());

@@ -14,6 +14,7 @@ pub mod kernel_name;
 mod layers;
 mod memory;
 pub mod ranks;
+mod rows;
 mod steps;
 mod tables;
 pub mod taxonomy;
@@ -517,7 +518,7 @@ fn report(file: &str, c: Collector, outcome: &trace::Outcome, opts: &Options) ->
 fn device_info(c: &Collector) -> DeviceInfo {
     // The device the GPU rows ran on most, else the first listed.
     let mut counts: Vec<(i32, u64)> = Vec::new();
-    for g in &c.gpu {
+    for g in c.gpu.iter() {
         match counts.iter_mut().find(|(d, _)| *d == g.device) {
             Some(e) => e.1 += 1,
             None => counts.push((g.device, 1)),
