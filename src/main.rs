@@ -63,6 +63,27 @@ mod cli {
         /// Bytes per part when a file is parsed on several threads (tests split small files).
         #[arg(long, hide = true)]
         part_bytes: Option<u64>,
+        /// Files from this size on get a progress bar when stderr is a terminal (tests lower it).
+        #[arg(long, hide = true, default_value_t = 100_000_000)]
+        progress_from: u64,
+    }
+
+    /// A progress bar on stderr for a file of `size` bytes from `from` bytes on, only when
+    /// stderr is a terminal (never in pipes, logs or tests).
+    fn progress_bar(name: &str, size: u64, from: u64) -> Option<indicatif::ProgressBar> {
+        use std::io::IsTerminal;
+        if size < from || !io::stderr().is_terminal() {
+            return None;
+        }
+        let bar = indicatif::ProgressBar::new(size);
+        let style =
+            indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} {eta}")
+                .map(|s| s.progress_chars("=> "));
+        if let Ok(style) = style {
+            bar.set_style(style);
+        }
+        bar.set_message(name.to_string());
+        Some(bar)
     }
 
     fn is_trace_name(p: &Path) -> bool {
@@ -183,21 +204,39 @@ mod cli {
         opts: &Options,
         verbose: bool,
         split: Split,
+        progress_from: u64,
     ) -> Vec<Result<Vec<tracesight::TraceReport>, TraceError>> {
         let mut results = Vec::new();
         let files = expand(inputs, &mut results);
         for path in files {
             let name = display_name(&path);
             let started = Instant::now();
-            let parallel = tracesight::parallel::analyze_file(&name, &path, split, opts, &|_| {});
+            let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+            let bar = progress_bar(&name, size, progress_from);
+            let show = |bytes: u64| {
+                if let Some(b) = &bar {
+                    b.set_position(bytes);
+                }
+            };
+            let parallel = tracesight::parallel::analyze_file(&name, &path, split, opts, &show);
             if verbose && parallel.is_some() {
                 eprintln!("[read] {name}: parsed in parts on {} threads", split.threads);
             }
             let result = match (parallel, File::open(&path)) {
                 (Some(r), _) => r.map(|t| vec![t]),
-                (None, Ok(f)) => analyze_any(&name, pipelined(f), opts, &mut |_| true),
+                (None, Ok(f)) => {
+                    // A refused split may have moved the bar: reading starts again.
+                    show(0);
+                    analyze_any(&name, pipelined(f), opts, &mut |bytes| {
+                        show(bytes);
+                        true
+                    })
+                }
                 (None, Err(e)) => Err(error(&path, &format!("cannot open: {e}"))),
             };
+            if let Some(b) = bar {
+                b.finish_and_clear();
+            }
             for r in result.iter().flatten() {
                 if verbose {
                     let secs = started.elapsed().as_secs_f64();
@@ -262,7 +301,7 @@ mod cli {
         let args = DiffArgs::parse_from(std::env::args().skip(1));
         let opts = Options::default();
         let side = |p: &PathBuf| -> Option<Vec<tracesight::TraceReport>> {
-            let report = combine_all(load_all(std::slice::from_ref(p), &opts, false, Split::new(cores())));
+            let report = combine_all(load_all(std::slice::from_ref(p), &opts, false, Split::new(cores()), u64::MAX));
             (report.errors.is_empty() && !report.traces.is_empty()).then_some(report.traces)
         };
         let (Some(a), Some(b)) = (side(&args.a), side(&args.b)) else {
@@ -312,7 +351,7 @@ mod cli {
         if let Some(b) = args.part_bytes {
             (split.part_bytes, split.min_bytes) = (b.max(1), 0);
         }
-        let results = load_all(&inputs, &opts, args.verbose, split);
+        let results = load_all(&inputs, &opts, args.verbose, split, args.progress_from);
         let report = combine_all(results);
         let failed = !report.errors.is_empty();
         if let Some(dir) = &args.csv {

@@ -318,3 +318,15 @@ fn threads_are_not_fooled_by_event_boundaries_inside_strings() {
     let o = run(&["--json", "-v", "--threads", "2", "--part-bytes", "2000", d.join("whole.json").to_str().unwrap()]);
     assert!(stderr(&o).contains("parsed in parts"), "{}", stderr(&o));
 }
+
+#[test]
+fn no_progress_bar_when_stderr_is_not_a_terminal() {
+    // Every file counts as large here; stderr is a pipe, so nothing may be drawn on it.
+    let f = fixture("current_schema.json");
+    for threads in ["1", "2"] {
+        let o =
+            run(&["--json", "--progress-from", "0", "--threads", threads, "--part-bytes", "4096", f.to_str().unwrap()]);
+        assert!(o.status.success());
+        assert_eq!(stderr(&o), "", "{threads} threads");
+    }
+}
