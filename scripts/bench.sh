@@ -7,11 +7,13 @@
 # For each SIZE it generates bench-data/trace-SIZE-seedN.json and a .json.gz of the same
 # trace with `cargo run --release --example gen_trace` (kept and reused while the size, seed,
 # GEN_ARGS and generator source are unchanged), then measures wall time and peak RSS of
-#   target/release/tracesight --json FILE.json    > /dev/null
-#   target/release/tracesight --json FILE.json.gz > /dev/null
-#   python3 scripts/baseline.py FILE.json          > /dev/null   (the seed, see baseline.py)
-# each REPEAT times, and prints the best time, MB/s of uncompressed JSON, the highest peak RSS
-# and the speedup against Python. Results are also appended to bench-data/results.tsv.
+#   target/release/tracesight --json --threads 1 FILE.json    > /dev/null
+#   target/release/tracesight --json --threads 2 FILE.json    > /dev/null
+#   target/release/tracesight --json FILE.json.gz             > /dev/null
+#   python3 scripts/baseline.py FILE.json                      > /dev/null   (the seed, see baseline.py)
+# each REPEAT times (the three tracesight runs alternating), and prints the best time, MB/s of
+# uncompressed JSON, the highest peak RSS and the speedup against Python, then the ratios:
+# 2 threads against 1, gzip against plain (1 thread), in time and in peak RSS. Results are also appended to bench-data/results.tsv.
 # Runs are warm-cache (the first run reads the file into the page cache).
 #
 # Environment:
@@ -173,8 +175,12 @@ for size in "$@"; do
     want_bytes=$(size_bytes "$size")
 
     log "measuring $size ($((bytes / 1000000)) MB JSON, $(($(file_size "$GZ") / 1000000)) MB gzip), best of $REPEAT"
-    run_best "$JSON" "$bytes" "tracesight --json" "$REPEAT" "$TRACESIGHT" --json "$JSON"
-    run_best "$GZ" "$bytes" "tracesight --json" "$REPEAT" "$TRACESIGHT" --json "$GZ"
+    # Alternating runs, so that the ratios compare runs made side by side on a noisy machine.
+    for ((rep = 1; rep <= REPEAT; rep++)); do
+        run_best "$JSON" "$bytes" "tracesight 1 thread" 1 "$TRACESIGHT" --json --threads 1 "$JSON"
+        run_best "$JSON" "$bytes" "tracesight 2 threads" 1 "$TRACESIGHT" --json --threads 2 "$JSON"
+        run_best "$GZ" "$bytes" "tracesight gzip" 1 "$TRACESIGHT" --json "$GZ"
+    done
 
     run_py=0
     case "$BASELINE" in
@@ -206,11 +212,21 @@ done
 "$PYTHON" - "$REPEAT" "$BENCH_DIR/results.tsv" "$(git rev-parse --short HEAD 2>/dev/null || echo -)" "${ROWS[@]}" <<'PY'
 import os, sys, time
 repeat, tsv, rev, rows = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-parsed = []
+parsed, runs = [], []
 for r in rows:
     inp, nbytes, tool, secs, rss, rc = r.split("|")
-    parsed.append(dict(inp=inp, bytes=int(nbytes), tool=tool,
-                       secs=float(secs) if secs else None, rss=int(rss), rc=rc))
+    run = dict(inp=inp, bytes=int(nbytes), tool=tool, secs=float(secs) if secs else None, rss=int(rss), rc=rc)
+    runs.append(run)
+    # One row per input and tool: the best time, the highest peak RSS, the first failure.
+    same = next((p for p in parsed if p["inp"] == inp and p["tool"] == tool), None)
+    if same is None:
+        parsed.append(dict(run))
+        continue
+    if same["rc"] == "0" and run["rc"] != "0":
+        same["rc"] = run["rc"]
+    if run["secs"] is not None and (same["secs"] is None or run["secs"] < same["secs"]):
+        same["secs"] = run["secs"]
+    same["rss"] = max(same["rss"], run["rss"])
 py = {p["bytes"]: p["secs"] for p in parsed if p["tool"] == "python seed" and p["secs"]}
 head = ("input", "size MB", "tool", "seconds", "MB/s", "peak RSS MB", "vs python")
 lines = []
@@ -236,12 +252,26 @@ print(fmt(head))
 print("  ".join("-" * x for x in w))
 for l in lines:
     print(fmt(l))
+by = {(p["bytes"], p["tool"]): p for p in parsed if p["rc"] == "0" and p["secs"]}
+ratios = []
+for nbytes in sorted({p["bytes"] for p in parsed}):
+    one, two, gz = (by.get((nbytes, t)) for t in ("tracesight 1 thread", "tracesight 2 threads", "tracesight gzip"))
+    size = f"{nbytes / 1e6:.0f} MB"
+    if one and two:
+        ratios.append(f"{size}: 2 threads vs 1: {one['secs'] / two['secs']:.2f}x faster, peak RSS {two['rss'] / one['rss']:.2f}x")
+    if one and gz:
+        ratios.append(f"{size}: gzip vs plain (1 thread): {one['secs'] / gz['secs']:.2f}x the speed, peak RSS {gz['rss'] / one['rss']:.2f}x")
+if ratios:
+    print()
+    print("ratios (best times, highest peak RSS):")
+    for r in ratios:
+        print("  " + r)
 new = not os.path.exists(tsv)
 with open(tsv, "a") as f:
     if new:
         f.write("date\tgit\tinput\tjson_bytes\ttool\tseconds\tpeak_rss_kb\texit\n")
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-    for p in parsed:
+    for p in runs:
         f.write(f'{stamp}\t{rev}\t{os.path.basename(p["inp"])}\t{p["bytes"]}\t{p["tool"]}\t'
                 f'{"" if p["secs"] is None else p["secs"]}\t{p["rss"]}\t{p["rc"]}\n')
 PY

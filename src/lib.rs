@@ -10,6 +10,8 @@ pub mod analysis;
 pub mod export;
 pub mod input;
 pub mod limits;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod parallel;
 pub mod report;
 pub mod share_link;
 pub mod text;

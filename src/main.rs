@@ -11,7 +11,12 @@ mod cli {
     use std::sync::mpsc;
     use std::thread;
     use std::time::Instant;
+    use tracesight::parallel::Split;
     use tracesight::{analyze_any, combine_all, Options, TraceError};
+
+    fn cores() -> usize {
+        thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    }
 
     /// Where does my GPU time go? Analyses PyTorch profiler (Kineto) Chrome traces:
     /// `.json` or `.json.gz` files, or directories of them (one file per rank).
@@ -51,6 +56,34 @@ mod cli {
         /// Print read speed per file on stderr.
         #[arg(long, short)]
         verbose: bool,
+        /// Threads that parse one large plain-JSON file in parts (default: all cores). The
+        /// report is the same whatever the number; gzip is inflated on one thread.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+        threads: Option<u32>,
+        /// Bytes per part when a file is parsed on several threads (tests split small files).
+        #[arg(long, hide = true)]
+        part_bytes: Option<u64>,
+        /// Files from this size on get a progress bar when stderr is a terminal (tests lower it).
+        #[arg(long, hide = true, default_value_t = 100_000_000)]
+        progress_from: u64,
+    }
+
+    /// A progress bar on stderr for a file of `size` bytes from `from` bytes on, only when
+    /// stderr is a terminal (never in pipes, logs or tests).
+    fn progress_bar(name: &str, size: u64, from: u64) -> Option<indicatif::ProgressBar> {
+        use std::io::IsTerminal;
+        if size < from || !io::stderr().is_terminal() {
+            return None;
+        }
+        let bar = indicatif::ProgressBar::new(size);
+        let style =
+            indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} {eta}")
+                .map(|s| s.progress_chars("=> "));
+        if let Ok(style) = style {
+            bar.set_style(style);
+        }
+        bar.set_message(name.to_string());
+        Some(bar)
     }
 
     fn is_trace_name(p: &Path) -> bool {
@@ -170,16 +203,40 @@ mod cli {
         inputs: &[PathBuf],
         opts: &Options,
         verbose: bool,
+        split: Split,
+        progress_from: u64,
     ) -> Vec<Result<Vec<tracesight::TraceReport>, TraceError>> {
         let mut results = Vec::new();
         let files = expand(inputs, &mut results);
         for path in files {
             let name = display_name(&path);
             let started = Instant::now();
-            let result = match File::open(&path) {
-                Ok(f) => analyze_any(&name, pipelined(f), opts, &mut |_| true),
-                Err(e) => Err(error(&path, &format!("cannot open: {e}"))),
+            let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+            let bar = progress_bar(&name, size, progress_from);
+            let show = |bytes: u64| {
+                if let Some(b) = &bar {
+                    b.set_position(bytes);
+                }
             };
+            let parallel = tracesight::parallel::analyze_file(&name, &path, split, opts, &show);
+            if verbose && parallel.is_some() {
+                eprintln!("[read] {name}: parsed in parts on {} threads", split.threads);
+            }
+            let result = match (parallel, File::open(&path)) {
+                (Some(r), _) => r.map(|t| vec![t]),
+                (None, Ok(f)) => {
+                    // A refused split may have moved the bar: reading starts again.
+                    show(0);
+                    analyze_any(&name, pipelined(f), opts, &mut |bytes| {
+                        show(bytes);
+                        true
+                    })
+                }
+                (None, Err(e)) => Err(error(&path, &format!("cannot open: {e}"))),
+            };
+            if let Some(b) = bar {
+                b.finish_and_clear();
+            }
             for r in result.iter().flatten() {
                 if verbose {
                     let secs = started.elapsed().as_secs_f64();
@@ -244,7 +301,7 @@ mod cli {
         let args = DiffArgs::parse_from(std::env::args().skip(1));
         let opts = Options::default();
         let side = |p: &PathBuf| -> Option<Vec<tracesight::TraceReport>> {
-            let report = combine_all(load_all(std::slice::from_ref(p), &opts, false));
+            let report = combine_all(load_all(std::slice::from_ref(p), &opts, false, Split::new(cores()), u64::MAX));
             (report.errors.is_empty() && !report.traces.is_empty()).then_some(report.traces)
         };
         let (Some(a), Some(b)) = (side(&args.a), side(&args.b)) else {
@@ -290,7 +347,11 @@ mod cli {
             },
         };
         let opts = Options { top_n: args.top, rules, window: args.range, ..Options::default() };
-        let results = load_all(&inputs, &opts, args.verbose);
+        let mut split = Split::new(args.threads.map(|n| n as usize).unwrap_or_else(cores));
+        if let Some(b) = args.part_bytes {
+            (split.part_bytes, split.min_bytes) = (b.max(1), 0);
+        }
+        let results = load_all(&inputs, &opts, args.verbose, split, args.progress_from);
         let report = combine_all(results);
         let failed = !report.errors.is_empty();
         if let Some(dir) = &args.csv {

@@ -246,3 +246,87 @@ fn a_closed_stdout_is_not_a_crash() {
     assert!(o.status.success(), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// `--threads N` parses a plain-JSON file in parts (`--part-bytes` splits even small files):
+/// the JSON report is the same, byte for byte, as with one thread.
+fn same_report_on_threads(f: &Path) {
+    let path = f.to_str().unwrap();
+    let one = run(&["--json", "--threads", "1", path]);
+    for threads in ["2", "3"] {
+        let o = run(&["--json", "-v", "--threads", threads, "--part-bytes", "4096", path]);
+        assert_eq!(one.status.code(), o.status.code(), "{path}");
+        assert!(one.stdout == o.stdout, "{path}: the report differs with --threads {threads}");
+        assert!(stderr(&o).contains("parsed in parts"), "{path}: not split: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn threads_give_the_same_report_on_fixtures_and_plain_real_traces() {
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(fixture(""))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    if let Some(dir) = shared_traces() {
+        files.extend(trace_files(&dir).into_iter().filter(|p| p.extension().is_some_and(|e| e == "json")));
+    }
+    assert!(files.len() >= 4);
+    for f in &files {
+        same_report_on_threads(f);
+    }
+}
+
+#[test]
+fn threads_are_not_fooled_by_event_boundaries_inside_strings() {
+    // Names that hold `},{` and `}, {` as text, so that candidate cuts fall inside strings;
+    // a cut file and a syntax error late in a file must read as with one thread too.
+    let d = tmp("threads");
+    let mut events = Vec::new();
+    for i in 0..400 {
+        events.push(format!(
+            r#"{{"ph":"X","cat":"cpu_op","name":"op{i} }},{{\"ph\":\"X\"}}, {{ x","pid":1,"tid":1,"ts":{},"dur":5,"args":{{"External id":{i}}}}}"#,
+            i * 10
+        ));
+        events.push(format!(
+            r#"{{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{},"dur":1,"args":{{"correlation":{i},"External id":{i}}}}}"#,
+            i * 10 + 1
+        ));
+        events.push(format!(
+            r#"{{"ph":"X","cat":"kernel","name":"k{} }},{{","pid":0,"tid":7,"ts":{},"dur":3,"args":{{"correlation":{i},"stream":7,"blocks per SM":0.{i},"est. achieved occupancy %":{}}}}}"#,
+            i % 7,
+            i * 10 + 2,
+            i % 100
+        ));
+    }
+    let whole = format!("{{\"traceEvents\":[{}],\"traceName\":\"x\"}}", events.join(",\n"));
+    let late = whole.len() * 4 / 5 + whole[whole.len() * 4 / 5..].find("\"dur\":3").unwrap();
+    let cases = [
+        ("whole.json", whole.clone()),
+        ("cut.json", whole[..whole.len() * 2 / 3].to_string()),
+        ("bad.json", format!("{}\"dur\":3,,]{}", &whole[..late], &whole[late + 7..])),
+    ];
+    for (name, text) in cases {
+        let f = d.join(name);
+        std::fs::write(&f, text).unwrap();
+        let path = f.to_str().unwrap();
+        let one = run(&["--json", "--threads", "1", path]);
+        for threads in ["2", "3"] {
+            let o = run(&["--json", "--threads", threads, "--part-bytes", "2000", path]);
+            assert!(one.stdout == o.stdout && one.status.code() == o.status.code(), "{name}, {threads} threads");
+        }
+    }
+    let o = run(&["--json", "-v", "--threads", "2", "--part-bytes", "2000", d.join("whole.json").to_str().unwrap()]);
+    assert!(stderr(&o).contains("parsed in parts"), "{}", stderr(&o));
+}
+
+#[test]
+fn no_progress_bar_when_stderr_is_not_a_terminal() {
+    // Every file counts as large here; stderr is a pipe, so nothing may be drawn on it.
+    let f = fixture("current_schema.json");
+    for threads in ["1", "2"] {
+        let o =
+            run(&["--json", "--progress-from", "0", "--threads", threads, "--part-bytes", "4096", f.to_str().unwrap()]);
+        assert!(o.status.success());
+        assert_eq!(stderr(&o), "", "{threads} threads");
+    }
+}

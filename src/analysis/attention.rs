@@ -7,6 +7,7 @@
 //! (matmul gradients around the softmax gradient), which is found the same way.
 
 use super::attribution::{Attribution, NO};
+use super::build::Classes;
 use super::classify::Why;
 use super::collect::{Collector, GpuKind, Interner};
 use super::kernel_name::{full_name, short_name};
@@ -30,25 +31,20 @@ const BATCHED_MATMUL_OPS: &[&str] = &["aten::bmm", "aten::baddbmm", "aten::einsu
 const LINEAR_OPS: &[&str] = &["aten::linear", "aten::addmm", "aten::mm", "aten::_scaled_mm"];
 
 /// Marks hand-written attention rows: sets their class to attention / `Why::Eager`.
-pub fn find_eager(
-    c: &Collector,
-    at: &Attribution,
-    runtime: &[super::collect::RuntimeCall],
-    classes: &mut [(Bucket, Why)],
-) {
+pub fn find_eager(c: &Collector, at: &Attribution, runtime: &[super::collect::RuntimeCall], classes: &mut Classes) {
     let names = &c.names;
-    if !classes.iter().any(|(b, _)| *b == Bucket::Softmax) {
+    if !classes.any_bucket(Bucket::Softmax) {
         return;
     }
     let tree = &at.ops;
     let op_is = |op: u32, list: &[&str]| list.contains(&names.get(tree.spans[op as usize].name));
     let role = |i: usize| -> Role {
-        let (bucket, _) = classes[i];
+        let (bucket, _) = classes.get(i);
         let leaf = at.leaf[i];
         match bucket {
             Bucket::Softmax => Role::Softmax,
             Bucket::Attention | Bucket::Communication => Role::Breaker,
-            Bucket::Gemm if c.gpu[i].kind == GpuKind::Kernel => {
+            Bucket::Gemm if c.gpu.get(i).kind == GpuKind::Kernel => {
                 if leaf == NO {
                     return Role::Breaker;
                 }
@@ -65,14 +61,11 @@ pub fn find_eager(
         }
     };
     // Rows in launch order per CPU thread.
-    let mut order: Vec<(u32, i64, u32)> = (0..c.gpu.len())
-        .filter(|&i| at.runtime[i] != NO)
-        .map(|i| {
-            let call = &runtime[at.runtime[i] as usize];
-            (call.thread, call.start, i as u32)
-        })
-        .collect();
-    order.sort_unstable();
+    // Row indices only (sorted by a key looked up), not (thread, start, row) tuples: 4 bytes
+    // per row where the tuples took 16.
+    let mut order: Vec<u32> = (0..c.gpu.len() as u32).filter(|&i| at.runtime[i as usize] != NO).collect();
+    let call_of = |i: u32| &runtime[at.runtime[i as usize] as usize];
+    order.sort_unstable_by_key(|&i| (call_of(i).thread, call_of(i).start, i));
 
     #[derive(Clone, Copy)]
     enum State {
@@ -91,10 +84,10 @@ pub fn find_eager(
     let mut state = State::Idle;
     let mut windows: Vec<(usize, usize)> = Vec::new();
     for pos in 0..order.len() {
-        if pos > 0 && order[pos].0 != order[pos - 1].0 {
+        if pos > 0 && call_of(order[pos]).thread != call_of(order[pos - 1]).thread {
             state = State::Idle;
         }
-        let i = order[pos].2 as usize;
+        let i = order[pos] as usize;
         state = match (role(i), state) {
             (Role::Matmul, State::Softmax { start }) => {
                 windows.push((start, pos));
@@ -117,12 +110,12 @@ pub fn find_eager(
         };
     }
     for (a, b) in windows {
-        let first = order[a].2 as usize;
+        let first = order[a] as usize;
         let scope = scope_name(c, at, runtime, first);
-        for &(_, _, i) in &order[a..=b] {
+        for &i in &order[a..=b] {
             let i = i as usize;
-            if classes[i].0 != Bucket::Communication {
-                classes[i] = (Bucket::Attention, Why::Eager(scope));
+            if classes.get(i).0 != Bucket::Communication {
+                classes.set(i, (Bucket::Attention, Why::Eager(scope)));
             }
         }
     }

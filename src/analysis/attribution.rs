@@ -7,7 +7,7 @@
 //! op that ends where a call starts does not enclose it. A graph launch replays many kernels
 //! with one call, so they all belong to the op around that call.
 
-use super::collect::{GpuRow, Interner, MemEvent, OpRow, RuntimeCall, NAME_DATALOADER, NAME_STEP, NONE};
+use super::collect::{GpuRows, Interner, MemEvent, OpRow, RuntimeCall, NAME_DATALOADER, NAME_STEP, NONE};
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 
@@ -88,25 +88,25 @@ impl SpanTree {
     }
 
     /// Keeps only the spans marked, with parents remapped; returns the old -> new index map.
+    /// In place: a span's parent comes before it, so it is already moved and remapped.
     fn retain(self, keep: &[bool]) -> (SpanTree, Vec<u32>) {
-        let n = self.spans.len();
+        let SpanTree { mut spans, mut parent, .. } = self;
+        let n = spans.len();
         let mut remap = vec![NO; n];
-        let mut kept = 0u32;
+        let mut kept = 0;
         for i in 0..n {
             if keep[i] {
-                remap[i] = kept;
+                remap[i] = kept as u32;
+                spans[kept] = spans[i];
+                // Ancestors of kept spans are kept, so a kept span's parent has a new index.
+                parent[kept] = if parent[i] == NO { NO } else { remap[parent[i] as usize] };
                 kept += 1;
             }
         }
-        let mut spans = Vec::with_capacity(kept as usize);
-        let mut parent = Vec::with_capacity(kept as usize);
-        for i in 0..n {
-            if remap[i] != NO {
-                spans.push(self.spans[i]);
-                // Ancestors of kept spans are kept, so a kept span's parent has a new index.
-                parent.push(if self.parent[i] == NO { NO } else { remap[self.parent[i] as usize] });
-            }
-        }
+        spans.truncate(kept);
+        spans.shrink_to_fit();
+        parent.truncate(kept);
+        parent.shrink_to_fit();
         let mut threads: FxHashMap<u32, (usize, usize)> = FxHashMap::default();
         let mut start = 0;
         for i in 0..spans.len() {
@@ -131,6 +131,8 @@ pub struct Attribution {
     pub leaf: Vec<u32>,
     /// Launch calls whose External id named an op that does not enclose the call.
     pub external_mismatch: u64,
+    /// GPU rows whose correlation id matches no runtime call.
+    pub dangling_correlation: u64,
     /// CPU time of top-level DataLoader spans.
     pub dataloader_ns: i64,
     /// Per `[memory]` event: the op that made it (its outermost `aten::` op, else the innermost
@@ -151,7 +153,7 @@ pub fn attribute(
     ops: Vec<OpRow>,
     modules: Vec<OpRow>,
     names: &Interner,
-    gpu: &[GpuRow],
+    gpu: &mut GpuRows,
     runtime: &[RuntimeCall],
     memory: &[MemEvent],
 ) -> Attribution {
@@ -165,23 +167,33 @@ pub fn attribute(
             aten.or(chain.first()).map(|&o| tree.spans[o as usize].name).unwrap_or(NO)
         })
         .collect();
-    let runtime_of: Vec<u32> = gpu
-        .iter()
-        .map(|row| {
-            if row.correlation == NONE {
+    let mut dangling_correlation = 0u64;
+    let runtime_of: Vec<u32> = (0..gpu.len())
+        .map(|i| {
+            let correlation = gpu.correlation(i);
+            if correlation == NONE {
                 return NO;
             }
-            runtime.binary_search_by_key(&row.correlation, |r| r.correlation).map(|i| i as u32).unwrap_or(NO)
+            let r = runtime.binary_search_by_key(&correlation, |r| r.correlation).map(|i| i as u32).unwrap_or(NO);
+            dangling_correlation += u64::from(r == NO);
+            r
         })
         .collect();
+    gpu.drop_correlation();
 
-    // The External ids launches refer to, and the ops that carry them.
-    let mut wanted: Vec<i64> = gpu
-        .iter()
-        .zip(&runtime_of)
-        .flat_map(|(row, &r)| [if r == NO { NONE } else { runtime[r as usize].external }, row.external])
-        .filter(|&e| e != NONE)
-        .collect();
+    // The External ids launches refer to (a row's own one counts only without a launch call),
+    // and the ops that carry them.
+    let mut called = vec![false; runtime.len()];
+    let mut wanted: Vec<i64> = Vec::new();
+    for (i, &r) in runtime_of.iter().enumerate() {
+        if r != NO {
+            called[r as usize] = true;
+        } else if gpu.external(i) != NONE {
+            wanted.push(gpu.external(i));
+        }
+    }
+    wanted.extend(runtime.iter().zip(&called).filter(|(c, &k)| k && c.external != NONE).map(|(c, _)| c.external));
+    drop(called);
     wanted.sort_unstable();
     wanted.dedup();
     let mut by_external: Vec<(i64, u32)> = tree
@@ -199,7 +211,7 @@ pub fn attribute(
     let mut external_mismatch = 0u64;
     let mut call_leaf: FxHashMap<u32, u32> = FxHashMap::default();
     let mut leaf: Vec<u32> = Vec::with_capacity(gpu.len());
-    for (row, &r) in gpu.iter().zip(&runtime_of) {
+    for (i, &r) in runtime_of.iter().enumerate() {
         let mut l = NO;
         if r != NO {
             l = *call_leaf.entry(r).or_insert_with(|| {
@@ -215,13 +227,14 @@ pub fn attribute(
                 }
                 tree.innermost(call.thread, call.start)
             });
-        } else if row.external != NONE {
+        } else if gpu.external(i) != NONE {
             // No launch call in the trace: the row's own External id is all there is.
-            l = sorted_find(&by_external, row.external);
+            l = sorted_find(&by_external, gpu.external(i));
         }
         leaf.push(l);
     }
     drop((by_external, call_leaf));
+    gpu.drop_external();
 
     // Keep launching ops, their ancestors, and the spans the report reads by name.
     let n = tree.spans.len();
@@ -259,6 +272,7 @@ pub fn attribute(
         runtime: runtime_of,
         leaf,
         external_mismatch,
+        dangling_correlation,
         dataloader_ns,
         memory_op,
     }

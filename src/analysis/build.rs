@@ -51,14 +51,21 @@ pub struct Extra {
 }
 
 pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
-    let window = opts.window.map(|r| r.resolve(c.gpu.iter().map(|g| g.start).min().unwrap_or(0)));
+    c.shrink_to_fit();
+    let window = opts.window.map(|r| r.resolve((0..c.gpu.len()).map(|i| c.gpu.start(i)).min().unwrap_or(0)));
     if let Some(w) = window {
         c.restrict_to(w);
     }
     let mut runtime = std::mem::take(&mut c.runtime);
     runtime.sort_unstable_by_key(|r| (r.correlation, r.start, r.thread));
-    let at =
-        attribute(std::mem::take(&mut c.ops), std::mem::take(&mut c.modules), &c.names, &c.gpu, &runtime, &c.memory);
+    let at = attribute(
+        std::mem::take(&mut c.ops),
+        std::mem::take(&mut c.modules),
+        &c.names,
+        &mut c.gpu,
+        &runtime,
+        &c.memory,
+    );
     let names = &c.names;
     let tree = &at.ops;
     let chains = Chains::new(tree, names);
@@ -68,7 +75,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     let mut facts: FxHashMap<u32, KernelFacts> = FxHashMap::default();
     let mut copy_kind: FxHashMap<u32, CopyKind> = FxHashMap::default();
     let mut user_rule: FxHashMap<u32, Option<usize>> = FxHashMap::default();
-    let mut classes: Vec<(Bucket, Why)> = Vec::with_capacity(c.gpu.len());
+    let mut classes = Classes::with_capacity(c.gpu.len());
     for (i, row) in c.gpu.iter().enumerate() {
         let f = facts.entry(row.name).or_insert_with(|| KernelFacts::of(names.get(row.name)));
         let copy = *copy_kind.entry(row.name).or_insert_with(|| CopyKind::of(names.get(row.name), row.kind));
@@ -88,8 +95,10 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     let mut device_lanes: Vec<(i32, Lanes)> = Vec::new();
     // Per-device lanes only when the file has several devices: with one they would copy the
     // whole trace's intervals for the same numbers.
-    let several_devices = c.gpu.first().is_some_and(|g0| c.gpu.iter().any(|g| g.device != g0.device));
-    let mut step_lanes: Vec<Lanes> = (0..steps.len()).map(|_| Lanes::default()).collect();
+    let several_devices = c.gpu.lanes().first().is_some_and(|l0| c.gpu.lanes().iter().any(|l| l.0 != l0.0));
+    // Per row: its step, or NO. The steps' interval metrics are worked out one step at a time
+    // after this loop: lanes for every step at once held more than the rows themselves.
+    let mut row_step: Vec<u32> = Vec::with_capacity(if steps.is_empty() { 0 } else { c.gpu.len() });
     // Per step: the GPU extent of its rows (the timeline's step marks).
     let mut step_extent: Vec<(i64, i64)> = vec![(i64::MAX, i64::MIN); steps.len()];
     let mut rows: RowMap = FxHashMap::default();
@@ -99,17 +108,18 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     let mut copies = Copies::default();
     let mut tc = TensorCoreUse::default();
     let mut collectives: Vec<CollectiveCall> = Vec::new();
-    let mut extra =
-        Extra { external_mismatch: at.external_mismatch, dataloader_ns: at.dataloader_ns, ..Default::default() };
+    let mut extra = Extra {
+        external_mismatch: at.external_mismatch,
+        dangling_correlation: at.dangling_correlation,
+        dataloader_ns: at.dataloader_ns,
+        ..Default::default()
+    };
 
     for (i, row) in c.gpu.iter().enumerate() {
         let rt = match at.runtime[i] {
             NO => None,
             r => Some(runtime[r as usize]),
         };
-        if rt.is_none() && row.correlation != NONE {
-            extra.dangling_correlation += 1;
-        }
         if let (Some(r), GpuKind::Kernel) = (rt, row.kind) {
             // One graph launch replays many kernels: comparing each with that call says nothing.
             if names.is(r.name, NAME_GRAPH_LAUNCH) {
@@ -122,7 +132,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
             }
         }
         let leaf = at.leaf[i];
-        let (bucket, why) = classes[i];
+        let (bucket, why) = classes.get(i);
         let f = &facts[&row.name];
 
         match copy_kind[&row.name] {
@@ -179,6 +189,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
             extra.unattributed.1 += row.dur;
         }
 
+        let row = &row;
         lanes.add(row, bucket);
         if several_devices {
             match device_lanes.iter_mut().find(|(d, _)| *d == row.device) {
@@ -192,8 +203,8 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         }
         if !steps.is_empty() {
             let s = step_of(&steps, rt.map(|r| r.start).unwrap_or(row.start));
+            row_step.push(s);
             if s != NO {
-                step_lanes[s as usize].add(row, bucket);
                 let e = &mut step_extent[s as usize];
                 *e = (e.0.min(row.start), e.1.max(row.start + row.dur));
             }
@@ -218,11 +229,14 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     };
     devices.sort_by_key(|d| d.device);
 
+    let row_buckets: Vec<Bucket> = classes.buckets();
+    drop(classes);
+    let step_times = step_times(&c, &row_step, &row_buckets, steps.len());
+    drop(row_step);
     let t = tables(&rows, &op_gpu, tree, names, &facts, total_ns, opts);
     let streams = idle::streams(&c);
     let (idle, step_waits) = idle::idle_causes(&c, &at, &runtime, &streams, &steps, &busy_union);
     drop(busy_union);
-    let row_buckets: Vec<Bucket> = classes.iter().map(|x| x.0).collect();
     let layers = layers::layers(&c, &at, &runtime, &row_buckets);
     let marks = steps
         .iter()
@@ -246,11 +260,10 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     let memory = memory::memory(&c, &at);
     let steps_out = steps
         .iter()
-        .zip(step_lanes)
+        .zip(step_times)
         .zip(step_waits)
-        .map(|((w, l), waits)| {
+        .map(|((w, t), waits)| {
             extra.cpu_step_ns += w.end - w.start;
-            let t = l.time();
             Step {
                 name: w.name.clone(),
                 span_us: t.span_us,
@@ -302,10 +315,81 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     (built, c)
 }
 
+/// Per step, the interval metrics of its rows (`row_step`: each row's step, or NO).
+fn step_times(c: &Collector, row_step: &[u32], buckets: &[Bucket], steps: usize) -> Vec<GpuTime> {
+    // The rows grouped by step (a counting sort, in row order within a step).
+    let mut begin = vec![0usize; steps + 1];
+    for &s in row_step.iter().filter(|&&s| s != NO) {
+        begin[s as usize + 1] += 1;
+    }
+    for k in 0..steps {
+        begin[k + 1] += begin[k];
+    }
+    let mut next = begin.clone();
+    let mut grouped = vec![0u32; begin[steps]];
+    for (i, &s) in row_step.iter().enumerate().filter(|(_, &s)| s != NO) {
+        grouped[next[s as usize]] = i as u32;
+        next[s as usize] += 1;
+    }
+    (0..steps)
+        .map(|k| {
+            let mut lanes = Lanes::default();
+            for &i in &grouped[begin[k]..begin[k + 1]] {
+                lanes.add(&c.gpu.get(i as usize), buckets[i as usize]);
+            }
+            lanes.time()
+        })
+        .collect()
+}
+
+/// Each row's (bucket, why), as an index into the distinct classes (a few hundred in a
+/// trace): 4 bytes per row instead of 12.
+pub struct Classes {
+    distinct: Vec<(Bucket, Why)>,
+    ids: FxHashMap<(Bucket, Why), u32>,
+    of_row: Vec<u32>,
+}
+
+impl Classes {
+    fn with_capacity(rows: usize) -> Self {
+        Classes { distinct: Vec::new(), ids: FxHashMap::default(), of_row: Vec::with_capacity(rows) }
+    }
+
+    fn id(&mut self, class: (Bucket, Why)) -> u32 {
+        let next = self.distinct.len() as u32;
+        let id = *self.ids.entry(class).or_insert(next);
+        if id == next {
+            self.distinct.push(class);
+        }
+        id
+    }
+
+    fn push(&mut self, class: (Bucket, Why)) {
+        let id = self.id(class);
+        self.of_row.push(id);
+    }
+
+    pub fn set(&mut self, row: usize, class: (Bucket, Why)) {
+        self.of_row[row] = self.id(class);
+    }
+
+    pub fn get(&self, row: usize) -> (Bucket, Why) {
+        self.distinct[self.of_row[row] as usize]
+    }
+
+    pub fn any_bucket(&self, b: Bucket) -> bool {
+        self.distinct.iter().any(|c| c.0 == b)
+    }
+
+    fn buckets(&self) -> Vec<Bucket> {
+        self.of_row.iter().map(|&k| self.distinct[k as usize].0).collect()
+    }
+}
+
 /// What a collective kernel was: its own metadata, else that of a `record_param_comms` op around
 /// its launch, else the name of a `nccl:*` op, else the collective in the kernel's name.
 fn collective_call(c: &Collector, tree: &SpanTree, row: usize, leaf: u32, short: &str) -> CollectiveCall {
-    let g = &c.gpu[row];
+    let g = c.gpu.get(row);
     let names = &c.names;
     let own = c.gpu_comm.binary_search_by_key(&(row as u32), |x| x.0).ok().map(|i| c.gpu_comm[i].1);
     let from_ops = || tree.chain(leaf).find_map(|o| c.op_comm.get(&tree.spans[o as usize].external).copied());

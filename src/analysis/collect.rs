@@ -2,6 +2,7 @@
 //! interned names and fixed-size records. Nothing here depends on event order, because
 //! Kineto writes CPU and GPU rows, and metadata, in no guaranteed order.
 
+pub use super::rows::GpuRows;
 use crate::limits;
 use crate::trace::{Id, Loose, RawEvent, Sink};
 use rustc_hash::FxHashMap;
@@ -95,6 +96,16 @@ impl Interner {
     }
 }
 
+/// Interns `part`'s names into `into` in the order `part` first saw them (its id order), which
+/// is the order one reading of both parts would have seen them in; returns part id -> id.
+fn remap_names(into: &mut Interner, part: &Interner) -> Vec<u32> {
+    let mut raw: Vec<&[u8]> = vec![&[]; part.names.len()];
+    for (bytes, &id) in &part.ids {
+        raw[id as usize] = bytes;
+    }
+    raw.into_iter().map(|b| into.intern(b)).collect()
+}
+
 /// The first [`limits::MAX_NAME_BYTES`] bytes of `s`, cut back to a UTF-8 character boundary
 /// (when `s` is UTF-8 there).
 fn cut_name(s: &[u8]) -> &[u8] {
@@ -125,14 +136,12 @@ pub enum GpuKind {
     Memset,
 }
 
-/// A kernel, memcpy or memset row.
+/// A kernel, memcpy or memset row, as [`GpuRows`] hands it out (its correlation and
+/// External ids are read separately, by attribution only).
 #[derive(Debug, Clone, Copy)]
 pub struct GpuRow {
     pub start: i64,
     pub dur: i64,
-    pub correlation: i64,
-    /// The External id the row itself carries (newer Kineto writes it on kernels too).
-    pub external: i64,
     pub name: u32,
     pub device: i32,
     /// args.stream, else the tid (old traces write "stream 7").
@@ -247,7 +256,7 @@ pub struct Counters {
 #[derive(Default)]
 pub struct Collector {
     pub names: Interner,
-    pub gpu: Vec<GpuRow>,
+    pub gpu: GpuRows,
     pub runtime: Vec<RuntimeCall>,
     pub ops: Vec<OpRow>,
     /// `nn.Module: ...` spans (python_function events), which name the layer a kernel ran in.
@@ -275,7 +284,23 @@ pub struct Collector {
     pub occupancy_dur: f64,
     pub counters: Counters,
     pub meta: Metadata,
+    /// Top-level metadata values read (`deviceProperties`, `distributedInfo`).
+    metadata_read: u32,
+    /// In a later part of a split file: the duration-weighted terms, kept to be added in file
+    /// order when the parts are joined (floating-point sums depend on the order).
+    deferred: Option<Box<DeferredSums>>,
 }
+
+#[derive(Default)]
+struct DeferredSums {
+    sm_eff: Vec<f64>,
+    occupancy: Vec<f64>,
+}
+
+/// A part of a split file that cannot be joined to the parts before it with the result of one
+/// reading: a limit was reached, or metadata came in it; the file is then read whole.
+#[derive(Debug)]
+pub struct NotJoinable;
 
 /// Top-level metadata of the trace file.
 #[derive(Debug, Default, Clone)]
@@ -390,27 +415,153 @@ impl Collector {
     /// stay whole: they still attribute the rows, whenever they ran.
     pub fn restrict_to(&mut self, w: crate::report::TimeWindow) {
         let (from, to) = (w.start_ns, w.end_ns);
-        let mut index = vec![u32::MAX; self.gpu.len()];
-        let mut kept = 0;
-        for (i, slot) in index.iter_mut().enumerate() {
-            let mut g = self.gpu[i];
+        let index = self.gpu.retain_clipped(|g| {
             let end = g.start + g.dur;
             if !(g.start < to && (end > from || (g.dur == 0 && g.start >= from))) {
-                continue;
+                return None;
             }
-            g.start = g.start.max(from);
-            g.dur = end.min(to) - g.start;
-            self.gpu[kept] = g;
-            *slot = kept as u32;
-            kept += 1;
-        }
-        self.gpu.truncate(kept);
+            let start = g.start.max(from);
+            Some((start, end.min(to) - start))
+        });
         self.gpu_comm.retain_mut(|(row, _)| {
             *row = index[*row as usize];
             *row != u32::MAX
         });
         self.memory.retain(|m| m.ts >= from && m.ts < to);
         self.syncs.retain(|s| s.end > from && s.start < to);
+    }
+
+    /// A collector for a later part of a file split between events, to be joined to the parts
+    /// before it with [`Collector::join`].
+    pub fn for_later_part() -> Collector {
+        Collector { deferred: Some(Box::default()), ..Collector::default() }
+    }
+
+    /// Appends what a collector made of the next part of the same file collected, with the
+    /// result of reading both parts in one collector: names and threads are re-interned in
+    /// the order they were first seen, rows keep file order. Refused (and `self` left
+    /// unchanged) where that cannot be exact: a limit reached, or metadata in the later part.
+    pub fn join(&mut self, mut p: Collector) -> Result<(), NotJoinable> {
+        let over = |a: usize, b: usize| a + b > limits::MAX_ROWS;
+        // Integer-valued f64 sums are exact below 2^53, whatever the order.
+        let exact = |a: f64, b: f64| a + b < (1u64 << 53) as f64;
+        if self.deferred.is_some()
+            || self.counters.rows_dropped > 0
+            || p.counters.rows_dropped > 0
+            || p.metadata_read > 0
+            || p.names.over_limit > 0
+            || p.string_ids.over_limit > 0
+            || self.names.names.len() + p.names.names.len() >= limits::MAX_NAMES
+            || self.string_ids.names.len() + p.string_ids.names.len() >= limits::MAX_NAMES
+            || p.counters.unknown_cats.len() >= 64
+            || over(self.gpu.len(), p.gpu.len())
+            || over(self.runtime.len(), p.runtime.len())
+            || over(self.ops.len(), p.ops.len())
+            || over(self.modules.len(), p.modules.len())
+            || over(self.memory.len(), p.memory.len())
+            || !exact(self.sm_eff_dur, p.sm_eff_dur)
+            || !exact(self.occupancy_dur, p.occupancy_dur)
+        {
+            return Err(NotJoinable);
+        }
+        let names = remap_names(&mut self.names, &p.names);
+        let name = |id: u32| if id == NO_NAME { NO_NAME } else { names[id as usize] };
+        let strings = remap_names(&mut self.string_ids, &p.string_ids);
+        // Thread keys of string ids hold the string's id: re-keyed with it.
+        let string_key = |k: i64| match k.checked_sub(i64::MIN / 2) {
+            Some(s) if (0..strings.len() as i64).contains(&s) => i64::MIN / 2 + strings[s as usize] as i64,
+            _ => k,
+        };
+        let mut keys = vec![(0, 0); p.threads.len()];
+        for (&k, &id) in &p.threads {
+            keys[id as usize] = k;
+        }
+        let threads: Vec<u32> = keys
+            .into_iter()
+            .map(|(pk, tk)| {
+                let next = self.threads.len() as u32;
+                *self.threads.entry((string_key(pk), string_key(tk))).or_insert(next)
+            })
+            .collect();
+        let thread = |t: u32| threads[t as usize];
+        let comm = |c: CommArgs| CommArgs { name: name(c.name), group: name(c.group), ..c };
+
+        let base = self.gpu.len() as u32;
+        self.gpu_comm.extend(p.gpu_comm.iter().map(|&(row, c)| (base + row, comm(c))));
+        for i in 0..p.gpu.len() {
+            let mut row = p.gpu.get(i);
+            row.name = name(row.name);
+            self.gpu.push(row, p.gpu.correlation(i), p.gpu.external(i));
+        }
+        drop(std::mem::take(&mut p.gpu));
+        self.runtime.extend(p.runtime.iter().map(|r| RuntimeCall {
+            thread: thread(r.thread),
+            name: name(r.name),
+            ..*r
+        }));
+        self.ops.extend(p.ops.iter().map(|o| OpRow { thread: thread(o.thread), name: name(o.name), ..*o }));
+        self.modules.extend(p.modules.iter().map(|o| OpRow { thread: thread(o.thread), name: name(o.name), ..*o }));
+        self.memory.extend(p.memory.iter().map(|m| MemEvent { thread: thread(m.thread), ..*m }));
+        self.syncs.extend(p.syncs.iter().map(|c| SyncCall { thread: thread(c.thread), name: name(c.name), ..*c }));
+        self.syncs.truncate(limits::MAX_ROWS);
+        for (&external, &c) in &p.op_comm {
+            self.op_comm.insert(external, comm(c));
+        }
+        self.cpu_extent = match (self.cpu_extent, p.cpu_extent) {
+            (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
+            (a, b) => a.or(b),
+        };
+        self.sync_ns += p.sync_ns;
+        self.launch_ns += p.launch_ns;
+        self.sdpa_calls.extend(p.sdpa_calls);
+        self.sdpa_calls.truncate(16);
+        if let Some(d) = p.deferred {
+            for t in d.sm_eff {
+                self.sm_eff_weighted += t;
+            }
+            for t in d.occupancy {
+                self.occupancy_weighted += t;
+            }
+        }
+        self.sm_eff_dur += p.sm_eff_dur;
+        self.occupancy_dur += p.occupancy_dur;
+        self.names.long_names += p.names.long_names;
+        self.string_ids.long_names += p.string_ids.long_names;
+        let (k, q) = (&mut self.counters, p.counters);
+        k.no_category += q.no_category;
+        k.missing_ts += q.missing_ts;
+        k.negative_dur += q.negative_dur;
+        k.zero_dur_gpu += q.zero_dur_gpu;
+        k.cuda_sync_rows += q.cuda_sync_rows;
+        k.gpu_annotations += q.gpu_annotations;
+        k.begin_end += q.begin_end;
+        k.malformed += q.malformed;
+        k.first_malformed = k.first_malformed.take().or(q.first_malformed);
+        k.gpu_without_correlation += q.gpu_without_correlation;
+        k.flow += q.flow;
+        k.instant += q.instant;
+        k.counters += q.counters;
+        for (cat, n) in q.unknown_cats {
+            if let Some(e) = k.unknown_cats.iter_mut().find(|(c, _)| *c == cat) {
+                e.1 += n;
+            } else if k.unknown_cats.len() < 64 {
+                k.unknown_cats.push((cat, n));
+            }
+        }
+        Ok(())
+    }
+
+    /// Gives back the room the per-event lists grew into but did not fill (up to half of
+    /// each, as a list doubles when it grows): done once reading ends, before the analysis
+    /// builds its own per-row data. Shrinking a large allocation remaps it; nothing is copied.
+    pub fn shrink_to_fit(&mut self) {
+        self.gpu.shrink_to_fit();
+        self.runtime.shrink_to_fit();
+        self.ops.shrink_to_fit();
+        self.modules.shrink_to_fit();
+        self.memory.shrink_to_fit();
+        self.syncs.shrink_to_fit();
+        self.gpu_comm.shrink_to_fit();
     }
 
     /// The collective metadata in an event's args, if it has any.
@@ -523,11 +674,19 @@ impl Collector {
                     args.and_then(|a| a.device).and_then(Loose::as_i64).or_else(|| ev.pid.as_int()).unwrap_or(0);
                 if let Some(a) = args {
                     if let Some(bps) = a.blocks_per_sm.and_then(Loose::as_f64) {
-                        self.sm_eff_weighted += bps.clamp(0.0, 1.0) * dur as f64;
+                        let term = bps.clamp(0.0, 1.0) * dur as f64;
+                        match &mut self.deferred {
+                            Some(d) => d.sm_eff.push(term),
+                            None => self.sm_eff_weighted += term,
+                        }
                         self.sm_eff_dur += dur as f64;
                     }
                     if let Some(occ) = a.occupancy_pct.and_then(Loose::as_f64) {
-                        self.occupancy_weighted += occ.clamp(0.0, 100.0) * dur as f64;
+                        let term = occ.clamp(0.0, 100.0) * dur as f64;
+                        match &mut self.deferred {
+                            Some(d) => d.occupancy.push(term),
+                            None => self.occupancy_weighted += term,
+                        }
                         self.occupancy_dur += dur as f64;
                     }
                 }
@@ -539,16 +698,15 @@ impl Collector {
                 if let Some(c) = args.and_then(|a| self.comm_args(a)) {
                     self.gpu_comm.push((self.gpu.len() as u32, c));
                 }
-                self.gpu.push(GpuRow {
+                let row = GpuRow {
                     start,
                     dur,
-                    correlation,
-                    external,
                     name,
                     device: device.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
                     stream: stream_of(args.and_then(|a| a.stream).and_then(Loose::as_i64), &ev.tid),
                     kind,
-                });
+                };
+                self.gpu.push(row, correlation, external);
             }
             Cat::Runtime => {
                 let id = self.names.intern(ev.name.bytes());
@@ -647,6 +805,9 @@ impl Sink for Collector {
     }
 
     fn metadata(&mut self, key: &str, value: &RawValue) {
+        if matches!(key, "deviceProperties" | "computeProperties" | "distributedInfo") {
+            self.metadata_read += 1;
+        }
         match key {
             // Old traces (2021) wrote `computeProperties`.
             "deviceProperties" | "computeProperties" => {

@@ -77,14 +77,20 @@ pub type Stream = ((i32, i32), Vec<u32>);
 
 /// The GPU rows of each (device, stream), in time order; streams sorted.
 pub fn streams(c: &Collector) -> Vec<Stream> {
-    let mut by_stream: FxHashMap<(i32, i32), Vec<u32>> = FxHashMap::default();
-    for (i, g) in c.gpu.iter().enumerate() {
-        by_stream.entry((g.device, g.stream)).or_default().push(i as u32);
+    // Counted first, so that each list is allocated at its size.
+    let mut count = vec![0usize; c.gpu.lanes().len()];
+    for i in 0..c.gpu.len() {
+        count[c.gpu.lane_of(i) as usize] += 1;
     }
-    let mut out: Vec<Stream> = by_stream.into_iter().collect();
+    let mut by_lane: Vec<Vec<u32>> = count.into_iter().map(Vec::with_capacity).collect();
+    for i in 0..c.gpu.len() {
+        by_lane[c.gpu.lane_of(i) as usize].push(i as u32);
+    }
+    let mut out: Vec<Stream> =
+        c.gpu.lanes().iter().copied().zip(by_lane).filter(|(_, rows)| !rows.is_empty()).collect();
     out.sort_unstable_by_key(|x| x.0);
     for (_, rows) in &mut out {
-        rows.sort_unstable_by_key(|&i| (c.gpu[i as usize].start, i));
+        rows.sort_unstable_by_key(|&i| (c.gpu.start(i as usize), i));
     }
     out
 }
@@ -108,7 +114,7 @@ pub fn idle_causes(
         let mut totals = [0i64; 3];
         let mut end = i64::MIN;
         for &i in rows.iter() {
-            let g = &c.gpu[i as usize];
+            let g = c.gpu.get(i as usize);
             let call = match at.runtime[i as usize] {
                 NO => None,
                 r => Some(&runtime[r as usize]),

@@ -14,6 +14,7 @@ pub mod kernel_name;
 mod layers;
 mod memory;
 pub mod ranks;
+mod rows;
 mod steps;
 mod tables;
 pub mod taxonomy;
@@ -167,6 +168,17 @@ fn stream_failed(file: &str, failure: Failure, message: String) -> TraceError {
     }
 }
 
+/// The report of a trace read in parts (the CLI's reading on several threads), given how
+/// reading ended: the same as [`analyze_reader`] gives for the same bytes read in one go.
+pub fn report_of_parts(
+    file: &str,
+    collector: Collector,
+    read: Result<trace::Outcome, Fatal>,
+    opts: &Options,
+) -> Result<TraceReport, TraceError> {
+    conclude(file, collector, read, opts)
+}
+
 /// Turns what the reader found into the trace's report, or says why there is none.
 fn conclude(
     file: &str,
@@ -267,7 +279,7 @@ pub fn analyze_any<R: Read>(
 }
 
 /// Whether the first bytes of an input (plain or gzip) are those of a tracesight report.
-fn is_report(prefix: &[u8]) -> bool {
+pub(crate) fn is_report(prefix: &[u8]) -> bool {
     if prefix.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
         let _ = flate2::read::MultiGzDecoder::new(prefix).take(256).read_to_end(&mut out);
@@ -517,7 +529,7 @@ fn report(file: &str, c: Collector, outcome: &trace::Outcome, opts: &Options) ->
 fn device_info(c: &Collector) -> DeviceInfo {
     // The device the GPU rows ran on most, else the first listed.
     let mut counts: Vec<(i32, u64)> = Vec::new();
-    for g in &c.gpu {
+    for g in c.gpu.iter() {
         match counts.iter_mut().find(|(d, _)| *d == g.device) {
             Some(e) => e.1 += 1,
             None => counts.push((g.device, 1)),

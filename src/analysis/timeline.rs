@@ -55,7 +55,7 @@ pub fn timeline(c: &Collector, inp: Inputs) -> Option<Timeline> {
             let mut end = i64::MIN;
             let mut total = 0;
             for &i in rows {
-                let g = &c.gpu[i as usize];
+                let g = c.gpu.get(i as usize);
                 let (a, b) = (g.start.max(end), g.start + g.dur);
                 if b > a {
                     total += b - a;
@@ -79,7 +79,7 @@ pub fn timeline(c: &Collector, inp: Inputs) -> Option<Timeline> {
         let mut per_name: Vec<Vec<(u32, i64)>> = vec![Vec::new(); nbins];
         let mut end = i64::MIN;
         for &i in rows {
-            let g = &c.gpu[i as usize];
+            let g = c.gpu.get(i as usize);
             let row_end = g.start + g.dur;
             if end != i64::MIN && g.start > end {
                 let launch = match inp.at.runtime[i as usize] {

@@ -225,6 +225,34 @@ impl PushReader {
         }
     }
 
+    /// A reader for a later part of a file split between events: it starts inside the events
+    /// array (`in_object`: the `traceEvents` array of an object, not a bare array) right after
+    /// the comma that ends at stream offset `offset`, and reports absolute offsets. Its part is
+    /// read as the whole file would be read only if the part before ends there, which
+    /// [`PushReader::after_event_comma`] on that part's reader tells.
+    pub fn resume_after_comma(offset: u64, in_object: bool) -> Self {
+        let mut r = PushReader::new();
+        r.state = State::Events { in_object, after_comma: true };
+        r.pos = offset;
+        r.out.bytes = offset;
+        r.out.found_events = true;
+        r
+    }
+
+    /// `Some(in_object)` when everything fed was read and the reader stands in the events
+    /// array right after a comma (where a part of a split file may end), else None.
+    pub fn after_event_comma(&self) -> Option<bool> {
+        match self.state {
+            State::Events { in_object, after_comma: true } if self.carry.is_empty() => Some(in_object),
+            _ => None,
+        }
+    }
+
+    /// Stray commas seen so far (`[a,,b]`).
+    pub fn stray_commas(&self) -> u64 {
+        self.out.stray_commas
+    }
+
     /// Whether more bytes can change the result (false after a syntax error, a fatal start or
     /// an oversized value). After the top-level value it stays true: a damaged gzip trailer
     /// behind it must still be seen.

@@ -1,0 +1,286 @@
+//! GPU rows stored column by column in 23 bytes each (a plain struct took 48): most values fit
+//! 4 bytes, and the rare one that does not is kept exactly in a side table, so nothing is
+//! rounded or cut. Millions of tiny kernels are what fills memory, so this is where it pays.
+
+use super::collect::{GpuKind, GpuRow, NONE};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
+
+/// The 4-byte code of `NONE`.
+const CODE_NONE: u32 = u32::MAX;
+/// The code of a value kept in the side table.
+const CODE_WIDE: u32 = u32::MAX - 1;
+
+/// i64 values stored as 4-byte offsets from a base: `NONE` and values whose offset does not
+/// fit (a kernel longer than 4 s, an id past 2^32) go to the side table, ordered by index so
+/// that it stays small and cheap when almost every value fits.
+#[derive(Default)]
+struct Packed {
+    code: Vec<u32>,
+    wide: BTreeMap<u32, i64>,
+}
+
+impl Packed {
+    fn encode(&mut self, i: usize, v: i64, base: i64) -> u32 {
+        if v == NONE {
+            return CODE_NONE;
+        }
+        match v.checked_sub(base) {
+            Some(off) if (0..CODE_WIDE as i64).contains(&off) => off as u32,
+            _ => {
+                self.wide.insert(i as u32, v);
+                CODE_WIDE
+            }
+        }
+    }
+
+    fn push(&mut self, v: i64, base: i64) {
+        let code = self.encode(self.code.len(), v, base);
+        self.code.push(code);
+    }
+
+    fn set(&mut self, i: usize, v: i64, base: i64) {
+        if self.code[i] == CODE_WIDE {
+            self.wide.remove(&(i as u32));
+        }
+        self.code[i] = self.encode(i, v, base);
+    }
+
+    fn get(&self, i: usize, base: i64) -> i64 {
+        match self.code[i] {
+            CODE_NONE => NONE,
+            CODE_WIDE => self.wide[&(i as u32)],
+            off => base + off as i64,
+        }
+    }
+
+    fn truncate(&mut self, n: usize) {
+        self.code.truncate(n);
+        self.wide.split_off(&(n as u32));
+    }
+
+    fn clear(&mut self) {
+        *self = Packed::default();
+    }
+}
+
+/// Rows per start-time base: rows close in the file are close in time, so offsets from the
+/// block's first row (minus 2^31 ns, as rows are not in time order) fit 4 bytes.
+const BLOCK: usize = 4096;
+
+/// (device, stream) pairs, interned: a row keeps a 2-byte lane id.
+const LANE_WIDE: u16 = u16::MAX;
+
+/// The GPU rows (kernels, memcpys, memsets) of a trace. The correlation and External ids are
+/// read once, to attribute rows to their launches, and can then be dropped.
+#[derive(Default)]
+pub struct GpuRows {
+    start_base: Vec<i64>,
+    start: Packed,
+    dur: Packed,
+    correlation: Packed,
+    external: Packed,
+    name: Vec<u32>,
+    lane: Vec<u16>,
+    /// Lane ids past `LANE_WIDE` (only hostile input has that many streams).
+    lane_wide: BTreeMap<u32, u32>,
+    lanes: Vec<(i32, i32)>,
+    lane_ids: FxHashMap<(i32, i32), u32>,
+    kind: Vec<GpuKind>,
+}
+
+impl GpuRows {
+    pub fn len(&self) -> usize {
+        self.name.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.name.is_empty()
+    }
+
+    fn base(&self, i: usize) -> i64 {
+        self.start_base[i / BLOCK]
+    }
+
+    pub fn push(&mut self, row: GpuRow, correlation: i64, external: i64) {
+        let i = self.len();
+        if i.is_multiple_of(BLOCK) {
+            self.start_base.push(row.start.saturating_sub(1 << 31));
+        }
+        self.start.push(row.start, self.base(i));
+        self.dur.push(row.dur, 0);
+        self.correlation.push(correlation, 0);
+        self.external.push(external, 0);
+        self.name.push(row.name);
+        let key = (row.device, row.stream);
+        let next = self.lanes.len() as u32;
+        let lane = *self.lane_ids.entry(key).or_insert(next);
+        if lane == next {
+            self.lanes.push(key);
+        }
+        if lane >= LANE_WIDE as u32 {
+            self.lane_wide.insert(i as u32, lane);
+            self.lane.push(LANE_WIDE);
+        } else {
+            self.lane.push(lane as u16);
+        }
+        self.kind.push(row.kind);
+    }
+
+    /// Gives back the room the columns grew into but did not fill.
+    pub fn shrink_to_fit(&mut self) {
+        self.start_base.shrink_to_fit();
+        for p in [&mut self.start, &mut self.dur, &mut self.correlation, &mut self.external] {
+            p.code.shrink_to_fit();
+        }
+        self.name.shrink_to_fit();
+        self.lane.shrink_to_fit();
+        self.kind.shrink_to_fit();
+    }
+
+    /// Row `i`.
+    pub fn get(&self, i: usize) -> GpuRow {
+        let (device, stream) = self.lanes[self.lane_of(i) as usize];
+        GpuRow {
+            start: self.start.get(i, self.base(i)),
+            dur: self.dur.get(i, 0),
+            name: self.name[i],
+            device,
+            stream,
+            kind: self.kind[i],
+        }
+    }
+
+    /// Row `i`'s (device, stream) as an index into [`GpuRows::lanes`].
+    pub fn lane_of(&self, i: usize) -> u32 {
+        match self.lane[i] {
+            LANE_WIDE => self.lane_wide[&(i as u32)],
+            l => l as u32,
+        }
+    }
+
+    /// Every (device, stream), by lane id.
+    pub fn lanes(&self) -> &[(i32, i32)] {
+        &self.lanes
+    }
+
+    pub fn start(&self, i: usize) -> i64 {
+        self.start.get(i, self.base(i))
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = GpuRow> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// The row's args.correlation, or NONE. Only before [`GpuRows::drop_links`].
+    pub fn correlation(&self, i: usize) -> i64 {
+        self.correlation.get(i, 0)
+    }
+
+    /// The External id the row itself carries, or NONE. Only before [`GpuRows::drop_links`].
+    pub fn external(&self, i: usize) -> i64 {
+        self.external.get(i, 0)
+    }
+
+    /// Frees the correlation ids (read once, by attribution).
+    pub fn drop_correlation(&mut self) {
+        self.correlation.clear();
+    }
+
+    /// Frees the rows' own External ids (read once, by attribution).
+    pub fn drop_external(&mut self) {
+        self.external.clear();
+    }
+
+    /// Sets row `i`'s start and duration (clipping to a range).
+    fn set_time(&mut self, i: usize, start: i64, dur: i64) {
+        let base = self.base(i);
+        self.start.set(i, start, base);
+        self.dur.set(i, dur, 0);
+    }
+
+    /// Keeps the rows for which `f` gives a new (start, dur), in order, and returns the old ->
+    /// new index map (u32::MAX for a row dropped). Runs in place.
+    pub fn retain_clipped(&mut self, mut f: impl FnMut(GpuRow) -> Option<(i64, i64)>) -> Vec<u32> {
+        let mut index = vec![u32::MAX; self.len()];
+        let mut kept = 0;
+        let links = !self.correlation.code.is_empty();
+        for (i, slot) in index.iter_mut().enumerate() {
+            let Some((start, dur)) = f(self.get(i)) else { continue };
+            let (lane, kind, name) = (self.lane_of(i), self.kind[i], self.name[i]);
+            let (c, e) = if links { (self.correlation(i), self.external(i)) } else { (NONE, NONE) };
+            self.set_time(kept, start, dur);
+            if links {
+                self.correlation.set(kept, c, 0);
+                self.external.set(kept, e, 0);
+            }
+            self.name[kept] = name;
+            self.kind[kept] = kind;
+            if self.lane[kept] == LANE_WIDE {
+                self.lane_wide.remove(&(kept as u32));
+            }
+            if lane >= LANE_WIDE as u32 {
+                self.lane_wide.insert(kept as u32, lane);
+                self.lane[kept] = LANE_WIDE;
+            } else {
+                self.lane[kept] = lane as u16;
+            }
+            *slot = kept as u32;
+            kept += 1;
+        }
+        self.start.truncate(kept);
+        self.dur.truncate(kept);
+        if links {
+            self.correlation.truncate(kept);
+            self.external.truncate(kept);
+        }
+        self.name.truncate(kept);
+        self.kind.truncate(kept);
+        self.lane.truncate(kept);
+        self.lane_wide.split_off(&(kept as u32));
+        self.start_base.truncate(kept.div_ceil(BLOCK));
+        index
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(start: i64, dur: i64, stream: i32) -> GpuRow {
+        GpuRow { start, dur, name: 3, device: 0, stream, kind: GpuKind::Kernel }
+    }
+
+    #[test]
+    fn values_that_do_not_fit_are_kept_exactly() {
+        let mut g = GpuRows::default();
+        let starts = [1_700_000_000_000_000_000, 5, i64::MAX - 7, -40, 1_700_000_000_000_000_001];
+        for (k, &s) in starts.iter().enumerate() {
+            g.push(row(s, [0, 1 << 40, 9, 0, 3][k], k as i32), [NONE, 1 << 35, 0, -2, 7][k], NONE);
+        }
+        for (k, &s) in starts.iter().enumerate() {
+            assert_eq!(g.start(k), s);
+            assert_eq!(g.get(k).stream, k as i32);
+        }
+        assert_eq!(g.get(1).dur, 1 << 40);
+        assert_eq!((0..5).map(|i| g.correlation(i)).collect::<Vec<_>>(), [NONE, 1 << 35, 0, -2, 7]);
+        assert_eq!(g.external(4), NONE);
+        // Keep rows 1 and 3, clipped.
+        let index = g.retain_clipped(|r| (r.stream % 2 == 1).then_some((r.start + 1, 2)));
+        assert_eq!(index, [u32::MAX, 0, u32::MAX, 1, u32::MAX]);
+        assert_eq!((g.len(), g.start(0), g.start(1), g.get(1).dur), (2, 6, -39, 2));
+        assert_eq!((g.correlation(0), g.correlation(1)), (1 << 35, -2));
+    }
+
+    #[test]
+    fn many_lanes() {
+        let mut g = GpuRows::default();
+        let n = LANE_WIDE as i32 + 10;
+        for s in 0..n {
+            g.push(row(s as i64, 1, s), NONE, NONE);
+        }
+        assert!((0..n).all(|s| g.get(s as usize).stream == s));
+        g.retain_clipped(|r| (r.stream % 3 == 0).then_some((r.start, r.dur)));
+        assert!(g.iter().enumerate().all(|(i, r)| r.stream == 3 * i as i32));
+    }
+}
