@@ -370,6 +370,15 @@ impl Timeline {
     }
 }
 
+impl TimeWindow {
+    /// Start and end in microseconds after the whole trace's first GPU row (as the timeline's
+    /// axis and `--range` show them).
+    pub fn after_first_row_us(&self) -> (f64, f64) {
+        let us = |ns: i64| (ns - self.origin_ns) as f64 / 1000.0;
+        (us(self.start_ns), us(self.end_ns))
+    }
+}
+
 fn is_zero_u32(v: &u32) -> bool {
     *v == 0
 }

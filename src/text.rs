@@ -344,11 +344,12 @@ fn render_trace(o: &mut String, t: &TraceReport) {
             );
         }
         if let Some(w) = &t.window {
+            let (from, to) = w.after_first_row_us();
             let _ = writeln!(
                 o,
                 " range: {} .. {} after the first GPU row (every time in this report is inside it)",
-                fmt_us((w.start_ns - w.origin_ns) as f64 / 1000.0),
-                fmt_us((w.end_ns - w.origin_ns) as f64 / 1000.0)
+                fmt_us(from),
+                fmt_us(to)
             );
         }
         if let Some(tl) = &t.timeline {

@@ -69,11 +69,12 @@ fn trace(o: &mut String, t: &TraceReport) {
     };
     let _ = writeln!(o, "{device}{rank} · {} events\n", t.events);
     if let Some(w) = &t.window {
+        let (from, to) = w.after_first_row_us();
         let _ = writeln!(
             o,
             "**Range:** {} – {} after the first GPU row (every number below is inside it).\n",
-            fmt_us((w.start_ns - w.origin_ns) as f64 / 1000.0),
-            fmt_us((w.end_ns - w.origin_ns) as f64 / 1000.0)
+            fmt_us(from),
+            fmt_us(to)
         );
     }
     let g = &t.gpu;

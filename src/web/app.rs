@@ -167,7 +167,7 @@ pub fn App() -> impl IntoView {
             start(files, request, None);
         }
     });
-    let current_request = move || source.with_value(|s| s.as_ref().map(|(_, r)| r.clone())).unwrap_or_default();
+    let current_request = move || request_of(source);
 
     // A timeline selection: analyse that range; "whole trace" goes back (at once when the
     // whole trace's report is still there).
@@ -370,8 +370,7 @@ struct Signals {
     batch: StoredValue<Batch>,
     pending_view: StoredValue<Option<ViewState>>,
     refreshing: RwSignal<bool>,
-    /// The files and request of the analysis running or on screen.
-    source: StoredValue<Option<(Vec<File>, Request)>, LocalStorage>,
+    source: Source,
 }
 
 fn on_pool_event(ev: PoolEvent, sig: Signals) {
@@ -414,7 +413,7 @@ fn on_pool_event(ev: PoolEvent, sig: Signals) {
                     None
                 }
             });
-            let request = source.with_value(|s| s.as_ref().map(|(_, r)| r.clone())).unwrap_or_default();
+            let request = request_of(source);
             match all {
                 Some(Some((reports, None, memory))) => {
                     // The report on screen analysed again (a range, new rules)?
@@ -452,6 +451,14 @@ fn on_pool_event(ev: PoolEvent, sig: Signals) {
         }
     }
 }
+
+/// The request of the analysis running or on screen.
+fn request_of(source: Source) -> Request {
+    source.with_value(|s| s.as_ref().map(|(_, r)| r.clone())).unwrap_or_default()
+}
+
+/// The files and request of the analysis running or on screen, to analyse them again.
+type Source = StoredValue<Option<(Vec<File>, Request)>, LocalStorage>;
 
 /// A file whose worker stopped: the report says so, as for a file that could not be read.
 fn failed_file(name: Option<String>, message: String) -> Report {

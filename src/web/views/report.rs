@@ -301,10 +301,13 @@ fn TraceView(
         })}
         <Summary trace=trace.clone() />
         {trace.timeline.clone().map(|tl| view! { <TimelineSection timeline=tl window=trace.window on_range=on_range /> })}
-        {trace.window.filter(|_| trace.timeline.is_none()).map(|w| view! {
-            <p class="notice info" data-testid="range-note">{format!(
-                "This report covers {} – {} after the first GPU row only (a range of the trace).",
-                format::us((w.start_ns - w.origin_ns) as f64 / 1000.0), format::us((w.end_ns - w.origin_ns) as f64 / 1000.0))}</p>
+        {trace.window.filter(|_| trace.timeline.is_none()).map(|w| {
+            let (from, to) = w.after_first_row_us();
+            view! {
+                <p class="notice info" data-testid="range-note">{format!(
+                    "This report covers {} – {} after the first GPU row only (a range of the trace).",
+                    format::us(from), format::us(to))}</p>
+            }
         })}
         <BucketSection buckets=trace.buckets.clone() gpu=trace.gpu.clone() filter=bucket_filter open=buckets_open
             csv_name=name("buckets") csv=csv("buckets") />
