@@ -1,16 +1,11 @@
 //! Reading one large plain-JSON trace on several threads (native only; the core stays
-//! single-threaded). The file is cut into parts at event boundaries; each part is parsed into
-//! its own collector by a worker, and the parts are joined in file order. A cut is only
-//! trusted once the part before it, read by the real state machine, ends exactly there (in the
-//! events array, right after a comma, nothing held): so a `},{` inside a string cannot fool
-//! it. Whenever something does not fit (a cut inside a string, a limit reached, metadata after
-//! the events, a read error), the caller reads the file in one go instead: the result is
-//! always what one thread gives.
+//! single-threaded): the parts that [`crate::analysis::split`] plans are read by worker threads
+//! and joined in file order as they arrive. Whenever the parts cannot be joined exactly, the
+//! caller reads the file in one go instead: the result is always what one thread gives.
 
-use crate::analysis::collect::Collector;
+use crate::analysis::split::{self, Joined, Part, PartJob, PartReader};
 use crate::analysis::{report_of_parts, Options, TraceError};
 use crate::report::TraceReport;
-use crate::trace::{Ending, Outcome, PushReader};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -31,14 +26,8 @@ pub struct Split {
 
 impl Split {
     pub fn new(threads: usize) -> Split {
-        Split { threads, part_bytes: 64 << 20, min_bytes: 32 << 20 }
+        Split { threads, part_bytes: 64 << 20, min_bytes: split::MIN_SPLIT_BYTES }
     }
-}
-
-/// What a part gave: a part before the last ends between events.
-enum Part {
-    Middle { collector: Collector, events: u64, stray_commas: u64 },
-    Last { collector: Collector, outcome: Outcome },
 }
 
 /// Analyses the plain-JSON trace at `path` on `split.threads` threads; None when the file is
@@ -55,39 +44,23 @@ pub fn analyze_file(
     if split.threads < 2 || size < split.min_bytes.max(1) {
         return None;
     }
-    let mut head = vec![0u8; 512.min(size as usize)];
+    let mut head = vec![0u8; split::HEAD_BYTES.min(size as usize)];
     f.read_exact_at(&mut head, 0).ok()?;
-    if head.starts_with(&[0x1f, 0x8b]) || crate::analysis::is_report(&head) {
-        return None;
-    }
-    // The events array is an object's `traceEvents` unless the file is a bare array.
-    let in_object = match head.iter().find(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t' | 0xEF | 0xBB | 0xBF)) {
-        Some(b'{') => true,
-        Some(b'[') => false,
-        _ => return None,
-    };
-    // Cuts go after the start of `traceEvents` when it is near the top (Kineto writes
-    // `deviceProperties` first, whose `},{` between devices is no cut between events).
-    let mut top = vec![0u8; (1 << 20).min(size as usize)];
-    f.read_exact_at(&mut top, 0).ok()?;
-    let events_at = memchr::memmem::find(&top, b"\"traceEvents\"").unwrap_or(0) as u64;
-    drop(top);
+    let layout = split::layout(&head)?;
+    drop(head);
     let parts = (size / split.part_bytes.max(1)).max(split.threads as u64);
-    let mut cuts = vec![0u64];
-    for k in 1..parts {
-        let at = (size * k / parts).max(events_at);
-        if let Some(c) = next_cut(&f, at.max(*cuts.last()? + 1), size) {
-            if c < size && c > *cuts.last()? {
-                cuts.push(c);
-            }
-        }
-    }
-    cuts.dedup();
-    cuts.push(size);
+    let mut last = 0;
+    let found = split::targets(size, parts, layout).into_iter().map(|at| {
+        let c = next_cut(&f, at.max(last + 1), size);
+        last = c.unwrap_or(last);
+        c
+    });
+    let cuts = split::cuts(size, found.collect::<Vec<_>>());
     if cuts.len() < 3 {
         return None;
     }
-    let n = cuts.len() - 1;
+    let jobs = PartJob::all(&cuts, layout);
+    let n = jobs.len();
 
     // Workers take parts in order; at most `ahead` parts are parsed but not yet joined, so
     // memory stays near that of one reading.
@@ -100,7 +73,7 @@ pub fn analyze_file(
     std::thread::scope(|s| {
         for _ in 0..split.threads {
             let tx = tx.clone();
-            let (f, cuts, next, joined, stop, read_bytes) = (&f, &cuts, &next, &joined, &stop, &read_bytes);
+            let (f, jobs, next, joined, stop, read_bytes) = (&f, &jobs, &next, &joined, &stop, &read_bytes);
             s.spawn(move || loop {
                 let k = next.fetch_add(1, Ordering::SeqCst);
                 if k >= n || stop.load(Ordering::SeqCst) {
@@ -113,9 +86,8 @@ pub fn analyze_file(
                         done = cv.wait(done).unwrap();
                     }
                 }
-                let part = parse_part(f, cuts[k], cuts[k + 1], k == 0, k + 1 == n, in_object, &|b| {
-                    progress(read_bytes.fetch_add(b, Ordering::SeqCst) as u64 + b as u64)
-                });
+                let part =
+                    read_part(f, jobs[k], &|b| progress(read_bytes.fetch_add(b, Ordering::SeqCst) as u64 + b as u64));
                 if tx.send((k, part)).is_err() {
                     return;
                 }
@@ -138,10 +110,9 @@ fn join_in_order(
     n: usize,
     joined: &(Mutex<usize>, Condvar),
     stop: &AtomicBool,
-) -> Option<(Collector, Outcome)> {
+) -> Option<(crate::analysis::collect::Collector, crate::trace::Outcome)> {
     let mut waiting: std::collections::BTreeMap<usize, Part> = Default::default();
-    let mut all: Option<Collector> = None;
-    let (mut events, mut stray_commas) = (0u64, 0u64);
+    let mut all = Joined::default();
     for k in 0..n {
         let part = loop {
             if let Some(p) = waiting.remove(&k) {
@@ -150,93 +121,41 @@ fn join_in_order(
             let (i, p) = rx.recv().ok()?;
             waiting.insert(i, p?);
         };
-        let (collector, last) = match part {
-            Part::Middle { collector, events: e, stray_commas: c } => {
-                events += e;
-                stray_commas += c;
-                (collector, None)
-            }
-            Part::Last { collector, outcome } => (collector, Some(outcome)),
-        };
-        match &mut all {
-            None => all = Some(collector),
-            Some(a) => a.join(collector).ok()?,
-        }
+        all.push(part).ok()?;
         *joined.0.lock().unwrap() = k + 1;
         joined.1.notify_all();
-        if let Some(mut outcome) = last {
-            if stop.load(Ordering::SeqCst) {
-                return None;
-            }
-            outcome.events += events;
-            outcome.stray_commas += stray_commas;
-            return Some((all?, outcome));
-        }
     }
-    None
+    if stop.load(Ordering::SeqCst) {
+        return None;
+    }
+    all.finish()
 }
 
-/// Parses bytes `from..to` of the file; None when the part does not end where a part may.
-fn parse_part(
-    f: &File,
-    from: u64,
-    to: u64,
-    first: bool,
-    last: bool,
-    in_object: bool,
-    progress: &dyn Fn(usize),
-) -> Option<Part> {
-    let (mut reader, mut collector) = if first {
-        (PushReader::new(), Collector::default())
-    } else {
-        (PushReader::resume_after_comma(from, in_object), Collector::for_later_part())
-    };
+/// Reads one part of the file; None when it does not end where a part may.
+fn read_part(f: &File, job: PartJob, progress: &dyn Fn(usize)) -> Option<Part> {
+    let mut reader = PartReader::new(job);
     let mut buf = vec![0u8; READ];
-    let mut at = from;
-    while at < to && reader.wants_more() {
-        let len = READ.min((to - at) as usize);
+    let mut at = job.from;
+    while at < job.to && reader.wants_more() {
+        let len = READ.min((job.to - at) as usize);
         f.read_exact_at(&mut buf[..len], at).ok()?;
-        reader.feed(&buf[..len], &mut collector);
+        reader.feed(&buf[..len]);
         progress(len);
         at += len as u64;
     }
-    if last {
-        let outcome = reader.finish(&mut collector, Ending::Eof).ok()?;
-        return Some(Part::Last { collector, outcome });
-    }
-    if reader.after_event_comma() != Some(in_object) {
-        return None;
-    }
-    let (events, stray_commas) = (reader.events(), reader.stray_commas());
-    Some(Part::Middle { collector, events, stray_commas })
+    reader.finish()
 }
 
-/// Whether `w` starts with one whole JSON value followed by `,` or `]` (a `},{` inside a
-/// string is seldom followed by that).
-fn value_then_comma(w: &[u8]) -> bool {
-    let mut values = serde_json::Deserializer::from_slice(w).into_iter::<serde::de::IgnoredAny>();
-    if !matches!(values.next(), Some(Ok(_))) {
-        return false;
-    }
-    let end = values.byte_offset();
-    matches!(w[end..].iter().find(|b| !b.is_ascii_whitespace()), Some(b',' | b']'))
-}
-
-/// The first place at or after `at` that looks like a cut between two events: right after the
-/// comma of `}` `,` `{` (whitespace allowed between). Only a candidate: the reading checks it.
+/// The first place at or after `at` that looks like a cut between two events (see
+/// [`split::cut_in`]).
 fn next_cut(f: &File, at: u64, size: u64) -> Option<u64> {
-    let mut buf = vec![0u8; 1 << 16];
+    let mut buf = vec![0u8; split::CUT_WINDOW];
     let mut pos = at;
     while pos < size {
         let len = buf.len().min((size - pos) as usize);
         f.read_exact_at(&mut buf[..len], pos).ok()?;
-        let w = &buf[..len];
-        for c in memchr::memchr_iter(b',', w) {
-            let before = w[..c].iter().rev().find(|b| !b.is_ascii_whitespace());
-            let after = w[c + 1..].iter().find(|b| !b.is_ascii_whitespace());
-            if before == Some(&b'}') && after == Some(&b'{') && value_then_comma(&w[c + 1..]) {
-                return Some(pos + c as u64 + 1);
-            }
+        if let Some(c) = split::cut_in(&buf[..len]) {
+            return Some(pos + c as u64);
         }
         // Overlap so that a pattern across two windows is seen.
         pos += (len as u64).saturating_sub(64).max(1);

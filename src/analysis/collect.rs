@@ -6,11 +6,11 @@ pub use super::rows::GpuRows;
 use crate::limits;
 use crate::trace::{Id, Loose, RawEvent, Sink};
 use rustc_hash::FxHashMap;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 /// Interned strings: every distinct name is stored once; records hold a `u32`.
-#[derive(Default)]
+#[derive(Default, Serialize, Deserialize)]
 pub struct Interner {
     ids: FxHashMap<Box<[u8]>, u32>,
     pub names: Vec<Box<str>>,
@@ -129,7 +129,7 @@ fn cut_str(s: &str, max: usize) -> &str {
 }
 
 /// What kind of GPU row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum GpuKind {
     Kernel,
     Memcpy,
@@ -150,7 +150,7 @@ pub struct GpuRow {
 }
 
 /// A runtime (launch, memcpy, sync) call on the CPU.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct RuntimeCall {
     pub correlation: i64,
     pub external: i64,
@@ -161,7 +161,7 @@ pub struct RuntimeCall {
 }
 
 /// A CPU op or annotation (`cpu_op`, `user_annotation`, old `Operator`).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct OpRow {
     pub start: i64,
     pub end: i64,
@@ -173,7 +173,7 @@ pub struct OpRow {
 }
 
 /// A `[memory]` event: an allocation (bytes > 0) or a free (bytes < 0).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct MemEvent {
     pub ts: i64,
     pub bytes: i64,
@@ -187,7 +187,7 @@ pub struct MemEvent {
 }
 
 /// A synchronising runtime call (cudaDeviceSynchronize, cudaStreamSynchronize, ...).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct SyncCall {
     pub start: i64,
     pub end: i64,
@@ -196,7 +196,7 @@ pub struct SyncCall {
 }
 
 /// Arguments of a scaled-dot-product-attention op, kept (a few) to explain the backend.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct SdpaCall {
     pub op: String,
     pub input_dims: Option<String>,
@@ -209,7 +209,7 @@ pub const NONE: i64 = i64::MIN;
 /// Collective metadata a kernel or a `record_param_comms` op carries (current Kineto writes
 /// it on NCCL kernels, older versions on the op). Names are interned; absent fields are
 /// `NO_NAME` / `NONE`.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct CommArgs {
     pub name: u32,
     pub group: u32,
@@ -232,7 +232,7 @@ fn dtype_size(dtype: &str) -> Option<i64> {
 }
 
 /// Event counters that feed the diagnostics table.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub struct Counters {
     pub no_category: u64,
     pub missing_ts: u64,
@@ -253,7 +253,7 @@ pub struct Counters {
     pub rows_dropped: u64,
 }
 
-#[derive(Default)]
+#[derive(Default, Serialize, Deserialize)]
 pub struct Collector {
     pub names: Interner,
     pub gpu: GpuRows,
@@ -283,18 +283,21 @@ pub struct Collector {
     pub occupancy_weighted: f64,
     pub occupancy_dur: f64,
     pub counters: Counters,
+    /// Not carried between workers: a later part carries its metadata as text in `deferred`.
+    #[serde(skip)]
     pub meta: Metadata,
-    /// Top-level metadata values read (`deviceProperties`, `distributedInfo`).
-    metadata_read: u32,
     /// In a later part of a split file: the duration-weighted terms, kept to be added in file
     /// order when the parts are joined (floating-point sums depend on the order).
     deferred: Option<Box<DeferredSums>>,
 }
 
-#[derive(Default)]
+#[derive(Default, Serialize, Deserialize)]
 struct DeferredSums {
     sm_eff: Vec<f64>,
     occupancy: Vec<f64>,
+    /// Top-level metadata (key, JSON text) the part read, replayed onto the parts before it
+    /// (a later value replaces an earlier one, as in one reading).
+    metadata: Vec<(String, String)>,
 }
 
 /// A part of a split file that cannot be joined to the parts before it with the result of one
@@ -439,8 +442,9 @@ impl Collector {
 
     /// Appends what a collector made of the next part of the same file collected, with the
     /// result of reading both parts in one collector: names and threads are re-interned in
-    /// the order they were first seen, rows keep file order. Refused (and `self` left
-    /// unchanged) where that cannot be exact: a limit reached, or metadata in the later part.
+    /// the order they were first seen, rows keep file order, metadata read later replaces what
+    /// was read before. Refused (and `self` left unchanged) where that cannot be exact: a limit
+    /// reached.
     pub fn join(&mut self, mut p: Collector) -> Result<(), NotJoinable> {
         let over = |a: usize, b: usize| a + b > limits::MAX_ROWS;
         // Integer-valued f64 sums are exact below 2^53, whatever the order.
@@ -448,7 +452,6 @@ impl Collector {
         if self.deferred.is_some()
             || self.counters.rows_dropped > 0
             || p.counters.rows_dropped > 0
-            || p.metadata_read > 0
             || p.names.over_limit > 0
             || p.string_ids.over_limit > 0
             || self.names.names.len() + p.names.names.len() >= limits::MAX_NAMES
@@ -522,6 +525,11 @@ impl Collector {
             for t in d.occupancy {
                 self.occupancy_weighted += t;
             }
+            for (key, text) in d.metadata {
+                if let Ok(value) = RawValue::from_string(text) {
+                    self.read_metadata(&key, &value);
+                }
+            }
         }
         self.sm_eff_dur += p.sm_eff_dur;
         self.occupancy_dur += p.occupancy_dur;
@@ -549,6 +557,26 @@ impl Collector {
             }
         }
         Ok(())
+    }
+
+    /// Top-level metadata: a later value of a key replaces an earlier one.
+    fn read_metadata(&mut self, key: &str, value: &RawValue) {
+        match key {
+            // Old traces (2021) wrote `computeProperties`.
+            "deviceProperties" | "computeProperties" => {
+                if let Ok(d) = serde_json::from_str::<Vec<DeviceProps>>(value.get()) {
+                    self.meta.devices = d;
+                }
+            }
+            "distributedInfo" => {
+                if let Ok(d) = serde_json::from_str::<DistributedInfo>(value.get()) {
+                    self.meta.rank = d.rank.and_then(Loose::as_i64);
+                    self.meta.world_size = d.world_size.and_then(Loose::as_i64);
+                    self.meta.backend = d.backend;
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Gives back the room the per-event lists grew into but did not fill (up to half of
@@ -805,24 +833,12 @@ impl Sink for Collector {
     }
 
     fn metadata(&mut self, key: &str, value: &RawValue) {
-        if matches!(key, "deviceProperties" | "computeProperties" | "distributedInfo") {
-            self.metadata_read += 1;
-        }
-        match key {
-            // Old traces (2021) wrote `computeProperties`.
-            "deviceProperties" | "computeProperties" => {
-                if let Ok(d) = serde_json::from_str::<Vec<DeviceProps>>(value.get()) {
-                    self.meta.devices = d;
-                }
+        match &mut self.deferred {
+            // A later part of a split file: replayed in order when joined.
+            Some(d) if matches!(key, "deviceProperties" | "computeProperties" | "distributedInfo") => {
+                d.metadata.push((key.to_string(), value.get().to_string()))
             }
-            "distributedInfo" => {
-                if let Ok(d) = serde_json::from_str::<DistributedInfo>(value.get()) {
-                    self.meta.rank = d.rank.and_then(Loose::as_i64);
-                    self.meta.world_size = d.world_size.and_then(Loose::as_i64);
-                    self.meta.backend = d.backend;
-                }
-            }
-            _ => {}
+            _ => self.read_metadata(key, value),
         }
     }
 

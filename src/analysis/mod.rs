@@ -15,6 +15,7 @@ mod layers;
 mod memory;
 pub mod ranks;
 mod rows;
+pub mod split;
 mod steps;
 mod tables;
 pub mod taxonomy;

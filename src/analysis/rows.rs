@@ -4,6 +4,7 @@
 
 use super::collect::{GpuKind, GpuRow, NONE};
 use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The 4-byte code of `NONE`.
@@ -14,7 +15,7 @@ const CODE_WIDE: u32 = u32::MAX - 1;
 /// i64 values stored as 4-byte offsets from a base: `NONE` and values whose offset does not
 /// fit (a kernel longer than 4 s, an id past 2^32) go to the side table, ordered by index so
 /// that it stays small and cheap when almost every value fits.
-#[derive(Default)]
+#[derive(Default, Serialize, Deserialize)]
 struct Packed {
     code: Vec<u32>,
     wide: BTreeMap<u32, i64>,
@@ -73,7 +74,7 @@ const LANE_WIDE: u16 = u16::MAX;
 
 /// The GPU rows (kernels, memcpys, memsets) of a trace. The correlation and External ids are
 /// read once, to attribute rows to their launches, and can then be dropped.
-#[derive(Default)]
+#[derive(Default, Serialize, Deserialize)]
 pub struct GpuRows {
     start_base: Vec<i64>,
     start: Packed,

@@ -36,7 +36,7 @@ pub trait Sink {
 }
 
 /// How the stream ended.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum End {
     /// The JSON was read to its end.
     Complete,
@@ -57,7 +57,7 @@ pub enum End {
 }
 
 /// What a complete or partial read produced.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Outcome {
     pub end: End,
     /// Decoded bytes read.
@@ -323,6 +323,20 @@ impl PushReader {
             self.carry.extend_from_slice(&rest[used..]);
             self.retry_at = self.carry.len() * 2;
             self.check_size();
+        }
+    }
+
+    /// Parses the values the held bytes complete, without waiting for more input (which `feed`
+    /// may do to amortise retries): the end of a part of a split file is known to fall between
+    /// events, so what is held there must be read before [`PushReader::after_event_comma`].
+    pub fn settle<S: Sink>(&mut self, sink: &mut S) {
+        if self.carry.is_empty() || !self.wants_more() {
+            return;
+        }
+        let carry = std::mem::take(&mut self.carry);
+        let used = self.run(&carry, false, sink);
+        if self.wants_more() {
+            self.carry = carry[used..].to_vec();
         }
     }
 

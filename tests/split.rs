@@ -1,0 +1,169 @@
+//! Reading a file in parts, as the page's workers do: each part read on its own, the later
+//! parts handed over in their encoded form and joined in file order, gives the report of one
+//! reading, byte for byte; parts that cannot be joined exactly are refused (the page then
+//! reads the file whole). On every fixture, a trace built to trap the cut finder, and every
+//! plain shared real trace.
+
+mod common;
+
+use std::io::Read;
+
+use common::{fixture, shared_traces, trace_files};
+use tracesight::analysis::report_of_parts;
+use tracesight::analysis::split::{self, Joined, Part, PartJob, PartReader};
+use tracesight::{analyze_slice, Options};
+
+/// What the page does with a file cut into `parts` parts, read in `chunk`-byte pieces: the
+/// report, or None when a part refused (a cut inside a string, a limit, late metadata).
+fn read_in_parts(name: &str, bytes: &[u8], parts: u64, chunk: usize) -> Option<String> {
+    let size = bytes.len() as u64;
+    let layout = split::layout(&bytes[..bytes.len().min(split::HEAD_BYTES)])?;
+    let found = split::targets(size, parts, layout).into_iter().map(|at| {
+        let from = (at as usize).min(bytes.len());
+        let window = &bytes[from..(from + split::CUT_WINDOW).min(bytes.len())];
+        split::cut_in(window).map(|c| at + c as u64)
+    });
+    let cuts = split::cuts(size, found.collect::<Vec<_>>());
+    assert!(cuts.windows(2).all(|w| w[0] < w[1]), "{name}: cuts out of order: {cuts:?}");
+    let mut joined = Joined::default();
+    for (k, job) in PartJob::all(&cuts, layout).into_iter().enumerate() {
+        let mut reader = PartReader::new(job);
+        for piece in bytes[job.from as usize..job.to as usize].chunks(chunk) {
+            if !reader.wants_more() {
+                break;
+            }
+            reader.feed(piece);
+        }
+        let part = reader.finish()?;
+        // The first part stays in the joining worker; the others travel encoded.
+        let part = if k == 0 { part } else { Part::decode(&part.encode()).expect("decodes what it encoded") };
+        joined.push(part).ok()?;
+    }
+    let (collector, outcome) = joined.finish()?;
+    let report = report_of_parts(name, collector, Ok(outcome), &Options::default());
+    Some(serde_json::to_string(&report.map_err(|e| e.message)).unwrap())
+}
+
+/// Checks every way of cutting `bytes` that is tried; returns how many were joined.
+fn check(name: &str, bytes: &[u8]) -> usize {
+    let whole = serde_json::to_string(&analyze_slice(name, bytes, &Options::default()).map_err(|e| e.message)).unwrap();
+    let mut joined = 0;
+    for parts in [2, 3, 7] {
+        for chunk in [1 << 20, 4093] {
+            if let Some(got) = read_in_parts(name, bytes, parts, chunk) {
+                assert!(
+                    got == whole,
+                    "{name} in {parts} parts, {chunk}-byte pieces:\n got {got:.300}\nwant {whole:.300}"
+                );
+                joined += 1;
+            }
+        }
+    }
+    joined
+}
+
+#[test]
+fn parts_joined_across_workers_give_the_report_of_one_reading() {
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(fixture(""))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    match shared_traces() {
+        // Gzip traces are inflated here: the page splits plain files, but the joining is
+        // what is checked, and real traces are where its corners are.
+        Some(dir) => files.extend(trace_files(&dir)),
+        None => eprintln!("skipping the shared real traces: ../shared/traces is absent"),
+    }
+    assert!(files.len() >= 4);
+    let mut joined = 0;
+    for f in &files {
+        let mut bytes = std::fs::read(f).unwrap();
+        if bytes.starts_with(&[0x1f, 0x8b]) {
+            let mut plain = Vec::new();
+            flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_end(&mut plain).unwrap();
+            bytes = plain;
+        }
+        joined += check(&f.display().to_string(), &bytes);
+    }
+    // Every one of these files is split and joined, metadata after the events included.
+    assert_eq!(joined, files.len() * 6, "some readings were refused");
+}
+
+#[test]
+fn a_cut_inside_a_string_is_refused_not_misread() {
+    // Every name holds `},{},`: `}`, a comma, a whole object and a comma, candidate cuts inside
+    // strings that look right to the cut finder; the part before such a cut does not end
+    // between events, so it is refused.
+    let mut events = Vec::new();
+    for i in 0..300 {
+        events.push(format!(
+            r#"{{"ph":"X","cat":"kernel","name":"k{i} }},{{}}, x","pid":0,"tid":7,"ts":{},"dur":3,"args":{{"correlation":{i},"stream":7}}}}"#,
+            i * 10
+        ));
+    }
+    let trace = format!(r#"{{"traceEvents":[{}]}}"#, events.join(","));
+    let bytes = trace.as_bytes();
+    let mut refused = 0;
+    for parts in 2..12 {
+        match read_in_parts("trap", bytes, parts, 1000) {
+            None => refused += 1,
+            Some(got) => {
+                let whole =
+                    serde_json::to_string(&analyze_slice("trap", bytes, &Options::default()).map_err(|e| e.message))
+                        .unwrap();
+                assert_eq!(got, whole, "{parts} parts");
+            }
+        }
+    }
+    assert!(refused > 0, "the trap never put a candidate cut inside a string");
+}
+
+#[test]
+fn gzip_reports_and_non_json_are_not_split() {
+    assert_eq!(split::layout(&[0x1f, 0x8b, 8, 0]), None);
+    assert_eq!(split::layout(b"{\"tool_version\": \"0.1.0\", \"traces\": []}"), None);
+    assert_eq!(split::layout(b"hello"), None);
+    let l = split::layout(b"  [{\"ph\":\"X\"}]").unwrap();
+    assert!(!l.in_object);
+    let l = split::layout(b"{\"deviceProperties\":[{},{}],\"traceEvents\":[]}").unwrap();
+    assert!(l.in_object);
+    assert_eq!(l.events_at, 28);
+    // No target falls among the device properties.
+    assert!(split::targets(1000, 4, l).iter().all(|&t| t > 28));
+}
+
+#[test]
+fn damaged_part_bytes_are_refused() {
+    let bytes = std::fs::read(fixture("current_schema.json")).unwrap();
+    let mut reader = PartReader::new(PartJob { from: 0, to: bytes.len() as u64, last: true, in_object: true });
+    reader.feed(&bytes);
+    let encoded = reader.finish().expect("a whole file is one part").encode();
+    assert!(Part::decode(&encoded).is_some());
+    assert!(Part::decode(&encoded[..encoded.len() / 2]).is_none(), "a cut-short part decodes");
+    assert!(Part::decode(b"").is_none());
+}
+
+#[test]
+fn metadata_after_the_events_is_joined_as_one_reading_reads_it() {
+    // Current Kineto writes `deviceProperties` and `distributedInfo` after the events; a key
+    // given twice takes its later value.
+    let mut events = Vec::new();
+    for i in 0..200 {
+        events.push(format!(
+            r#"{{"ph":"X","cat":"kernel","name":"ampere_sgemm_{}","pid":0,"tid":7,"ts":{},"dur":3,"args":{{"correlation":{i},"stream":7}}}}"#,
+            i % 5,
+            i * 10
+        ));
+    }
+    let trace = format!(
+        r#"{{"distributedInfo":{{"backend":"gloo","rank":1,"world_size":2}},"traceEvents":[{}],
+        "deviceProperties":[{{"id":0,"name":"NVIDIA H100 80GB HBM3","numSms":132,"computeMajor":9,"computeMinor":0,"totalGlobalMem":85000000000}}],
+        "distributedInfo":{{"backend":"nccl","rank":3,"world_size":8}}}}"#,
+        events.join(",")
+    );
+    let whole = analyze_slice("meta", trace.as_bytes(), &Options::default()).unwrap();
+    assert_eq!(whole.rank, Some(3), "the later distributedInfo wins in one reading");
+    assert!(check("meta", trace.as_bytes()) == 6, "a split with late metadata was refused");
+}
