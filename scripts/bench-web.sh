@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Browser benchmark (not a test): the analysis worker's throughput in headless Chromium on a
-# synthetic trace from examples/gen_trace.rs, as plain .json and .json.gz, with the peak
-# memory of the renderer (page + worker) to show it stays bounded.
+# Browser benchmark (not a test): the analysis workers' throughput in headless Chromium on a
+# synthetic trace from examples/gen_trace.rs, as plain .json and .json.gz, read by one worker
+# and by WORKERS (default 2) workers, beside the CLI on one thread in the same run (ratios),
+# with the peak memory of the renderer (page + workers) to show it stays bounded.
 #   scripts/bench-web.sh [SIZE]      SIZE defaults to 500M; 3G shows bounded memory
 # SKIP_BUILD=1 reuses dist/; RUNS=N repeats each file; traces are kept in bench-data/.
 # Writing gzip is slow (~10 MB/s of JSON), so for sizes in G the .json.gz run is skipped
@@ -9,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE=${1:-500M}
-[ "${SKIP_BUILD:-}" = 1 ] || scripts/build-web.sh
+[ "${SKIP_BUILD:-}" = 1 ] || { scripts/build-web.sh && cargo build --release --bin tracesight; }
 mkdir -p bench-data
 json=bench-data/web-$SIZE.json
 gz=bench-data/web-$SIZE.json.gz

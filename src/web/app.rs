@@ -1,7 +1,7 @@
 //! The top component: owns the page's state (which screen, per-file progress, whether the
 //! worker is ready) and the worker client; the views below only render what they are given.
 
-use super::client::{PoolEvent, WorkerPool};
+use super::client::{PoolEvent, WorkerPool, WorkerStats};
 use super::protocol::Request;
 use super::share::Opening;
 use super::views::{saved_rules, ErrorScreen, ProgressScreen, RangeRequest, ReportScreen, StartScreen};
@@ -31,9 +31,9 @@ pub struct Loaded {
     pub report: Report,
     /// Opened from a share link: a summary, not recomputed here.
     pub from_link: bool,
-    /// The worker's peak wasm memory for this analysis (0 for a share link); shown to
-    /// benchmarks as a data attribute.
-    pub worker_memory: f64,
+    /// The lead worker's peak wasm memory for this analysis and the parts a file was read in
+    /// (zeros for a share link); shown to benchmarks and tests as data attributes.
+    pub workers: WorkerStats,
     /// The view to show first (a share link's, else the default).
     pub view: ViewState,
     /// Opened by `?trace=` URLs: a share link then carries only the view state.
@@ -92,7 +92,7 @@ fn update_row(rows: ProgressRows, i: usize, f: impl FnOnce(&mut FileProgress)) {
 #[derive(Default)]
 struct Batch {
     reports: Vec<Option<Report>>,
-    wasm_memory_bytes: f64,
+    stats: WorkerStats,
     /// The open report when these files are its run B: merged in, then compared.
     run_a: Option<Report>,
 }
@@ -106,7 +106,7 @@ pub fn App() -> impl IntoView {
         Opening::Shared(v) => Stage::Done(Arc::new(Loaded {
             report: v.report.clone().unwrap_or_else(|| crate::combine(Vec::new())),
             from_link: true,
-            worker_memory: 0.0,
+            workers: WorkerStats::default(),
             view: v.state.clone(),
             from_urls: false,
             whole: None,
@@ -140,7 +140,7 @@ pub fn App() -> impl IntoView {
     let start = move |files: Vec<File>, request: Request, run_a: Option<Report>| {
         source.set_value(Some((files.clone(), request.clone())));
         progress.set(files.iter().map(|f| ArcRwSignal::new(FileProgress::new(f.name(), f.size()))).collect());
-        batch.set_value(Batch { reports: vec![None; files.len()], wasm_memory_bytes: 0.0, run_a });
+        batch.set_value(Batch { reports: vec![None; files.len()], stats: WorkerStats::default(), run_a });
         pool.with_value(|p| p.analyse(files, request));
     };
     let analyse = Callback::new(move |(files, request): (Vec<File>, Request)| {
@@ -383,7 +383,7 @@ fn on_pool_event(ev: PoolEvent, sig: Signals) {
                 f.state = FileState::Reading { started_ms: now_ms() };
             }
         }),
-        PoolEvent::Finished { file, outcome, wasm_memory_bytes } => {
+        PoolEvent::Finished { file, outcome, stats } => {
             if !matches!(stage.get_untracked(), Stage::Reading) && !refreshing.get_untracked() {
                 return;
             }
@@ -405,10 +405,10 @@ fn on_pool_event(ev: PoolEvent, sig: Signals) {
                 if let Some(slot) = b.reports.get_mut(file) {
                     *slot = Some(report);
                 }
-                b.wasm_memory_bytes = b.wasm_memory_bytes.max(wasm_memory_bytes);
+                b.stats = b.stats.max(stats);
                 if b.reports.iter().all(Option::is_some) {
                     let reports: Vec<Report> = std::mem::take(&mut b.reports).into_iter().flatten().collect();
-                    Some((reports, b.run_a.take(), b.wasm_memory_bytes))
+                    Some((reports, b.run_a.take(), b.stats))
                 } else {
                     None
                 }
@@ -472,7 +472,7 @@ fn failed_file(name: Option<String>, message: String) -> Report {
 /// `shown`: the report on screen when this was an analysis of it again (a range, new rules).
 fn finished(
     report: Report,
-    worker_memory: f64,
+    workers: WorkerStats,
     view: Option<ViewState>,
     from_urls: bool,
     request: Request,
@@ -496,19 +496,11 @@ fn finished(
         });
         let view = ViewState { rules: request.rules.clone(), ..ViewState::default() };
         let from_urls = shown.from_urls;
-        return Stage::Done(Arc::new(Loaded {
-            report,
-            from_link: false,
-            worker_memory,
-            view,
-            from_urls,
-            whole,
-            request,
-        }));
+        return Stage::Done(Arc::new(Loaded { report, from_link: false, workers, view, from_urls, whole, request }));
     }
     let mut view = view.filter(|v| crate::share_link::check_state(v, Some(&report)).is_ok()).unwrap_or_default();
     view.rules = request.rules.clone();
-    Stage::Done(Arc::new(Loaded { report, from_link: false, worker_memory, view, from_urls, whole: None, request }))
+    Stage::Done(Arc::new(Loaded { report, from_link: false, workers, view, from_urls, whole: None, request }))
 }
 
 /// `file: message`, unless the message already names the file.

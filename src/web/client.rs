@@ -1,9 +1,10 @@
 //! The page's handles on the analysis workers: [`Client`], one worker, and [`WorkerPool`],
-//! which reads several files at once, one file per worker. One worker is started at page load
-//! (so its script and wasm are fetched before any trace is opened); Cancel terminates them all
-//! and starts a fresh one.
+//! which reads several files at once, one file per worker, or one large file in parts, one
+//! part per worker. One worker is started at page load (so its script and wasm are fetched
+//! before any trace is opened); Cancel terminates them all and starts a fresh one.
 
-use super::protocol::{Request, ToPage};
+use super::protocol::{Job, Request, ToPage};
+use crate::analysis::split::PartJob;
 use js_sys::Array;
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -14,6 +15,11 @@ use web_sys::{ErrorEvent, File, MessageEvent, Worker, WorkerOptions, WorkerType}
 /// What the worker tells the page.
 pub enum WorkerEvent {
     Message(ToPage),
+    /// The worker's part is read: its encoded bytes (a Uint8Array), None when it cannot be
+    /// joined.
+    PartDone {
+        data: Option<JsValue>,
+    },
     /// The worker died or could not start: a one-line reason.
     Crashed(String),
 }
@@ -50,21 +56,44 @@ impl Client {
         client
     }
 
-    /// Analyses `files` (a JS array of `File`/`Blob`) as `request` says, once the worker is
-    /// ready.
-    pub fn analyse(&self, files: Array, request: &Request) {
+    /// Analyses `files` (a JS array of `File`/`Blob`) as `request` and `job` say, once the
+    /// worker is ready.
+    pub fn analyse(&self, files: Array, request: &Request, job: &Job) {
         if self.0.borrow().worker.is_none() {
             self.spawn();
         }
         let message = js_sys::Object::new();
-        let request = serde_json::to_string(request).unwrap_or_default();
+        let text = |v: String| JsValue::from(v);
         let _ = js_sys::Reflect::set(&message, &"files".into(), &files);
-        let _ = js_sys::Reflect::set(&message, &"request".into(), &request.into());
-        let message: JsValue = message.into();
+        let _ = js_sys::Reflect::set(
+            &message,
+            &"request".into(),
+            &text(serde_json::to_string(request).unwrap_or_default()),
+        );
+        let _ = js_sys::Reflect::set(&message, &"job".into(), &text(serde_json::to_string(job).unwrap_or_default()));
+        self.post(message.into(), None);
+    }
+
+    /// Hands a lead worker the other parts of its file (`{join}`), their buffers transferred.
+    pub fn join(&self, parts: Array) {
+        let transfer = Array::new();
+        for data in parts.iter().filter_map(|d| d.dyn_into::<js_sys::Uint8Array>().ok()) {
+            transfer.push(&data.buffer());
+        }
+        let message = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&message, &"join".into(), &parts);
+        self.post(message.into(), Some(transfer));
+    }
+
+    fn post(&self, message: JsValue, transfer: Option<Array>) {
         let mut inner = self.0.borrow_mut();
         match (&inner.worker, inner.ready) {
             (Some(worker), true) => {
-                if let Err(e) = worker.post_message(&message) {
+                let posted = match &transfer {
+                    Some(t) => worker.post_message_with_transfer(&message, t),
+                    None => worker.post_message(&message),
+                };
+                if let Err(e) = posted {
                     let handler = inner.on_event.clone();
                     drop(inner);
                     handler(WorkerEvent::Crashed(describe(&e)));
@@ -112,7 +141,13 @@ impl Client {
         let this = self.clone();
         let on_message = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
             let data = ev.unchecked_into::<MessageEvent>().data();
+            // A part's bytes stay a JS buffer, handed on to the lead as they are.
+            let bytes = js_sys::Reflect::get(&data, &"data".into()).ok().filter(|d| !d.is_undefined());
             match serde_wasm_bindgen::from_value::<ToPage>(data) {
+                Ok(ToPage::PartDone { ok, .. }) => {
+                    let handler = this.0.borrow().on_event.clone();
+                    handler(WorkerEvent::PartDone { data: bytes.filter(|_| ok) })
+                }
                 Ok(msg) => this.on_message(msg),
                 Err(e) => this.crashed(format!("unexpected message from the worker: {e}")),
             }
@@ -176,10 +211,28 @@ pub enum PoolEvent {
     /// Bytes of `file` consumed so far.
     Progress { file: usize, bytes: f64 },
     /// `file` is finished: the Report of that file alone (as `tracesight --json` prints it),
-    /// or why its worker stopped; and that worker's wasm memory size.
-    Finished { file: usize, outcome: Result<String, String>, wasm_memory_bytes: f64 },
+    /// or why its worker stopped; and how the workers read it.
+    Finished { file: usize, outcome: Result<String, String>, stats: WorkerStats },
     /// The first worker could not start (nothing is being read).
     Unavailable(String),
+}
+
+/// How a file was read: the lead worker's wasm memory size and the parts the file was read in
+/// (1: whole, by one worker).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct WorkerStats {
+    pub wasm_memory_bytes: f64,
+    pub parts: u32,
+}
+
+impl WorkerStats {
+    /// The larger figures of two files' readings.
+    pub fn max(self, other: WorkerStats) -> WorkerStats {
+        WorkerStats {
+            wasm_memory_bytes: self.wasm_memory_bytes.max(other.wasm_memory_bytes),
+            parts: self.parts.max(other.parts),
+        }
+    }
 }
 
 /// At most this many workers, whatever the machine: each holds its own wasm memory.
@@ -187,8 +240,9 @@ pub const MAX_WORKERS: usize = 8;
 
 /// Reads several files at once: one [`Client`] (worker) per file, up to
 /// `navigator.hardwareConcurrency` (at most [`MAX_WORKERS`]); each worker takes the next
-/// waiting file when it finishes one. Workers beyond the first are terminated once no file
-/// waits, so an idle page holds one worker's memory.
+/// waiting file when it finishes one. One file alone is led by the first worker, which may
+/// split it into parts for the others (see [`Job::Lead`]). Workers beyond the first are
+/// terminated once nothing waits, so an idle page holds one worker's memory.
 #[derive(Clone)]
 pub struct WorkerPool(Rc<RefCell<Pool>>);
 
@@ -196,7 +250,11 @@ struct Pool {
     slots: Vec<Slot>,
     /// How every file of the running batch is analysed.
     request: Request,
-    waiting: VecDeque<(usize, File)>,
+    /// The files of the running batch, and those not yet given to a worker.
+    files: Vec<File>,
+    waiting: VecDeque<usize>,
+    /// The file being read in parts, once its lead worker has split it.
+    split: Option<Split>,
     on_event: Rc<dyn Fn(PoolEvent)>,
 }
 
@@ -204,6 +262,23 @@ struct Slot {
     client: Client,
     /// The file this worker is reading.
     file: Option<usize>,
+    /// The part of it, when a lead worker split it (1 and up: the lead reads part 0).
+    part: Option<usize>,
+}
+
+/// A file read in parts.
+struct Split {
+    file: usize,
+    lead: usize,
+    /// What the workers of parts 1.. sent (null for a part that cannot be joined), by part.
+    data: Vec<Option<JsValue>>,
+    /// Bytes read so far, by part (part 0 is the lead's).
+    bytes: Vec<f64>,
+}
+
+fn cores() -> usize {
+    let cores = leptos::prelude::window().navigator().hardware_concurrency() as usize;
+    cores.clamp(1, MAX_WORKERS)
 }
 
 impl WorkerPool {
@@ -211,17 +286,18 @@ impl WorkerPool {
         let pool = WorkerPool(Rc::new(RefCell::new(Pool {
             slots: Vec::new(),
             request: Request::default(),
+            files: Vec::new(),
             waiting: VecDeque::new(),
+            split: None,
             on_event: Rc::new(on_event),
         })));
         pool.add_slot();
         pool
     }
 
-    /// How many workers read `files` files at once.
+    /// How many workers read `files` files at once (one file may later be read by more).
     pub fn width(files: usize) -> usize {
-        let cores = leptos::prelude::window().navigator().hardware_concurrency() as usize;
-        cores.clamp(1, MAX_WORKERS).min(files.max(1))
+        cores().min(files.max(1))
     }
 
     /// Reads `files` as `request` says, each in a worker of its own, `width` at a time.
@@ -229,8 +305,10 @@ impl WorkerPool {
         let width = Self::width(files.len());
         {
             let mut pool = self.0.borrow_mut();
-            pool.waiting = files.into_iter().enumerate().collect();
+            pool.waiting = (0..files.len()).collect();
+            pool.files = files;
             pool.request = request;
+            pool.split = None;
         }
         while self.0.borrow().slots.len() < width {
             self.add_slot();
@@ -245,10 +323,12 @@ impl WorkerPool {
         let clients: Vec<Client> = {
             let mut pool = self.0.borrow_mut();
             pool.waiting.clear();
+            pool.split = None;
             pool.slots
                 .iter_mut()
                 .map(|s| {
                     s.file = None;
+                    s.part = None;
                     s.client.clone()
                 })
                 .collect()
@@ -262,11 +342,12 @@ impl WorkerPool {
         }
     }
 
-    fn add_slot(&self) {
+    fn add_slot(&self) -> usize {
         let slot = self.0.borrow().slots.len();
         let pool = Rc::downgrade(&self.0);
         let client = Client::new(move |ev| on_client_event(&pool, slot, ev));
-        self.0.borrow_mut().slots.push(Slot { client, file: None });
+        self.0.borrow_mut().slots.push(Slot { client, file: None, part: None });
+        slot
     }
 
     /// Gives worker `slot` the next waiting file, or lets it go when none waits (the first
@@ -278,47 +359,120 @@ impl WorkerPool {
                 return;
             }
             let next = pool.waiting.pop_front();
-            pool.slots[slot].file = next.as_ref().map(|(i, _)| *i);
-            (pool.slots[slot].client.clone(), next, pool.request.clone())
+            pool.slots[slot].file = next;
+            let job = match pool.files.len() {
+                1 if cores() > 1 => Job::Lead { workers: cores() as u32 },
+                _ => Job::Whole,
+            };
+            (pool.slots[slot].client.clone(), next.map(|i| pool.files[i].clone()), pool.request.clone(), job)
         };
         // Outside the borrow: a worker that cannot start reports back at once.
         match next {
-            (client, Some((_, file)), request) => client.analyse(Array::of1(&file), &request),
-            (client, None, _) if slot > 0 => client.release(),
+            (client, Some(file), request, job) => client.analyse(Array::of1(&file), &request, &job),
+            (client, None, _, _) if slot > 0 => client.release(),
             _ => {}
+        }
+    }
+
+    /// The lead worker of `file` split it: the other parts go to workers of their own.
+    fn split(&self, lead: usize, file: usize, parts: Vec<PartJob>) {
+        let (handle, request) = {
+            let mut pool = self.0.borrow_mut();
+            pool.split = Some(Split { file, lead, data: vec![None; parts.len()], bytes: vec![0.0; parts.len() + 1] });
+            (pool.files[file].clone(), pool.request.clone())
+        };
+        for (k, job) in parts.into_iter().enumerate() {
+            let idle = self.0.borrow().slots.iter().position(|s| s.file.is_none());
+            let slot = idle.unwrap_or_else(|| self.add_slot());
+            let client = {
+                let mut pool = self.0.borrow_mut();
+                pool.slots[slot].file = Some(file);
+                pool.slots[slot].part = Some(k + 1);
+                pool.slots[slot].client.clone()
+            };
+            client.analyse(Array::of1(&handle), &request, &Job::Part { index: k as u32 + 1, job });
+        }
+    }
+
+    /// Part `part` is read (`data` None: it failed); once every part is in, the lead gets them.
+    fn part_done(&self, slot: usize, part: usize, data: Option<JsValue>) {
+        let lead = {
+            let mut pool = self.0.borrow_mut();
+            pool.slots[slot].file = None;
+            pool.slots[slot].part = None;
+            let lead = pool.split.as_mut().and_then(|s| {
+                *s.data.get_mut(part - 1)? = Some(data.unwrap_or(JsValue::NULL));
+                s.data.iter().all(Option::is_some).then(|| {
+                    let parts: Array = s.data.iter_mut().map(|d| d.take().unwrap_or(JsValue::NULL)).collect();
+                    (s.lead, parts)
+                })
+            });
+            lead.map(|(slot, parts)| (pool.slots[slot].client.clone(), parts))
+        };
+        if let Some((client, parts)) = lead {
+            client.join(parts);
+        }
+        self.feed(slot);
+    }
+
+    /// Progress of `file` as the page shows it: bytes read by every worker reading it.
+    fn progress(&self, slot: usize, file: usize, bytes: f64) -> f64 {
+        let mut pool = self.0.borrow_mut();
+        let size = pool.files.get(file).map_or(f64::MAX, |f| f.size());
+        let part = pool.slots[slot].part.unwrap_or(0);
+        match pool.split.as_mut().filter(|s| s.file == file) {
+            Some(s) => {
+                if let Some(b) = s.bytes.get_mut(part) {
+                    *b = bytes;
+                }
+                // A lead that falls back to reading the file whole counts it all again.
+                s.bytes.iter().sum::<f64>().min(size)
+            }
+            None => bytes,
         }
     }
 }
 
 fn on_client_event(pool: &Weak<RefCell<Pool>>, slot: usize, ev: WorkerEvent) {
     let Some(pool) = pool.upgrade().map(WorkerPool) else { return };
-    let (file, handler) = {
+    let (file, part, handler) = {
         let p = pool.0.borrow();
-        (p.slots.get(slot).and_then(|s| s.file), p.on_event.clone())
+        let s = p.slots.get(slot);
+        (s.and_then(|s| s.file), s.and_then(|s| s.part), p.on_event.clone())
     };
     let finished = |p: &WorkerPool| {
-        if let Some(s) = p.0.borrow_mut().slots.get_mut(slot) {
+        let mut p = p.0.borrow_mut();
+        if let Some(s) = p.slots.get_mut(slot) {
             s.file = None;
         }
+        if p.split.as_ref().is_some_and(|s| s.lead == slot) {
+            p.split = None;
+        }
     };
-    match (ev, file) {
-        (WorkerEvent::Message(ToPage::Ready), _) => handler(PoolEvent::Ready),
-        (WorkerEvent::Message(ToPage::Progress { bytes, .. }), Some(file)) => {
+    match (ev, file, part) {
+        (WorkerEvent::Message(ToPage::Ready), _, _) => handler(PoolEvent::Ready),
+        (WorkerEvent::Message(ToPage::Progress { bytes, .. }), Some(file), _) => {
+            let bytes = pool.progress(slot, file, bytes);
             handler(PoolEvent::Progress { file, bytes })
         }
-        (WorkerEvent::Message(ToPage::Done { json, wasm_memory_bytes }), Some(file)) => {
+        (WorkerEvent::Message(ToPage::Split { parts }), Some(file), None) => pool.split(slot, file, parts),
+        (WorkerEvent::PartDone { data }, Some(_), Some(part)) => pool.part_done(slot, part, data),
+        // A worker reading a part died: the lead reads the file whole instead.
+        (WorkerEvent::Crashed(_), Some(_), Some(part)) => pool.part_done(slot, part, None),
+        (WorkerEvent::Message(ToPage::Done { json, wasm_memory_bytes, parts }), Some(file), None) => {
             finished(&pool);
-            handler(PoolEvent::Finished { file, outcome: Ok(json), wasm_memory_bytes });
+            let stats = WorkerStats { wasm_memory_bytes, parts };
+            handler(PoolEvent::Finished { file, outcome: Ok(json), stats });
             pool.feed(slot);
         }
         // The worker died on this file: the file failed, the others go on (the client has
         // started a fresh worker, or will when given the next file).
-        (WorkerEvent::Crashed(text), Some(file)) => {
+        (WorkerEvent::Crashed(text), Some(file), None) => {
             finished(&pool);
-            handler(PoolEvent::Finished { file, outcome: Err(text), wasm_memory_bytes: 0.0 });
+            handler(PoolEvent::Finished { file, outcome: Err(text), stats: WorkerStats::default() });
             pool.feed(slot);
         }
-        (WorkerEvent::Crashed(text), None) if slot == 0 => handler(PoolEvent::Unavailable(text)),
+        (WorkerEvent::Crashed(text), None, _) if slot == 0 => handler(PoolEvent::Unavailable(text)),
         // Per-file completion arrives as Done; messages of a cancelled file are dropped.
         _ => {}
     }

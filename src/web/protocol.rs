@@ -1,7 +1,9 @@
-//! Messages between the page and the worker. The page posts `{files, request}`: a JS array of
-//! `File`s (structured clone: the handles cross, not the bytes) and a [`Request`] as JSON text;
-//! the worker answers with [`ToPage`] messages, encoded by serde-wasm-bindgen.
+//! Messages between the page and the worker. The page posts `{files, request, job}`: a JS
+//! array of `File`s (structured clone: the handles cross, not the bytes), a [`Request`] and a
+//! [`Job`] as JSON text; or `{join}` to a worker that leads a file read in parts. The worker
+//! answers with [`ToPage`] messages, encoded by serde-wasm-bindgen.
 
+use crate::analysis::split::PartJob;
 use serde::{Deserialize, Serialize};
 
 /// How to analyse the posted files. Sent as JSON text: trace clock nanoseconds do not fit in a
@@ -25,6 +27,22 @@ impl Request {
     }
 }
 
+/// What a worker does with the posted files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub enum Job {
+    /// Reads the files one after another and combines their reports.
+    #[default]
+    Whole,
+    /// Reads one file, in up to `workers` parts when it is large plain JSON: plans the cuts
+    /// (answering [`ToPage::Split`]), reads the first part, then waits for `{join}`: an array
+    /// holding, for every other part in file order, the bytes its worker sent in
+    /// [`ToPage::PartDone`] or null. Falls back to reading the file whole when a part is
+    /// missing or cannot be joined exactly.
+    Lead { workers: u32 },
+    /// Reads one part of a file for the worker that leads it.
+    Part { index: u32, job: PartJob },
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToPage {
@@ -34,7 +52,14 @@ pub enum ToPage {
     Progress { index: u32, bytes: f64 },
     /// File `index` is finished (`ok` false when it could not be read).
     FileDone { index: u32, ok: bool },
-    /// All files analysed: the combined Report exactly as `tracesight --json` prints it, and
-    /// the worker's wasm memory size (its high-water mark: wasm memory never shrinks).
-    Done { json: String, wasm_memory_bytes: f64 },
+    /// The lead worker reads the file in parts: these are for other workers (part 0, the
+    /// lead's own, is not among them).
+    Split { parts: Vec<PartJob> },
+    /// A part is read; the message's `data` property holds its encoded bytes (a Uint8Array,
+    /// transferred), absent when `ok` is false (the part cannot be joined).
+    PartDone { index: u32, ok: bool },
+    /// All files analysed: the combined Report exactly as `tracesight --json` prints it, the
+    /// worker's wasm memory size (its high-water mark: wasm memory never shrinks) and the most
+    /// parts a file was read in (1: whole).
+    Done { json: String, wasm_memory_bytes: f64, parts: u32 },
 }

@@ -2,10 +2,13 @@
 //! reads, a few slices ahead of the parser, and pushes the bytes into [`crate::Analysis`].
 //! The browser reads the next slices while wasm parses this one; memory stays bounded: the
 //! slices in flight (outside wasm memory) and one slice copied into wasm memory, never the
-//! whole file.
+//! whole file. A large plain-JSON file can be read in parts by several workers
+//! ([`Job::Lead`], [`Job::Part`]); the lead joins the parts the others encode.
 
-use super::protocol::{Request, ToPage};
-use js_sys::{Array, ArrayBuffer, Uint8Array};
+use super::protocol::{Job, Request, ToPage};
+use crate::analysis::split::{self, Joined, Part, PartJob, PartReader};
+use js_sys::{Array, ArrayBuffer, Promise, Uint8Array};
+use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::io;
 use wasm_bindgen::prelude::*;
@@ -23,16 +26,29 @@ const AHEAD: usize = 2;
 /// Bytes parsed between two progress messages.
 const PROGRESS_STEP: usize = 4 << 20;
 
+thread_local! {
+    /// The lead's wait for the other parts: resolved with the page's `{join}` array.
+    static JOIN: RefCell<Option<js_sys::Function>> = const { RefCell::new(None) };
+}
+
 pub fn run() {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let reply = scope.clone();
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
         let data = ev.data();
         let field = |name: &str| js_sys::Reflect::get(&data, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED);
+        let join = field("join");
+        if !join.is_undefined() {
+            if let Some(resolve) = JOIN.with(|j| j.borrow_mut().take()) {
+                let _ = resolve.call1(&JsValue::NULL, &join);
+            }
+            return;
+        }
         let files: Array = field("files").dyn_into().unwrap_or_default();
-        let request = field("request").as_string().unwrap_or_default();
-        let request: Request = serde_json::from_str(&request).unwrap_or_default();
-        wasm_bindgen_futures::spawn_local(analyse_all(reply.clone(), files, request));
+        let text = |name: &str| field(name).as_string().unwrap_or_default();
+        let request: Request = serde_json::from_str(&text("request")).unwrap_or_default();
+        let job: Job = serde_json::from_str(&text("job")).unwrap_or_default();
+        wasm_bindgen_futures::spawn_local(analyse_all(reply.clone(), files, request, job));
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
@@ -46,17 +62,44 @@ fn post(scope: &DedicatedWorkerGlobalScope, msg: &ToPage) {
     }
 }
 
-async fn analyse_all(scope: DedicatedWorkerGlobalScope, files: Array, request: Request) {
+async fn analyse_all(scope: DedicatedWorkerGlobalScope, files: Array, request: Request, job: Job) {
     // The page checks the rules before sending them; ones that still fail are not applied.
     let opts = request.options().unwrap_or_default();
-    let mut results = Vec::with_capacity(files.length() as usize);
     // One buffer in wasm memory, reused for every slice.
     let mut scratch = Vec::new();
+    if let Job::Part { index, job } = job {
+        let Ok(file) = files.get(0).dyn_into::<File>() else { return };
+        let encoded = read_part(&scope, file.into(), job, &mut scratch).await;
+        let data = encoded.map(|bytes| Uint8Array::from(&bytes[..]));
+        if let Ok(msg) = serde_wasm_bindgen::to_value(&ToPage::PartDone { index, ok: data.is_some() }) {
+            let transfer = Array::new();
+            if let Some(data) = &data {
+                let _ = js_sys::Reflect::set(&msg, &"data".into(), data);
+                transfer.push(&data.buffer());
+            }
+            let _ = scope.post_message_with_transfer(&msg, &transfer);
+        }
+        return;
+    }
+    let mut results = Vec::with_capacity(files.length() as usize);
+    let mut most_parts = 1;
     for (index, value) in files.iter().enumerate() {
         let index = index as u32;
         let file: File = value.unchecked_into();
         let name = file.name();
-        let result = analyse_file(&scope, index, &name, file.into(), &opts, &mut scratch).await;
+        let in_parts = match job {
+            Job::Lead { workers } if files.length() == 1 => {
+                analyse_in_parts(&scope, &name, file.clone().into(), workers, &opts, &mut scratch).await
+            }
+            _ => None,
+        };
+        let result = match in_parts {
+            Some((result, parts)) => {
+                most_parts = parts;
+                result
+            }
+            None => analyse_file(&scope, index, &name, file.into(), &opts, &mut scratch).await,
+        };
         post(&scope, &ToPage::FileDone { index, ok: result.is_ok() });
         results.push(result);
     }
@@ -71,10 +114,10 @@ async fn analyse_all(scope: DedicatedWorkerGlobalScope, files: Array, request: R
         .buffer()
         .unchecked_into::<js_sys::ArrayBuffer>()
         .byte_length() as f64;
-    post(&scope, &ToPage::Done { json, wasm_memory_bytes });
+    post(&scope, &ToPage::Done { json, wasm_memory_bytes, parts: most_parts });
 }
 
-/// Reads `blob` slice by slice, `AHEAD` reads in flight, into a push analysis.
+/// Reads `blob` whole into a push analysis.
 async fn analyse_file(
     scope: &DedicatedWorkerGlobalScope,
     index: u32,
@@ -83,26 +126,117 @@ async fn analyse_file(
     opts: &crate::Options,
     scratch: &mut Vec<u8>,
 ) -> Result<Vec<crate::TraceReport>, crate::TraceError> {
-    let size = blob.size();
     let mut analysis = crate::Analysis::new(name, opts.clone());
-    let mut next = 0.0;
+    let size = blob.size();
+    let read = read_range(scope, index, &blob, 0.0, size, scratch, &mut |piece| {
+        analysis.feed(piece);
+        analysis.wants_more()
+    })
+    .await;
+    analysis.finish(read.err())
+}
+
+/// Leads the reading of a large plain-JSON file in `workers` parts: the result and the number
+/// of parts, or None when the file is not one to split or its parts could not be joined
+/// exactly (the caller then reads it whole).
+async fn analyse_in_parts(
+    scope: &DedicatedWorkerGlobalScope,
+    name: &str,
+    blob: Blob,
+    workers: u32,
+    opts: &crate::Options,
+    scratch: &mut Vec<u8>,
+) -> Option<(Result<Vec<crate::TraceReport>, crate::TraceError>, u32)> {
+    let size = blob.size() as u64;
+    if workers < 2 || size < split::MIN_SPLIT_BYTES {
+        return None;
+    }
+    let head = read_bytes(&blob, 0, split::HEAD_BYTES as u64, size).await.ok()?;
+    let layout = split::layout(&head)?;
+    let mut found = Vec::new();
+    for at in split::targets(size, workers as u64, layout) {
+        let window = read_bytes(&blob, at, split::CUT_WINDOW as u64, size).await.ok()?;
+        found.push(split::cut_in(&window).map(|c| at + c as u64));
+    }
+    let cuts = split::cuts(size, found);
+    if cuts.len() < 3 {
+        return None;
+    }
+    let jobs = PartJob::all(&cuts, layout);
+    // Waiting starts before the others can answer (messages arrive only at an await).
+    let others = Promise::new(&mut |resolve, _| JOIN.with(|j| *j.borrow_mut() = Some(resolve)));
+    post(scope, &ToPage::Split { parts: jobs[1..].to_vec() });
+    let mut reader = PartReader::new(jobs[0]);
+    let read = read_range(scope, 0, &blob, jobs[0].from as f64, jobs[0].to as f64, scratch, &mut |piece| {
+        reader.feed(piece);
+        reader.wants_more()
+    })
+    .await;
+    let first = read.ok().and_then(|_| reader.finish())?;
+    let others: Array = JsFuture::from(others).await.ok()?.dyn_into().ok()?;
+    if others.length() as usize + 1 != jobs.len() {
+        return None;
+    }
+    let mut joined = Joined::default();
+    joined.push(first).ok()?;
+    for data in others.iter() {
+        let bytes = data.dyn_into::<Uint8Array>().ok()?.to_vec();
+        joined.push(Part::decode(&bytes)?).ok()?;
+    }
+    let (collector, outcome) = joined.finish()?;
+    let report = crate::analysis::report_of_parts(name, collector, Ok(outcome), opts);
+    Some((report.map(|t| vec![t]), jobs.len() as u32))
+}
+
+/// Reads one part for the lead worker: its encoded form, or None when it cannot be joined.
+async fn read_part(
+    scope: &DedicatedWorkerGlobalScope,
+    blob: Blob,
+    job: PartJob,
+    scratch: &mut Vec<u8>,
+) -> Option<Vec<u8>> {
+    let mut reader = PartReader::new(job);
+    read_range(scope, 0, &blob, job.from as f64, job.to as f64, scratch, &mut |piece| {
+        reader.feed(piece);
+        reader.wants_more()
+    })
+    .await
+    .ok()?;
+    Some(reader.finish()?.encode())
+}
+
+/// Bytes `at..at + len` of `blob` (fewer at its end), in one read.
+async fn read_bytes(blob: &Blob, at: u64, len: u64, size: u64) -> Result<Vec<u8>, io::Error> {
+    let slice = blob.slice_with_f64_and_f64(at as f64, (at + len).min(size) as f64).map_err(js_err)?;
+    let buffer: ArrayBuffer = JsFuture::from(slice.array_buffer()).await.map_err(js_err)?.unchecked_into();
+    Ok(Uint8Array::new(&buffer).to_vec())
+}
+
+/// Reads bytes `from..to` of `blob` slice by slice, `AHEAD` reads in flight, handing each
+/// piece to `feed` until it wants no more; progress (bytes read of the range) goes to the
+/// page as file `index`'s.
+async fn read_range(
+    scope: &DedicatedWorkerGlobalScope,
+    index: u32,
+    blob: &Blob,
+    from: f64,
+    to: f64,
+    scratch: &mut Vec<u8>,
+    feed: &mut dyn FnMut(&[u8]) -> bool,
+) -> Result<(), io::Error> {
+    let mut next = from;
     let mut pending: VecDeque<JsFuture> = VecDeque::new();
     let mut read = 0.0;
     loop {
         // Keep the browser reading ahead while this slice is parsed.
-        while pending.len() < AHEAD && next < size {
-            let end = (next + SLICE).min(size);
-            match blob.slice_with_f64_and_f64(next, end) {
-                Ok(slice) => pending.push_back(JsFuture::from(slice.array_buffer())),
-                Err(e) => return analysis.finish(Some(js_err(e))),
-            }
+        while pending.len() < AHEAD && next < to {
+            let end = (next + SLICE).min(to);
+            let slice = blob.slice_with_f64_and_f64(next, end).map_err(js_err)?;
+            pending.push_back(JsFuture::from(slice.array_buffer()));
             next = end;
         }
-        let Some(ahead) = pending.pop_front() else { break };
-        let buffer: ArrayBuffer = match ahead.await {
-            Ok(b) => b.unchecked_into(),
-            Err(e) => return analysis.finish(Some(js_err(e))),
-        };
+        let Some(ahead) = pending.pop_front() else { return Ok(()) };
+        let buffer: ArrayBuffer = ahead.await.map_err(js_err)?.unchecked_into();
         // The one copy: from the browser's buffer into wasm memory, parsed in place there.
         let bytes = Uint8Array::new(&buffer);
         let n = bytes.length() as usize;
@@ -111,20 +245,15 @@ async fn analyse_file(
         bytes.copy_to(scratch);
         // Progress every few MB, not only per slice, so the page moves smoothly.
         for piece in scratch.chunks(PROGRESS_STEP) {
-            analysis.feed(piece);
+            let more = feed(piece);
             read += piece.len() as f64;
             post(scope, &ToPage::Progress { index, bytes: read });
-            if !analysis.wants_more() {
-                break;
+            if !more {
+                return Ok(());
             }
         }
-        if !analysis.wants_more() {
-            break;
-        }
     }
-    analysis.finish(None)
 }
-
 fn js_err(e: JsValue) -> io::Error {
     let text = e
         .dyn_ref::<js_sys::Error>()

@@ -1,7 +1,10 @@
 // Worker throughput in headless Chromium: opens each file through the page's file input,
-// times input -> report, and samples the renderer processes' memory (the worker runs in
-// the page's renderer) to show that memory stays bounded. Not a test: prints a table.
-// usage: node bench.mjs FILE... (DIST, CHROMIUM as for the e2e tests)
+// times input -> report, and samples the renderer processes' memory (the workers run in
+// the page's renderer) to show that memory stays bounded. Each file is read by one worker
+// and by WORKERS workers (a large plain file is then split into parts), alternating, and by
+// the CLI on one thread, so the ratios come from one run. Not a test: prints a table.
+// usage: node bench.mjs FILE... (DIST, CHROMIUM as for the e2e tests; TRACESIGHT_BIN: the
+// CLI, default target/release/tracesight; WORKERS=2; RUNS=1: the best of RUNS is kept)
 import fs from 'node:fs';
 import path from 'node:path';
 import http from 'node:http';
@@ -13,6 +16,8 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const DIST = path.resolve(process.env.DIST || path.join(HERE, '../../dist'));
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const RUNS = Number(process.env.RUNS || 1);
+const WORKERS = Number(process.env.WORKERS || 2);
+const CLI = process.env.TRACESIGHT_BIN || path.join(HERE, '../../target/release/tracesight');
 const files = process.argv.slice(2);
 if (!files.length) { console.error('usage: node bench.mjs FILE...'); process.exit(2); }
 
@@ -28,44 +33,68 @@ await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
 const browser = await chromium.launch({
   executablePath: CHROMIUM,
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-
-/** Resident memory (MB) of Chromium's renderer processes: the page and its worker live there. */
-function rendererRssMb() {
-  let out = '';
-  try { out = execFileSync('ps', ['-eo', 'rss=,args='], { encoding: 'utf8', maxBuffer: 1 << 24 }); } catch { return 0; }
-  return out.split('\n').filter((l) => l.includes('--type=renderer'))
-    .reduce((sum, l) => sum + Number(l.trim().split(/\s+/)[0] || 0), 0) / 1024;
+    '--disable-background-networking', '--disable-component-update', '--/** A page that sees `cores` cores: the pool reads one file with that many workers. */
+async function openPage(cores) {
+  const context = await browser.newContext({ acceptDownloads: true });
+  await context.addInitScript((n) => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n }), cores);
+  const page = await context.newPage();
+  page.on('console', (m) => { if (m.type() === 'error') console.error('console error:', m.text()); });
+  await page.goto(`http://127.0.0.1:${server.address().port}/`);
+  await page.locator('[data-testid=drop-zone][data-ready=true]').waitFor();
+  return { context, page };
 }
 
-const page = await browser.newPage();
-page.on('console', (m) => { if (m.type() === 'error') console.error('console error:', m.text()); });
-await page.goto(`http://127.0.0.1:${server.address().port}/`);
-await page.locator('[data-testid=drop-zone][data-ready=true]').waitFor();
+/** One reading of `file` in a page of `cores` cores. */
+async function measure(file, cores) {
+  const { context, page } = await openPage(cores);
+  let peak = 0;
+  const timer = setInterval(() => { peak = Math.max(peak, rendererRssMb()); }, 250);
+  const t0 = performance.now();
+  await page.getByTestId('file-input').setInputFiles(file);
+  await page.locator('[data-testid=summary], [data-testid=error]').first().waitFor({ timeout: 3_600_000 });
+  const secs = (performance.now() - t0) / 1000;
+  clearInterval(timer);
+  peak = Math.max(peak, rendererRssMb());
+  // The report says how much JSON the worker parsed (after decompression).
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
+  const report = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+  const jsonBytes = report.traces?.[0]?.json_bytes || fs.statSync(file).size;
+  const wasmMb = Number(await page.locator('.report').getAttribute('data-worker-wasm-bytes')) / 1e6;
+  const parts = Number(await page.locator('.report').getAttribute('data-worker-parts'));
+  await context.close();
+  return { secs, peak, jsonBytes, wasmMb, parts };
+}
+
+/** The CLI on one thread, same file, same run. */
+function measureCli(file) {
+  if (!fs.existsSync(CLI)) return null;
+  const t0 = performance.now();
+  execFileSync(CLI, ['--json', '--threads', '1', file], { stdio: ['ignore', 'ignore', 'ignore'] });
+  return (performance.now() - t0) / 1000;
+}
+
+const idle = await openPage(1);
 const idleMb = rendererRssMb();
+await idle.context.close();
+const best = (a, b) => (!a || b.secs < a.secs ? b : a);
 
 console.log(`renderer RSS before any trace: ${idleMb.toFixed(0)} MB`);
-console.log('file                                   file MB   JSON MB   seconds   file MB/s   JSON MB/s   peak renderer RSS   worker wasm memory');
+console.log('file                                   workers  parts   file MB   JSON MB   seconds   file MB/s   JSON MB/s   peak renderer RSS   lead wasm memory');
 for (const file of files) {
+  const size = fs.statSync(file).size;
+  let one = null, many = null, cli = null;
   for (let run = 0; run < RUNS; run++) {
-    const size = fs.statSync(file).size;
-    let peak = 0;
-    const timer = setInterval(() => { peak = Math.max(peak, rendererRssMb()); }, 250);
-    const t0 = performance.now();
-    await page.getByTestId('file-input').setInputFiles(file);
-    await page.locator('[data-testid=summary], [data-testid=error]').first().waitFor({ timeout: 3_600_000 });
-    const secs = (performance.now() - t0) / 1000;
-    clearInterval(timer);
-    peak = Math.max(peak, rendererRssMb());
-    // The report says how much JSON the worker parsed (after decompression).
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
-    const report = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
-    const jsonBytes = report.traces?.[0]?.json_bytes || size;
-    const wasmMb = Number(await page.locator('.report').getAttribute('data-worker-wasm-bytes')) / 1e6;
-    console.log(`${path.basename(file).padEnd(38)} ${(size / 1e6).toFixed(0).padStart(8)} ${(jsonBytes / 1e6).toFixed(0).padStart(9)} ${secs.toFixed(2).padStart(9)} ${(size / 1e6 / secs).toFixed(0).padStart(11)} ${(jsonBytes / 1e6 / secs).toFixed(0).padStart(11)} ${peak.toFixed(0).padStart(12)} MB ${wasmMb.toFixed(0).padStart(15)} MB`);
-    await page.locator('.brand').click();
-    await page.locator('[data-testid=drop-zone][data-ready=true]').waitFor();
+    one = best(one, await measure(file, 1));
+    many = best(many, await measure(file, WORKERS));
+    const c = measureCli(file);
+    if (c !== null) cli = cli === null ? c : Math.min(cli, c);
+  }
+  for (const [workers, m] of [[1, one], [WORKERS, many]]) {
+    console.log(`${path.basename(file).padEnd(38)} ${String(workers).padStart(7)} ${String(m.parts).padStart(6)} ${(size / 1e6).toFixed(0).padStart(9)} ${(m.jsonBytes / 1e6).toFixed(0).padStart(9)} ${m.secs.toFixed(2).padStart(9)} ${(size / 1e6 / m.secs).toFixed(0).padStart(11)} ${(m.jsonBytes / 1e6 / m.secs).toFixed(0).padStart(11)} ${m.peak.toFixed(0).padStart(12)} MB ${m.wasmMb.toFixed(0).padStart(15)} MB`);
+  }
+  console.log(`  ${WORKERS} workers against 1: ${(one.secs / many.secs).toFixed(2)}x`);
+  if (cli !== null) {
+    console.log(`  CLI --threads 1: ${cli.toFixed(2)} s, ${(one.jsonBytes / 1e6 / cli).toFixed(0)} JSON MB/s; browser/CLI: 1 worker ${(cli / one.secs * 100).toFixed(0)}%, ${WORKERS} workers ${(cli / many.secs * 100).toFixed(0)}%`);
   }
 }
 await browser.close();

@@ -94,8 +94,10 @@ after(async () => {
 });
 
 /** Opens the page and waits until the worker is ready; records console errors and requests. */
-async function open({ colorScheme = 'light', hash = '' } = {}) {
+async function open({ colorScheme = 'light', hash = '', cores } = {}) {
   const context = await browser.newContext({ acceptDownloads: true, colorScheme, viewport: { width: 1280, height: 900 } });
+  // A machine with `cores` cores, as far as the page can tell (the pool's width).
+  if (cores) await context.addInitScript((n) => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n }), cores);
   const page = await context.newPage();
   const errors = [];
   const requests = [];
@@ -485,6 +487,33 @@ test('a truncated .json.gz still shows the report, with the diagnostic', async (
   }
   assert.deepEqual(errors, []);
   await context.close();
+});
+
+test('one large trace is read in parts by several workers: the report equals the CLI --json', async (t) => {
+  const big = path.join(tmp, 'parts.pt.trace.json');
+  writeBigTrace(big, 48, { rank: 3, worldSize: 8 });
+  for (const cores of [2, 3]) {
+    const { context, page, errors, requests } = await open({ cores });
+    let started = 0;
+    page.on('worker', () => started++);
+    const web = await analyse(page, requests, big);
+    // The first worker was there before the file; one more per other part.
+    assert.equal(started, cores - 1, `${cores} cores: workers started for the parts`);
+    assert.equal(await page.locator('.report').getAttribute('data-worker-parts'), String(cores), 'the parts were not joined');
+    if (haveCli()) {
+      assert.equal(web, cliJson([big]), `${cores} parts: web export differs from the CLI`);
+    } else {
+      t.diagnostic(`CLI not found at ${CLI}: comparing with the CLI skipped`);
+    }
+    // A small file on the same page is read whole by the lead.
+    await page.locator('.brand').click();
+    const small = await analyse(page, requests, fixtures.plain);
+    assert.equal(await page.locator('.report').getAttribute('data-worker-parts'), '1');
+    if (haveCli()) assert.equal(small, cliJson([fixtures.plain]));
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+  fs.rmSync(big);
 });
 
 test('progress shows bytes, MB/s and time left; Cancel returns to the start', async () => {

@@ -130,7 +130,11 @@ pub fn ReportScreen(
     };
 
     view! {
-        <div class="report" data-worker-wasm-bytes=loaded.worker_memory.to_string()>
+        <div
+            class="report"
+            data-worker-wasm-bytes=loaded.workers.wasm_memory_bytes.to_string()
+            data-worker-parts=loaded.workers.parts.to_string()
+        >
             <div class="toolbar">
                 <div class="files-title">
                     <h1>{title(&report.traces)}</h1>
