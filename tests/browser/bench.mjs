@@ -33,7 +33,18 @@ await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
 const browser = await chromium.launch({
   executablePath: CHROMIUM,
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--/** A page that sees `cores` cores: the pool reads one file with that many workers. */
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+
+/** Resident memory (MB) of Chromium's renderer processes: the page and its worker live there. */
+function rendererRssMb() {
+  let out = '';
+  try { out = execFileSync('ps', ['-eo', 'rss=,args='], { encoding: 'utf8', maxBuffer: 1 << 24 }); } catch { return 0; }
+  return out.split('\n').filter((l) => l.includes('--type=renderer'))
+    .reduce((sum, l) => sum + Number(l.trim().split(/\s+/)[0] || 0), 0) / 1024;
+}
+
+/** A page that sees `cores` cores: the pool reads one file with that many workers. */
 async function openPage(cores) {
   const context = await browser.newContext({ acceptDownloads: true });
   await context.addInitScript((n) => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n }), cores);
