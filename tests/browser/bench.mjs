@@ -44,6 +44,20 @@ function rendererRssMb() {
     .reduce((sum, l) => sum + Number(l.trim().split(/\s+/)[0] || 0), 0) / 1024;
 }
 
+/** CPU seconds (user + system) used so far by the browser's processes, from /proc (Linux). */
+function browserCpuSecs() {
+  let ticks = 0;
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^[0-9]+$/.test(d))) {
+    try {
+      if (Number(pid) === process.pid || !fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('chrom')) continue;
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch { /* the process ended */ }
+  }
+  return ticks / 100;
+}
+
 /** A page that sees `cores` cores: the pool reads one file with that many workers. */
 async function openPage(cores) {
   const context = await browser.newContext({ acceptDownloads: true });
@@ -60,10 +74,12 @@ async function measure(file, cores) {
   const { context, page } = await openPage(cores);
   let peak = 0;
   const timer = setInterval(() => { peak = Math.max(peak, rendererRssMb()); }, 250);
+  const cpu0 = browserCpuSecs();
   const t0 = performance.now();
   await page.getByTestId('file-input').setInputFiles(file);
   await page.locator('[data-testid=summary], [data-testid=error]').first().waitFor({ timeout: 3_600_000 });
   const secs = (performance.now() - t0) / 1000;
+  const cpu = browserCpuSecs() - cpu0;
   clearInterval(timer);
   peak = Math.max(peak, rendererRssMb());
   // The report says how much JSON the worker parsed (after decompression).
@@ -73,7 +89,7 @@ async function measure(file, cores) {
   const wasmMb = Number(await page.locator('.report').getAttribute('data-worker-wasm-bytes')) / 1e6;
   const parts = Number(await page.locator('.report').getAttribute('data-worker-parts'));
   await context.close();
-  return { secs, peak, jsonBytes, wasmMb, parts };
+  return { secs, cpu, peak, jsonBytes, wasmMb, parts };
 }
 
 /** The CLI on one thread, same file, same run. */
@@ -90,7 +106,7 @@ await idle.context.close();
 const best = (a, b) => (!a || b.secs < a.secs ? b : a);
 
 console.log(`renderer RSS before any trace: ${idleMb.toFixed(0)} MB`);
-console.log('file                                   workers  parts   file MB   JSON MB   seconds   file MB/s   JSON MB/s   peak renderer RSS   lead wasm memory');
+console.log('file                                   workers  parts   file MB   JSON MB   seconds   file MB/s   JSON MB/s   cores busy   peak renderer RSS   lead wasm memory');
 for (const file of files) {
   const size = fs.statSync(file).size;
   let one = null, many = null, cli = null;
@@ -101,7 +117,7 @@ for (const file of files) {
     if (c !== null) cli = cli === null ? c : Math.min(cli, c);
   }
   for (const [workers, m] of [[1, one], [WORKERS, many]]) {
-    console.log(`${path.basename(file).padEnd(38)} ${String(workers).padStart(7)} ${String(m.parts).padStart(6)} ${(size / 1e6).toFixed(0).padStart(9)} ${(m.jsonBytes / 1e6).toFixed(0).padStart(9)} ${m.secs.toFixed(2).padStart(9)} ${(size / 1e6 / m.secs).toFixed(0).padStart(11)} ${(m.jsonBytes / 1e6 / m.secs).toFixed(0).padStart(11)} ${m.peak.toFixed(0).padStart(12)} MB ${m.wasmMb.toFixed(0).padStart(15)} MB`);
+    console.log(`${path.basename(file).padEnd(38)} ${String(workers).padStart(7)} ${String(m.parts).padStart(6)} ${(size / 1e6).toFixed(0).padStart(9)} ${(m.jsonBytes / 1e6).toFixed(0).padStart(9)} ${m.secs.toFixed(2).padStart(9)} ${(size / 1e6 / m.secs).toFixed(0).padStart(11)} ${(m.jsonBytes / 1e6 / m.secs).toFixed(0).padStart(11)} ${(m.cpu / m.secs).toFixed(2).padStart(12)} ${m.peak.toFixed(0).padStart(12)} MB ${m.wasmMb.toFixed(0).padStart(15)} MB`);
   }
   console.log(`  ${WORKERS} workers against 1: ${(one.secs / many.secs).toFixed(2)}x`);
   if (cli !== null) {
