@@ -65,9 +65,73 @@ impl Packed {
     }
 }
 
-/// Rows per start-time base: rows close in the file are close in time, so offsets from the
-/// block's first row (minus 2^31 ns, as rows are not in time order) fit 4 bytes.
+/// Rows per block of start-time bases.
 const BLOCK: usize = 4096;
+
+/// Bases a block may have before its rows' starts go to the side table.
+const MAX_BASES: usize = 64;
+
+/// Start times, 5 bytes a row: a 4-byte offset from one of its block's bases, and which base.
+/// Rows close in the file are seldom close in time only: Kineto writes each stream's rows in
+/// bursts and generators interleave steps, so one base per block put most rows of such traces
+/// in the side table (87% on `gen_trace.py`'s, at ~40 bytes each and a tree lookup per read).
+/// A block gets a new base (2^31 ns before the row, so rows up to ~2.1 s either side fit)
+/// whenever a row fits none of its bases.
+#[derive(Default, Serialize, Deserialize)]
+struct Starts {
+    offset: Packed,
+    base_of: Vec<u8>,
+    /// Per block: where its bases start in `bases`.
+    first_base: Vec<u32>,
+    bases: Vec<i64>,
+}
+
+impl Starts {
+    fn block_bases(&self, block: usize) -> &[i64] {
+        let from = self.first_base[block] as usize;
+        let to = self.first_base.get(block + 1).map_or(self.bases.len(), |&t| t as usize);
+        &self.bases[from..to]
+    }
+
+    fn push(&mut self, v: i64) {
+        let i = self.base_of.len();
+        if i.is_multiple_of(BLOCK) {
+            self.first_base.push(self.bases.len() as u32);
+        }
+        let fits = |b: i64| v.checked_sub(b).is_some_and(|off| (0..CODE_WIDE as i64).contains(&off));
+        let bases = self.block_bases(i / BLOCK);
+        // The latest base first: rows come in runs.
+        let found = (v != NONE).then(|| bases.iter().rposition(|&b| fits(b))).flatten();
+        let count = bases.len();
+        let k = match found {
+            Some(k) => k,
+            None if v != NONE && count < MAX_BASES => {
+                self.bases.push(v.saturating_sub(1 << 31));
+                count
+            }
+            // The side table takes it (NONE, or a block with too many bases).
+            None => 0,
+        };
+        let base = self.block_bases(i / BLOCK).get(k).copied().unwrap_or(0);
+        self.offset.push(v, base);
+        self.base_of.push(k as u8);
+    }
+
+    fn get(&self, i: usize) -> i64 {
+        let base = match self.offset.code[i] {
+            CODE_NONE | CODE_WIDE => 0,
+            _ => self.bases[self.first_base[i / BLOCK] as usize + self.base_of[i] as usize],
+        };
+        self.offset.get(i, base)
+    }
+
+    fn shrink_to_fit(&mut self) {
+        self.offset.code.shrink_to_fit();
+        self.base_of.shrink_to_fit();
+        self.first_base.shrink_to_fit();
+        self.bases.shrink_to_fit();
+    }
+}
 
 /// (device, stream) pairs, interned: a row keeps a 2-byte lane id.
 const LANE_WIDE: u16 = u16::MAX;
@@ -76,8 +140,7 @@ const LANE_WIDE: u16 = u16::MAX;
 /// read once, to attribute rows to their launches, and can then be dropped.
 #[derive(Default, Serialize, Deserialize)]
 pub struct GpuRows {
-    start_base: Vec<i64>,
-    start: Packed,
+    start: Starts,
     dur: Packed,
     correlation: Packed,
     external: Packed,
@@ -99,16 +162,9 @@ impl GpuRows {
         self.name.is_empty()
     }
 
-    fn base(&self, i: usize) -> i64 {
-        self.start_base[i / BLOCK]
-    }
-
     pub fn push(&mut self, row: GpuRow, correlation: i64, external: i64) {
         let i = self.len();
-        if i.is_multiple_of(BLOCK) {
-            self.start_base.push(row.start.saturating_sub(1 << 31));
-        }
-        self.start.push(row.start, self.base(i));
+        self.start.push(row.start);
         self.dur.push(row.dur, 0);
         self.correlation.push(correlation, 0);
         self.external.push(external, 0);
@@ -130,8 +186,8 @@ impl GpuRows {
 
     /// Gives back the room the columns grew into but did not fill.
     pub fn shrink_to_fit(&mut self) {
-        self.start_base.shrink_to_fit();
-        for p in [&mut self.start, &mut self.dur, &mut self.correlation, &mut self.external] {
+        self.start.shrink_to_fit();
+        for p in [&mut self.dur, &mut self.correlation, &mut self.external] {
             p.code.shrink_to_fit();
         }
         self.name.shrink_to_fit();
@@ -143,7 +199,7 @@ impl GpuRows {
     pub fn get(&self, i: usize) -> GpuRow {
         let (device, stream) = self.lanes[self.lane_of(i) as usize];
         GpuRow {
-            start: self.start.get(i, self.base(i)),
+            start: self.start.get(i),
             dur: self.dur.get(i, 0),
             name: self.name[i],
             device,
@@ -166,7 +222,7 @@ impl GpuRows {
     }
 
     pub fn start(&self, i: usize) -> i64 {
-        self.start.get(i, self.base(i))
+        self.start.get(i)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = GpuRow> + '_ {
@@ -193,24 +249,20 @@ impl GpuRows {
         self.external.clear();
     }
 
-    /// Sets row `i`'s start and duration (clipping to a range).
-    fn set_time(&mut self, i: usize, start: i64, dur: i64) {
-        let base = self.base(i);
-        self.start.set(i, start, base);
-        self.dur.set(i, dur, 0);
-    }
-
     /// Keeps the rows for which `f` gives a new (start, dur), in order, and returns the old ->
-    /// new index map (u32::MAX for a row dropped). Runs in place.
+    /// new index map (u32::MAX for a row dropped). Runs in place, but for the start column,
+    /// which is built anew (its bases follow the rows kept).
     pub fn retain_clipped(&mut self, mut f: impl FnMut(GpuRow) -> Option<(i64, i64)>) -> Vec<u32> {
         let mut index = vec![u32::MAX; self.len()];
         let mut kept = 0;
+        let mut starts = Starts::default();
         let links = !self.correlation.code.is_empty();
         for (i, slot) in index.iter_mut().enumerate() {
             let Some((start, dur)) = f(self.get(i)) else { continue };
             let (lane, kind, name) = (self.lane_of(i), self.kind[i], self.name[i]);
             let (c, e) = if links { (self.correlation(i), self.external(i)) } else { (NONE, NONE) };
-            self.set_time(kept, start, dur);
+            starts.push(start);
+            self.dur.set(kept, dur, 0);
             if links {
                 self.correlation.set(kept, c, 0);
                 self.external.set(kept, e, 0);
@@ -229,7 +281,7 @@ impl GpuRows {
             *slot = kept as u32;
             kept += 1;
         }
-        self.start.truncate(kept);
+        self.start = starts;
         self.dur.truncate(kept);
         if links {
             self.correlation.truncate(kept);
@@ -239,7 +291,6 @@ impl GpuRows {
         self.kind.truncate(kept);
         self.lane.truncate(kept);
         self.lane_wide.split_off(&(kept as u32));
-        self.start_base.truncate(kept.div_ceil(BLOCK));
         index
     }
 }
@@ -271,6 +322,29 @@ mod tests {
         assert_eq!(index, [u32::MAX, 0, u32::MAX, 1, u32::MAX]);
         assert_eq!((g.len(), g.start(0), g.start(1), g.get(1).dur), (2, 6, -39, 2));
         assert_eq!((g.correlation(0), g.correlation(1)), (1 << 35, -2));
+    }
+
+    #[test]
+    fn rows_far_apart_in_time_share_a_block_without_the_side_table() {
+        // Ten runs of rows ten seconds apart, interleaved as a generator writes steps.
+        let mut g = GpuRows::default();
+        let starts: Vec<i64> = (0..5000).map(|i| (i % 10) * 10_000_000_000 + i * 1000).collect();
+        for &s in &starts {
+            g.push(row(s, 5, 7), NONE, NONE);
+        }
+        assert!(g.start.offset.wide.is_empty(), "{} rows in the side table", g.start.offset.wide.len());
+        assert!((0..starts.len()).all(|i| g.start(i) == starts[i]));
+        // More distinct times in a block than it has bases: the rest are kept exactly too.
+        let mut g = GpuRows::default();
+        let starts: Vec<i64> = (0..300).map(|i| i * 10_000_000_000).collect();
+        for &s in &starts {
+            g.push(row(s, 5, 7), NONE, NONE);
+        }
+        assert_eq!(g.start.offset.wide.len(), 300 - MAX_BASES);
+        assert!((0..starts.len()).all(|i| g.start(i) == starts[i]));
+        let index = g.retain_clipped(|r| (r.start % 20_000_000_000 == 0).then_some((r.start + 3, r.dur)));
+        assert_eq!(g.len(), 150);
+        assert!((0..150).all(|k| g.start(k) == starts[2 * k] + 3 && index[2 * k] == k as u32));
     }
 
     #[test]
