@@ -7,6 +7,7 @@ mod common;
 mod corpus;
 
 use common::Trickle;
+use tracesight::input::{CarriedError, InflateStage, Inflating};
 use tracesight::{analyze_any, Analysis, Options, TraceError, TraceReport};
 
 fn json(r: &Result<Vec<TraceReport>, TraceError>) -> String {
@@ -95,4 +96,81 @@ fn push_matches_pull_on_shared_traces() {
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
         check(&name, &bytes, &[1 << 16, 16 << 20]);
     }
+}
+
+/// The page's two-stage reading of a .json.gz: one worker inflates (`InflateStage`), another
+/// parses the inflated chunks and finishes with the inflate stage's error, if any. Falls back
+/// (None) where the page would read the file in one worker: a gzip report.
+fn two_stage(name: &str, bytes: &[u8], piece: usize, chunk: usize) -> Option<Result<Vec<TraceReport>, TraceError>> {
+    let mut stage = InflateStage::new(chunk);
+    let mut a = Analysis::new(name, Options::default());
+    let mut pieces = bytes.chunks(piece.max(1));
+    loop {
+        match stage.next() {
+            Inflating::Bytes(b) => {
+                a.feed(&b);
+                if a.is_report() {
+                    return None;
+                }
+                if !a.wants_more() {
+                    return Some(a.finish(None));
+                }
+            }
+            Inflating::NeedInput => match pieces.next() {
+                Some(p) => stage.push(p.to_vec()),
+                None => stage.end(None),
+            },
+            Inflating::End => return Some(a.finish(None)),
+            Inflating::Failed(e) => {
+                // The error crosses between workers as data.
+                let e: CarriedError = serde_json::from_str(&serde_json::to_string(&e).unwrap()).unwrap();
+                return Some(a.finish(Some(e.into_error())));
+            }
+        }
+    }
+}
+
+fn check_two_stage(name: &str, bytes: &[u8]) -> bool {
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return false;
+    }
+    let want = json(&push(name, bytes, 1 << 16));
+    let mut staged = false;
+    for (piece, chunk) in [(1 << 16, 4 << 20), (4096, 1000), (7, 1)] {
+        if let Some(got) = two_stage(name, bytes, piece, chunk) {
+            let got = json(&got);
+            assert!(got == want, "{name} in two stages ({piece}, {chunk}):\n got {got:.300}\nwant {want:.300}");
+            staged = true;
+        }
+    }
+    staged
+}
+
+#[test]
+fn two_stage_gzip_matches_one_worker_on_the_corpus_fixtures_and_shared_traces() {
+    let mut staged = 0;
+    for (name, bytes) in corpus::small() {
+        staged += check_two_stage(name, &bytes) as usize;
+    }
+    for e in std::fs::read_dir(common::fixture("")).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() {
+            let bytes = std::fs::read(&p).unwrap();
+            let gz = corpus::gzip(&bytes);
+            staged += check_two_stage(&p.display().to_string(), &gz) as usize;
+            // Cut short, and damaged in the middle.
+            staged += check_two_stage("cut.json.gz", &gz[..gz.len() * 2 / 3]) as usize;
+            let mut bad = gz.clone();
+            let mid = bad.len() / 2;
+            bad[mid] ^= 0x55;
+            staged += check_two_stage("bad.json.gz", &bad) as usize;
+        }
+    }
+    if let Some(dir) = common::shared_traces() {
+        for p in common::trace_files(&dir) {
+            let bytes = std::fs::read(&p).unwrap();
+            staged += check_two_stage(&p.display().to_string(), &bytes) as usize;
+        }
+    }
+    assert!(staged >= 12, "only {staged} files went through two stages");
 }

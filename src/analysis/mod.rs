@@ -371,6 +371,11 @@ impl Analysis {
         self.push(Bytes::Owned(bytes));
     }
 
+    /// Whether the input read so far is a tracesight report (not a trace).
+    pub fn is_report(&self) -> bool {
+        matches!(self.stage, Stage::Report(_))
+    }
+
     /// Whether more input can change the result (false once the JSON is known to be bad).
     pub fn wants_more(&self) -> bool {
         match &self.stage {

@@ -55,7 +55,7 @@ impl std::error::Error for SourceError {}
 
 /// What went wrong with the byte stream, decided by who failed and how, never by the text of
 /// the message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Failure {
     /// The compressed stream ends before its end (a file cut short).
     Truncated,
@@ -300,6 +300,90 @@ impl Inflater {
                     return Err(e);
                 }
             }
+        }
+    }
+}
+
+/// A stream error as it crosses to another worker: its verdict and its text, which is all a
+/// report takes from it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CarriedError {
+    pub failure: Failure,
+    pub message: String,
+}
+
+impl CarriedError {
+    pub fn of(e: &io::Error) -> CarriedError {
+        CarriedError { failure: classify(e), message: describe(e) }
+    }
+
+    /// The error again, classified and described as the original.
+    pub fn into_error(self) -> io::Error {
+        io::Error::other(Classified(self.failure, self.message))
+    }
+}
+
+/// What the inflate stage has next.
+#[derive(Debug, PartialEq)]
+pub enum Inflating {
+    Bytes(Vec<u8>),
+    /// Every pushed byte is used: push more, or end the input.
+    NeedInput,
+    /// The stream is complete.
+    End,
+    /// The stream failed after the bytes handed out so far.
+    Failed(CarriedError),
+}
+
+/// The first stage of a two-stage pipeline (the page's inflating worker): an [`Inflater`]
+/// whose output comes in chunks of about `chunk` bytes, to hand to the parsing stage, and
+/// whose error comes after the last bytes inflated before it. An [`crate::Analysis`] fed
+/// these chunks and finished with the error gives what one fed the compressed file gives.
+pub struct InflateStage {
+    inflater: Inflater,
+    chunk: usize,
+    failed: Option<CarriedError>,
+}
+
+impl InflateStage {
+    pub fn new(chunk: usize) -> InflateStage {
+        InflateStage { inflater: Inflater::new(), chunk: chunk.max(1), failed: None }
+    }
+
+    pub fn push(&mut self, compressed: Vec<u8>) {
+        self.inflater.push(compressed);
+    }
+
+    /// No more input will come; `failure` is how the source failed, if it did.
+    pub fn end(&mut self, failure: Option<io::Error>) {
+        self.inflater.end(failure);
+    }
+
+    pub fn next(&mut self) -> Inflating {
+        if let Some(e) = self.failed.take() {
+            return Inflating::Failed(e);
+        }
+        let mut out = Vec::new();
+        loop {
+            let then = match self.inflater.pull() {
+                Ok(Pulled::Bytes(b)) => {
+                    out.extend_from_slice(b);
+                    if out.len() < self.chunk {
+                        continue;
+                    }
+                    return Inflating::Bytes(out);
+                }
+                Ok(Pulled::NeedInput) => Inflating::NeedInput,
+                Ok(Pulled::End) => Inflating::End,
+                Err(e) => Inflating::Failed(CarriedError::of(&e)),
+            };
+            if out.is_empty() {
+                return then;
+            }
+            if let Inflating::Failed(e) = then {
+                self.failed = Some(e);
+            }
+            return Inflating::Bytes(out);
         }
     }
 }
