@@ -106,7 +106,7 @@ fn two_stage(name: &str, bytes: &[u8], piece: usize, chunk: usize) -> Option<Res
     let mut a = Analysis::new(name, Options::default());
     let mut pieces = bytes.chunks(piece.max(1));
     loop {
-        match stage.next() {
+        match stage.pull() {
             Inflating::Bytes(b) => {
                 a.feed(&b);
                 if a.is_report() {

@@ -359,7 +359,7 @@ impl InflateStage {
         self.inflater.end(failure);
     }
 
-    pub fn next(&mut self) -> Inflating {
+    pub fn pull(&mut self) -> Inflating {
         if let Some(e) = self.failed.take() {
             return Inflating::Failed(e);
         }
