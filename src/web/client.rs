@@ -10,7 +10,7 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
-use web_sys::{ErrorEvent, File, MessageEvent, Worker, WorkerOptions, WorkerType};
+use web_sys::{ErrorEvent, File, MessageChannel, MessageEvent, MessagePort, Worker, WorkerOptions, WorkerType};
 
 /// What the worker tells the page.
 pub enum WorkerEvent {
@@ -32,8 +32,9 @@ pub struct Client(Rc<RefCell<Inner>>);
 struct Inner {
     worker: Option<Worker>,
     ready: bool,
-    /// The message posted before the worker said "ready" (a worker drops earlier messages).
-    queued: Option<JsValue>,
+    /// Messages (and what they transfer) posted before the worker said "ready" (a worker
+    /// drops earlier messages).
+    queued: Vec<(JsValue, Option<Array>)>,
     on_event: Handler,
     // Kept alive as long as their worker.
     closures: Vec<Closure<dyn FnMut(JsValue)>>,
@@ -47,7 +48,7 @@ impl Client {
         let client = Client(Rc::new(RefCell::new(Inner {
             worker: None,
             ready: false,
-            queued: None,
+            queued: Vec::new(),
             on_event: Rc::new(on_event),
             closures: Vec::new(),
             retired: Vec::new(),
@@ -57,8 +58,8 @@ impl Client {
     }
 
     /// Analyses `files` (a JS array of `File`/`Blob`) as `request` and `job` say, once the
-    /// worker is ready.
-    pub fn analyse(&self, files: Array, request: &Request, job: &Job) {
+    /// worker is ready; `port` goes with it (transferred), for [`Job::Inflate`].
+    pub fn analyse(&self, files: Array, request: &Request, job: &Job, port: Option<MessagePort>) {
         if self.0.borrow().worker.is_none() {
             self.spawn();
         }
@@ -71,7 +72,24 @@ impl Client {
             &text(serde_json::to_string(request).unwrap_or_default()),
         );
         let _ = js_sys::Reflect::set(&message, &"job".into(), &text(serde_json::to_string(job).unwrap_or_default()));
-        self.post(message.into(), None);
+        let transfer = port.map(|port| {
+            let _ = js_sys::Reflect::set(&message, &"port".into(), &port);
+            Array::of1(&port)
+        });
+        self.post(message.into(), transfer);
+    }
+
+    /// Tells the lead worker of a .json.gz how it gets the inflated bytes: `port`, or none
+    /// (null: it reads the file alone), or that the inflating worker died.
+    pub fn inflater(&self, port: Option<MessagePort>, lost: bool) {
+        let message = js_sys::Object::new();
+        if lost {
+            let _ = js_sys::Reflect::set(&message, &"inflater_lost".into(), &JsValue::TRUE);
+            return self.post(message.into(), None);
+        }
+        let value: JsValue = port.clone().map_or(JsValue::NULL, Into::into);
+        let _ = js_sys::Reflect::set(&message, &"port".into(), &value);
+        self.post(message.into(), port.map(|p| Array::of1(&p)));
     }
 
     /// Hands a lead worker the other parts of its file (`{join}`), their buffers transferred.
@@ -89,17 +107,13 @@ impl Client {
         let mut inner = self.0.borrow_mut();
         match (&inner.worker, inner.ready) {
             (Some(worker), true) => {
-                let posted = match &transfer {
-                    Some(t) => worker.post_message_with_transfer(&message, t),
-                    None => worker.post_message(&message),
-                };
-                if let Err(e) = posted {
+                if let Err(e) = post_to(worker, &message, transfer.as_ref()) {
                     let handler = inner.on_event.clone();
                     drop(inner);
                     handler(WorkerEvent::Crashed(describe(&e)));
                 }
             }
-            _ => inner.queued = Some(message),
+            _ => inner.queued.push((message, transfer)),
         }
     }
 
@@ -122,7 +136,7 @@ impl Client {
             worker.terminate();
         }
         inner.ready = false;
-        inner.queued = None;
+        inner.queued.clear();
         inner.retired = std::mem::take(&mut inner.closures);
     }
 
@@ -173,8 +187,11 @@ impl Client {
             let mut inner = self.0.borrow_mut();
             if let ToPage::Ready = msg {
                 inner.ready = true;
-                if let (Some(message), Some(worker)) = (inner.queued.take(), inner.worker.as_ref()) {
-                    let _ = worker.post_message(&message);
+                let queued = std::mem::take(&mut inner.queued);
+                if let Some(worker) = inner.worker.as_ref() {
+                    for (message, transfer) in queued {
+                        let _ = post_to(worker, &message, transfer.as_ref());
+                    }
                 }
             }
             inner.on_event.clone()
@@ -194,6 +211,13 @@ impl Client {
             self.spawn();
         }
         handler(WorkerEvent::Crashed(text));
+    }
+}
+
+fn post_to(worker: &Worker, message: &JsValue, transfer: Option<&Array>) -> Result<(), JsValue> {
+    match transfer {
+        Some(t) => worker.post_message_with_transfer(message, t),
+        None => worker.post_message(message),
     }
 }
 
@@ -255,6 +279,8 @@ struct Pool {
     waiting: VecDeque<usize>,
     /// The file being read in parts, once its lead worker has split it.
     split: Option<Split>,
+    /// The slots of the lead and of the worker inflating for it.
+    inflating: Option<(usize, usize)>,
     on_event: Rc<dyn Fn(PoolEvent)>,
 }
 
@@ -262,8 +288,18 @@ struct Slot {
     client: Client,
     /// The file this worker is reading.
     file: Option<usize>,
-    /// The part of it, when a lead worker split it (1 and up: the lead reads part 0).
-    part: Option<usize>,
+    role: Role,
+}
+
+/// What a worker does with its file.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Role {
+    /// Reads it (leading the others, if it splits it).
+    Lead,
+    /// Reads part `k` of it for the lead (1 and up: the lead reads part 0).
+    Part(usize),
+    /// Inflates it for the lead.
+    Inflate,
 }
 
 /// A file read in parts.
@@ -289,6 +325,7 @@ impl WorkerPool {
             files: Vec::new(),
             waiting: VecDeque::new(),
             split: None,
+            inflating: None,
             on_event: Rc::new(on_event),
         })));
         pool.add_slot();
@@ -309,6 +346,7 @@ impl WorkerPool {
             pool.files = files;
             pool.request = request;
             pool.split = None;
+            pool.inflating = None;
         }
         while self.0.borrow().slots.len() < width {
             self.add_slot();
@@ -324,11 +362,12 @@ impl WorkerPool {
             let mut pool = self.0.borrow_mut();
             pool.waiting.clear();
             pool.split = None;
+            pool.inflating = None;
             pool.slots
                 .iter_mut()
                 .map(|s| {
                     s.file = None;
-                    s.part = None;
+                    s.role = Role::Lead;
                     s.client.clone()
                 })
                 .collect()
@@ -346,7 +385,7 @@ impl WorkerPool {
         let slot = self.0.borrow().slots.len();
         let pool = Rc::downgrade(&self.0);
         let client = Client::new(move |ev| on_client_event(&pool, slot, ev));
-        self.0.borrow_mut().slots.push(Slot { client, file: None, part: None });
+        self.0.borrow_mut().slots.push(Slot { client, file: None, role: Role::Lead });
         slot
     }
 
@@ -368,7 +407,7 @@ impl WorkerPool {
         };
         // Outside the borrow: a worker that cannot start reports back at once.
         match next {
-            (client, Some(file), request, job) => client.analyse(Array::of1(&file), &request, &job),
+            (client, Some(file), request, job) => client.analyse(Array::of1(&file), &request, &job, None),
             (client, None, _, _) if slot > 0 => client.release(),
             _ => {}
         }
@@ -382,16 +421,54 @@ impl WorkerPool {
             (pool.files[file].clone(), pool.request.clone())
         };
         for (k, job) in parts.into_iter().enumerate() {
-            let idle = self.0.borrow().slots.iter().position(|s| s.file.is_none());
-            let slot = idle.unwrap_or_else(|| self.add_slot());
-            let client = {
-                let mut pool = self.0.borrow_mut();
-                pool.slots[slot].file = Some(file);
-                pool.slots[slot].part = Some(k + 1);
-                pool.slots[slot].client.clone()
-            };
-            client.analyse(Array::of1(&handle), &request, &Job::Part { index: k as u32 + 1, job });
+            let client = self.helper(file, Role::Part(k + 1));
+            client.analyse(Array::of1(&handle), &request, &Job::Part { index: k as u32 + 1, job }, None);
         }
+    }
+
+    /// An idle worker (started if none is), given `role` on `file`.
+    fn helper(&self, file: usize, role: Role) -> Client {
+        let idle = self.0.borrow().slots.iter().position(|s| s.file.is_none());
+        let slot = idle.unwrap_or_else(|| self.add_slot());
+        let mut pool = self.0.borrow_mut();
+        pool.slots[slot].file = Some(file);
+        pool.slots[slot].role = role;
+        if role == Role::Inflate {
+            pool.inflating = pool.inflating.map(|(lead, _)| (lead, slot));
+        }
+        pool.slots[slot].client.clone()
+    }
+
+    /// The lead worker of `file` (a .json.gz) asks for a worker to inflate it: the two get
+    /// the ends of a channel.
+    fn inflate(&self, lead: usize, file: usize) {
+        let (lead_client, handle, request) = {
+            let mut pool = self.0.borrow_mut();
+            pool.inflating = Some((lead, usize::MAX));
+            (pool.slots[lead].client.clone(), pool.files[file].clone(), pool.request.clone())
+        };
+        let Ok(channel) = MessageChannel::new() else {
+            return lead_client.inflater(None, false);
+        };
+        let client = self.helper(file, Role::Inflate);
+        client.analyse(Array::of1(&handle), &request, &Job::Inflate, Some(channel.port2()));
+        lead_client.inflater(Some(channel.port1()), false);
+    }
+
+    /// The inflating worker is done, or died (`lost`): its slot is free; a lead still reading
+    /// learns that it must read the file alone.
+    fn inflate_done(&self, slot: usize, lost: bool) {
+        let lead = {
+            let mut pool = self.0.borrow_mut();
+            pool.slots[slot].file = None;
+            pool.slots[slot].role = Role::Lead;
+            let lead = pool.inflating.take().map(|(lead, _)| pool.slots[lead].client.clone());
+            lead.filter(|_| lost)
+        };
+        if let Some(lead) = lead {
+            lead.inflater(None, true);
+        }
+        self.feed(slot);
     }
 
     /// Part `part` is read (`data` None: it failed); once every part is in, the lead gets them.
@@ -399,7 +476,7 @@ impl WorkerPool {
         let lead = {
             let mut pool = self.0.borrow_mut();
             pool.slots[slot].file = None;
-            pool.slots[slot].part = None;
+            pool.slots[slot].role = Role::Lead;
             let lead = pool.split.as_mut().and_then(|s| {
                 *s.data.get_mut(part - 1)? = Some(data.unwrap_or(JsValue::NULL));
                 s.data.iter().all(Option::is_some).then(|| {
@@ -419,7 +496,10 @@ impl WorkerPool {
     fn progress(&self, slot: usize, file: usize, bytes: f64) -> f64 {
         let mut pool = self.0.borrow_mut();
         let size = pool.files.get(file).map_or(f64::MAX, |f| f.size());
-        let part = pool.slots[slot].part.unwrap_or(0);
+        let part = match pool.slots[slot].role {
+            Role::Part(k) => k,
+            Role::Lead | Role::Inflate => 0,
+        };
         match pool.split.as_mut().filter(|s| s.file == file) {
             Some(s) => {
                 if let Some(b) = s.bytes.get_mut(part) {
@@ -435,10 +515,10 @@ impl WorkerPool {
 
 fn on_client_event(pool: &Weak<RefCell<Pool>>, slot: usize, ev: WorkerEvent) {
     let Some(pool) = pool.upgrade().map(WorkerPool) else { return };
-    let (file, part, handler) = {
+    let (file, role, handler) = {
         let p = pool.0.borrow();
         let s = p.slots.get(slot);
-        (s.and_then(|s| s.file), s.and_then(|s| s.part), p.on_event.clone())
+        (s.and_then(|s| s.file), s.map_or(Role::Lead, |s| s.role), p.on_event.clone())
     };
     let finished = |p: &WorkerPool| {
         let mut p = p.0.borrow_mut();
@@ -448,18 +528,25 @@ fn on_client_event(pool: &Weak<RefCell<Pool>>, slot: usize, ev: WorkerEvent) {
         if p.split.as_ref().is_some_and(|s| s.lead == slot) {
             p.split = None;
         }
+        if p.inflating.is_some_and(|(lead, _)| lead == slot) {
+            p.inflating = None;
+        }
     };
-    match (ev, file, part) {
+    match (ev, file, role) {
         (WorkerEvent::Message(ToPage::Ready), _, _) => handler(PoolEvent::Ready),
         (WorkerEvent::Message(ToPage::Progress { bytes, .. }), Some(file), _) => {
             let bytes = pool.progress(slot, file, bytes);
             handler(PoolEvent::Progress { file, bytes })
         }
-        (WorkerEvent::Message(ToPage::Split { parts }), Some(file), None) => pool.split(slot, file, parts),
-        (WorkerEvent::PartDone { data }, Some(_), Some(part)) => pool.part_done(slot, part, data),
+        (WorkerEvent::Message(ToPage::Split { parts }), Some(file), Role::Lead) => pool.split(slot, file, parts),
+        (WorkerEvent::PartDone { data }, Some(_), Role::Part(part)) => pool.part_done(slot, part, data),
         // A worker reading a part died: the lead reads the file whole instead.
-        (WorkerEvent::Crashed(_), Some(_), Some(part)) => pool.part_done(slot, part, None),
-        (WorkerEvent::Message(ToPage::Done { json, wasm_memory_bytes, parts }), Some(file), None) => {
+        (WorkerEvent::Crashed(_), Some(_), Role::Part(part)) => pool.part_done(slot, part, None),
+        (WorkerEvent::Message(ToPage::Inflate), Some(file), Role::Lead) => pool.inflate(slot, file),
+        (WorkerEvent::Message(ToPage::InflateDone), Some(_), Role::Inflate) => pool.inflate_done(slot, false),
+        // The inflating worker died: the lead reads the file alone.
+        (WorkerEvent::Crashed(_), Some(_), Role::Inflate) => pool.inflate_done(slot, true),
+        (WorkerEvent::Message(ToPage::Done { json, wasm_memory_bytes, parts }), Some(file), Role::Lead) => {
             finished(&pool);
             let stats = WorkerStats { wasm_memory_bytes, parts };
             handler(PoolEvent::Finished { file, outcome: Ok(json), stats });
@@ -467,7 +554,7 @@ fn on_client_event(pool: &Weak<RefCell<Pool>>, slot: usize, ev: WorkerEvent) {
         }
         // The worker died on this file: the file failed, the others go on (the client has
         // started a fresh worker, or will when given the next file).
-        (WorkerEvent::Crashed(text), Some(file), None) => {
+        (WorkerEvent::Crashed(text), Some(file), Role::Lead) => {
             finished(&pool);
             handler(PoolEvent::Finished { file, outcome: Err(text), stats: WorkerStats::default() });
             pool.feed(slot);

@@ -1,6 +1,7 @@
 //! Messages between the page and the worker. The page posts `{files, request, job}`: a JS
 //! array of `File`s (structured clone: the handles cross, not the bytes), a [`Request`] and a
-//! [`Job`] as JSON text; or `{join}` to a worker that leads a file read in parts. The worker
+//! [`Job`] as JSON text (and a `port` for [`Job::Inflate`]); or `{join}`, `{port}` or
+//! `{inflater_lost}` to a worker that leads a file read by several. The worker
 //! answers with [`ToPage`] messages, encoded by serde-wasm-bindgen.
 
 use crate::analysis::split::PartJob;
@@ -37,10 +38,13 @@ pub enum Job {
     /// (answering [`ToPage::Split`]), reads the first part, then waits for `{join}`: an array
     /// holding, for every other part in file order, the bytes its worker sent in
     /// [`ToPage::PartDone`] or null. Falls back to reading the file whole when a part is
-    /// missing or cannot be joined exactly.
+    /// missing or cannot be joined exactly. A large .json.gz is instead parsed as another
+    /// worker inflates it (see [`ToPage::Inflate`]).
     Lead { workers: u32 },
     /// Reads one part of a file for the worker that leads it.
     Part { index: u32, job: PartJob },
+    /// Inflates a .json.gz for the worker that leads it, over the `port` posted with it.
+    Inflate,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -55,6 +59,11 @@ pub enum ToPage {
     /// The lead worker reads the file in parts: these are for other workers (part 0, the
     /// lead's own, is not among them).
     Split { parts: Vec<PartJob> },
+    /// The lead worker asks for a worker to inflate its .json.gz: the page answers `{port}`
+    /// (a MessagePort to that worker, or null), and `{inflater_lost}` if that worker dies.
+    Inflate,
+    /// The inflating worker is done (the lead has all it needs).
+    InflateDone,
     /// A part is read; the message's `data` property holds its encoded bytes (a Uint8Array,
     /// transferred), absent when `ok` is false (the part cannot be joined).
     PartDone { index: u32, ok: bool },

@@ -3,17 +3,20 @@
 //! The browser reads the next slices while wasm parses this one; memory stays bounded: the
 //! slices in flight (outside wasm memory) and one slice copied into wasm memory, never the
 //! whole file. A large plain-JSON file can be read in parts by several workers
-//! ([`Job::Lead`], [`Job::Part`]); the lead joins the parts the others encode.
+//! ([`Job::Lead`], [`Job::Part`]); the lead joins the parts the others encode. A large
+//! .json.gz is read in two stages: another worker inflates it ([`Job::Inflate`]) and hands
+//! the lead the inflated chunks over a `MessagePort`, a few chunks ahead of the parser.
 
 use super::protocol::{Job, Request, ToPage};
 use crate::analysis::split::{self, Joined, Part, PartJob, PartReader};
-use js_sys::{Array, ArrayBuffer, Promise, Uint8Array};
+use crate::input::{CarriedError, InflateStage, Inflating};
+use js_sys::{Array, ArrayBuffer, Object, Promise, Reflect, Uint8Array};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::io;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Blob, DedicatedWorkerGlobalScope, File, MessageEvent};
+use web_sys::{Blob, DedicatedWorkerGlobalScope, File, MessageEvent, MessagePort};
 
 /// Bytes per `Blob.slice` read: large enough to amortise the JS call and the promise, small
 /// enough to keep memory flat.
@@ -26,9 +29,68 @@ const AHEAD: usize = 2;
 /// Bytes parsed between two progress messages.
 const PROGRESS_STEP: usize = 4 << 20;
 
+/// Compressed bytes per read of the inflating worker: small, as they inflate ~10x.
+const GZ_SLICE: f64 = (1 << 20) as f64;
+
+/// Inflated bytes per chunk handed to the parsing worker.
+const INFLATED_CHUNK: usize = 4 << 20;
+
+/// Chunks the inflating worker sends before the parser has taken them: bounds the memory
+/// between the stages while keeping both busy.
+const CHUNKS_AHEAD: u32 = 4;
+
+/// A .json.gz smaller than this is inflated and parsed by one worker.
+const MIN_TWO_STAGE_BYTES: f64 = (4 << 20) as f64;
+
 thread_local! {
-    /// The lead's wait for the other parts: resolved with the page's `{join}` array.
-    static JOIN: RefCell<Option<js_sys::Function>> = const { RefCell::new(None) };
+    /// Messages that an analysis waits for (the page's `{join}`, `{port}`, `{inflater_lost}`;
+    /// the other stage's messages on its port), in arrival order.
+    static MAILBOX: RefCell<VecDeque<JsValue>> = const { RefCell::new(VecDeque::new()) };
+    /// Wakes the analysis waiting in [`receive`].
+    static WAKE: RefCell<Option<js_sys::Function>> = const { RefCell::new(None) };
+}
+
+fn deliver(message: JsValue) {
+    MAILBOX.with(|m| m.borrow_mut().push_back(message));
+    if let Some(wake) = WAKE.with(|w| w.borrow_mut().take()) {
+        let _ = wake.call0(&JsValue::NULL);
+    }
+}
+
+/// The next message for the running analysis, waiting for it.
+async fn receive() -> JsValue {
+    loop {
+        if let Some(m) = MAILBOX.with(|m| m.borrow_mut().pop_front()) {
+            return m;
+        }
+        let woken = Promise::new(&mut |resolve, _| WAKE.with(|w| *w.borrow_mut() = Some(resolve)));
+        let _ = JsFuture::from(woken).await;
+    }
+}
+
+/// The message's `name` property, when it has one.
+fn get(message: &JsValue, name: &str) -> Option<JsValue> {
+    Reflect::get(message, &JsValue::from_str(name)).ok().filter(|v| !v.is_undefined())
+}
+
+/// Sends `fields` as one object over `port`, transferring `transfer`.
+fn send(port: &MessagePort, fields: &[(&str, JsValue)], transfer: Option<&JsValue>) {
+    let message = Object::new();
+    for (name, value) in fields {
+        let _ = Reflect::set(&message, &JsValue::from_str(name), value);
+    }
+    let _ = match transfer {
+        Some(t) => port.post_message_with_transferable(&message, &Array::of1(t)),
+        None => port.post_message(&message),
+    };
+}
+
+/// Hands the port's messages to [`receive`].
+fn listen(port: &MessagePort) {
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|ev: MessageEvent| deliver(ev.data()));
+    port.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // One small handler per two-stage reading, kept for the worker's life.
+    on_message.forget();
 }
 
 pub fn run() {
@@ -37,18 +99,17 @@ pub fn run() {
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
         let data = ev.data();
         let field = |name: &str| js_sys::Reflect::get(&data, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED);
-        let join = field("join");
-        if !join.is_undefined() {
-            if let Some(resolve) = JOIN.with(|j| j.borrow_mut().take()) {
-                let _ = resolve.call1(&JsValue::NULL, &join);
-            }
+        let Ok(files) = field("files").dyn_into::<Array>() else {
+            // For the running analysis.
+            deliver(data);
             return;
-        }
-        let files: Array = field("files").dyn_into().unwrap_or_default();
+        };
+        MAILBOX.with(|m| m.borrow_mut().clear());
         let text = |name: &str| field(name).as_string().unwrap_or_default();
         let request: Request = serde_json::from_str(&text("request")).unwrap_or_default();
         let job: Job = serde_json::from_str(&text("job")).unwrap_or_default();
-        wasm_bindgen_futures::spawn_local(analyse_all(reply.clone(), files, request, job));
+        let port = field("port").dyn_into::<MessagePort>().ok();
+        wasm_bindgen_futures::spawn_local(analyse_all(reply.clone(), files, request, job, port));
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
@@ -62,7 +123,13 @@ fn post(scope: &DedicatedWorkerGlobalScope, msg: &ToPage) {
     }
 }
 
-async fn analyse_all(scope: DedicatedWorkerGlobalScope, files: Array, request: Request, job: Job) {
+async fn analyse_all(
+    scope: DedicatedWorkerGlobalScope,
+    files: Array,
+    request: Request,
+    job: Job,
+    port: Option<MessagePort>,
+) {
     // The page checks the rules before sending them; ones that still fail are not applied.
     let opts = request.options().unwrap_or_default();
     // One buffer in wasm memory, reused for every slice.
@@ -81,6 +148,13 @@ async fn analyse_all(scope: DedicatedWorkerGlobalScope, files: Array, request: R
         }
         return;
     }
+    if let Job::Inflate = job {
+        if let (Ok(file), Some(port)) = (files.get(0).dyn_into::<File>(), port) {
+            inflate_for_lead(&scope, file.into(), &port).await;
+        }
+        post(&scope, &ToPage::InflateDone);
+        return;
+    }
     let mut results = Vec::with_capacity(files.length() as usize);
     let mut most_parts = 1;
     for (index, value) in files.iter().enumerate() {
@@ -89,7 +163,12 @@ async fn analyse_all(scope: DedicatedWorkerGlobalScope, files: Array, request: R
         let name = file.name();
         let in_parts = match job {
             Job::Lead { workers } if files.length() == 1 => {
-                analyse_in_parts(&scope, &name, file.clone().into(), workers, &opts, &mut scratch).await
+                match analyse_in_parts(&scope, &name, file.clone().into(), workers, &opts, &mut scratch).await {
+                    Some(done) => Some(done),
+                    None => analyse_in_two_stages(&scope, &name, file.clone().into(), &opts, &mut scratch)
+                        .await
+                        .map(|result| (result, 1)),
+                }
             }
             _ => None,
         };
@@ -163,8 +242,6 @@ async fn analyse_in_parts(
         return None;
     }
     let jobs = PartJob::all(&cuts, layout);
-    // Waiting starts before the others can answer (messages arrive only at an await).
-    let others = Promise::new(&mut |resolve, _| JOIN.with(|j| *j.borrow_mut() = Some(resolve)));
     post(scope, &ToPage::Split { parts: jobs[1..].to_vec() });
     let mut reader = PartReader::new(jobs[0]);
     let read = read_range(scope, 0, &blob, jobs[0].from as f64, jobs[0].to as f64, scratch, &mut |piece| {
@@ -173,7 +250,11 @@ async fn analyse_in_parts(
     })
     .await;
     let first = read.ok().and_then(|_| reader.finish())?;
-    let others: Array = JsFuture::from(others).await.ok()?.dyn_into().ok()?;
+    let others: Array = loop {
+        if let Some(join) = get(&receive().await, "join") {
+            break join.dyn_into().ok()?;
+        }
+    };
     if others.length() as usize + 1 != jobs.len() {
         return None;
     }
@@ -186,6 +267,133 @@ async fn analyse_in_parts(
     let (collector, outcome) = joined.finish()?;
     let report = crate::analysis::report_of_parts(name, collector, Ok(outcome), opts);
     Some((report.map(|t| vec![t]), jobs.len() as u32))
+}
+
+/// Parses a large .json.gz that another worker inflates: None when it is not one (plain, small,
+/// a gzip report), or no inflating worker could help (the caller then reads it alone).
+async fn analyse_in_two_stages(
+    scope: &DedicatedWorkerGlobalScope,
+    name: &str,
+    blob: Blob,
+    opts: &crate::Options,
+    scratch: &mut Vec<u8>,
+) -> Option<Result<Vec<crate::TraceReport>, crate::TraceError>> {
+    let size = blob.size();
+    if size < MIN_TWO_STAGE_BYTES || !read_bytes(&blob, 0, 2, size as u64).await.ok()?.starts_with(&[0x1f, 0x8b]) {
+        return None;
+    }
+    post(scope, &ToPage::Inflate);
+    let port: MessagePort = loop {
+        let m = receive().await;
+        if get(&m, "inflater_lost").is_some() {
+            return None;
+        }
+        if let Some(port) = get(&m, "port") {
+            break port.dyn_into().ok()?;
+        }
+    };
+    listen(&port);
+    let mut analysis = crate::Analysis::new(name, opts.clone());
+    let result = loop {
+        let m = receive().await;
+        if let Some(bytes) = get(&m, "bytes").and_then(|b| b.dyn_into::<Uint8Array>().ok()) {
+            send(&port, &[("ack", JsValue::TRUE)], None);
+            scratch.resize(bytes.length() as usize, 0);
+            bytes.copy_to(scratch);
+            analysis.feed(scratch);
+            // A gzip report is read the usual way.
+            if analysis.is_report() {
+                break None;
+            }
+            if !analysis.wants_more() {
+                break Some(analysis.finish(None));
+            }
+        } else if get(&m, "end").is_some() {
+            let error = get(&m, "error").and_then(|e| e.as_string());
+            let error = error.and_then(|e| serde_json::from_str::<CarriedError>(&e).ok());
+            break Some(analysis.finish(error.map(CarriedError::into_error)));
+        } else if get(&m, "inflater_lost").is_some() {
+            break None;
+        }
+    };
+    send(&port, &[("stop", JsValue::TRUE)], None);
+    port.set_onmessage(None);
+    port.close();
+    result
+}
+
+/// Inflates `blob` for the lead worker at the other end of `port`: inflated chunks, at most
+/// [`CHUNKS_AHEAD`] not yet taken, then `{end}` with the error after them, if any. Progress
+/// (compressed bytes read) goes to the page as the file's.
+async fn inflate_for_lead(scope: &DedicatedWorkerGlobalScope, blob: Blob, port: &MessagePort) {
+    listen(port);
+    let size = blob.size();
+    let mut stage = InflateStage::new(INFLATED_CHUNK);
+    let (mut next, mut read, mut ended) = (0.0, 0.0, false);
+    let mut pending: VecDeque<JsFuture> = VecDeque::new();
+    let mut ahead = 0;
+    loop {
+        match stage.pull() {
+            Inflating::Bytes(bytes) => {
+                let data = Uint8Array::from(&bytes[..]);
+                drop(bytes);
+                send(port, &[("bytes", data.clone().into())], Some(&data.buffer()));
+                ahead += 1;
+                // Wait while the parser is behind; stop when it needs no more.
+                while ahead >= CHUNKS_AHEAD {
+                    let m = receive().await;
+                    if get(&m, "stop").is_some() {
+                        return;
+                    }
+                    if get(&m, "ack").is_some() {
+                        ahead -= 1;
+                    }
+                }
+            }
+            Inflating::NeedInput if !ended => {
+                while pending.len() < AHEAD && next < size {
+                    let end = (next + GZ_SLICE).min(size);
+                    match blob.slice_with_f64_and_f64(next, end) {
+                        Ok(slice) => pending.push_back(JsFuture::from(slice.array_buffer())),
+                        Err(e) => {
+                            stage.end(Some(js_err(e)));
+                            ended = true;
+                            break;
+                        }
+                    }
+                    next = end;
+                }
+                match pending.pop_front() {
+                    _ if ended => {}
+                    None => {
+                        stage.end(None);
+                        ended = true;
+                    }
+                    Some(ahead_read) => match ahead_read.await {
+                        Ok(buffer) => {
+                            let bytes = Uint8Array::new(&buffer).to_vec();
+                            read += bytes.len() as f64;
+                            stage.push(bytes);
+                            post(scope, &ToPage::Progress { index: 0, bytes: read });
+                        }
+                        Err(e) => {
+                            stage.end(Some(js_err(e)));
+                            ended = true;
+                        }
+                    },
+                }
+            }
+            Inflating::NeedInput | Inflating::End => {
+                send(port, &[("end", JsValue::TRUE)], None);
+                return;
+            }
+            Inflating::Failed(e) => {
+                let error = serde_json::to_string(&e).unwrap_or_default();
+                send(port, &[("end", JsValue::TRUE), ("error", error.into())], None);
+                return;
+            }
+        }
+    }
 }
 
 /// Reads one part for the lead worker: its encoded form, or None when it cannot be joined.
