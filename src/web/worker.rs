@@ -60,12 +60,17 @@ fn deliver(message: JsValue) {
 /// The next message for the running analysis, waiting for it.
 async fn receive() -> JsValue {
     loop {
-        if let Some(m) = MAILBOX.with(|m| m.borrow_mut().pop_front()) {
+        if let Some(m) = try_receive() {
             return m;
         }
         let woken = Promise::new(&mut |resolve, _| WAKE.with(|w| *w.borrow_mut() = Some(resolve)));
         let _ = JsFuture::from(woken).await;
     }
+}
+
+/// The next message for the running analysis, if one is there.
+fn try_receive() -> Option<JsValue> {
+    MAILBOX.with(|m| m.borrow_mut().pop_front())
 }
 
 /// The message's `name` property, when it has one.
@@ -340,8 +345,12 @@ async fn inflate_for_lead(scope: &DedicatedWorkerGlobalScope, blob: Blob, port: 
                 send(port, &[("bytes", data.clone().into())], Some(&data.buffer()));
                 ahead += 1;
                 // Wait while the parser is behind; stop when it needs no more.
-                while ahead >= CHUNKS_AHEAD {
-                    let m = receive().await;
+                loop {
+                    let m = match try_receive() {
+                        Some(m) => m,
+                        None if ahead >= CHUNKS_AHEAD => receive().await,
+                        None => break,
+                    };
                     if get(&m, "stop").is_some() {
                         return;
                     }
