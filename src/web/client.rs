@@ -79,17 +79,20 @@ impl Client {
         self.post(message.into(), transfer);
     }
 
-    /// Tells the lead worker of a .json.gz how it gets the inflated bytes: `port`, or none
-    /// (null: it reads the file alone), or that the inflating worker died.
-    pub fn inflater(&self, port: Option<MessagePort>, lost: bool) {
+    /// Tells the lead worker of a .json.gz where the inflated bytes come from: `port` (its
+    /// end of a channel to the inflating worker), or none (null: it reads the file alone).
+    pub fn inflater(&self, port: Option<MessagePort>) {
         let message = js_sys::Object::new();
-        if lost {
-            let _ = js_sys::Reflect::set(&message, &"inflater_lost".into(), &JsValue::TRUE);
-            return self.post(message.into(), None);
-        }
         let value: JsValue = port.clone().map_or(JsValue::NULL, Into::into);
         let _ = js_sys::Reflect::set(&message, &"port".into(), &value);
         self.post(message.into(), port.map(|p| Array::of1(&p)));
+    }
+
+    /// Tells the lead worker of a .json.gz that its inflating worker died.
+    pub fn inflater_lost(&self) {
+        let message = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&message, &"inflater_lost".into(), &JsValue::TRUE);
+        self.post(message.into(), None);
     }
 
     /// Hands a lead worker the other parts of its file (`{join}`), their buffers transferred.
@@ -448,11 +451,11 @@ impl WorkerPool {
             (pool.slots[lead].client.clone(), pool.files[file].clone(), pool.request.clone())
         };
         let Ok(channel) = MessageChannel::new() else {
-            return lead_client.inflater(None, false);
+            return lead_client.inflater(None);
         };
         let client = self.helper(file, Role::Inflate);
         client.analyse(Array::of1(&handle), &request, &Job::Inflate, Some(channel.port2()));
-        lead_client.inflater(Some(channel.port1()), false);
+        lead_client.inflater(Some(channel.port1()));
     }
 
     /// The inflating worker is done, or died (`lost`): its slot is free; a lead still reading
@@ -466,7 +469,7 @@ impl WorkerPool {
             lead.filter(|_| lost)
         };
         if let Some(lead) = lead {
-            lead.inflater(None, true);
+            lead.inflater_lost();
         }
         self.feed(slot);
     }

@@ -103,7 +103,7 @@ pub fn run() {
     let reply = scope.clone();
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
         let data = ev.data();
-        let field = |name: &str| js_sys::Reflect::get(&data, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED);
+        let field = |name: &str| Reflect::get(&data, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED);
         let Ok(files) = field("files").dyn_into::<Array>() else {
             // For the running analysis.
             deliver(data);
@@ -135,56 +135,69 @@ async fn analyse_all(
     job: Job,
     port: Option<MessagePort>,
 ) {
-    // The page checks the rules before sending them; ones that still fail are not applied.
-    let opts = request.options().unwrap_or_default();
     // One buffer in wasm memory, reused for every slice.
     let mut scratch = Vec::new();
-    if let Job::Part { index, job } = job {
-        let Ok(file) = files.get(0).dyn_into::<File>() else { return };
-        let encoded = read_part(&scope, file.into(), job, &mut scratch).await;
-        let data = encoded.map(|bytes| Uint8Array::from(&bytes[..]));
-        if let Ok(msg) = serde_wasm_bindgen::to_value(&ToPage::PartDone { index, ok: data.is_some() }) {
-            let transfer = Array::new();
-            if let Some(data) = &data {
-                let _ = js_sys::Reflect::set(&msg, &"data".into(), data);
-                transfer.push(&data.buffer());
+    let first = files.get(0).dyn_into::<File>().ok();
+    match (job, first) {
+        (Job::Part { index, job }, Some(file)) => {
+            let encoded = read_part(&scope, file.into(), job, &mut scratch).await;
+            let data = encoded.map(|bytes| Uint8Array::from(&bytes[..]));
+            if let Ok(msg) = serde_wasm_bindgen::to_value(&ToPage::PartDone { index, ok: data.is_some() }) {
+                let transfer = Array::new();
+                if let Some(data) = &data {
+                    let _ = Reflect::set(&msg, &"data".into(), data);
+                    transfer.push(&data.buffer());
+                }
+                let _ = scope.post_message_with_transfer(&msg, &transfer);
             }
-            let _ = scope.post_message_with_transfer(&msg, &transfer);
         }
-        return;
-    }
-    if let Job::Inflate = job {
-        if let (Ok(file), Some(port)) = (files.get(0).dyn_into::<File>(), port) {
-            inflate_for_lead(&scope, file.into(), &port).await;
+        (Job::Inflate, Some(file)) => {
+            if let Some(port) = port {
+                inflate_for_lead(&scope, file.into(), &port).await;
+            }
+            post(&scope, &ToPage::InflateDone);
         }
-        post(&scope, &ToPage::InflateDone);
-        return;
+        (Job::Part { .. } | Job::Inflate, None) => {}
+        (Job::Whole | Job::Lead { .. }, _) => analyse_files(&scope, files, request, job, &mut scratch).await,
     }
+}
+
+/// Reads `files` one after another (leading the reading of a lone file by several workers)
+/// and posts the combined report.
+async fn analyse_files(
+    scope: &DedicatedWorkerGlobalScope,
+    files: Array,
+    request: Request,
+    job: Job,
+    scratch: &mut Vec<u8>,
+) {
+    // The page checks the rules before sending them; ones that still fail are not applied.
+    let opts = request.options().unwrap_or_default();
     let mut results = Vec::with_capacity(files.length() as usize);
     let mut most_parts = 1;
     for (index, value) in files.iter().enumerate() {
         let index = index as u32;
         let file: File = value.unchecked_into();
         let name = file.name();
-        let in_parts = match job {
+        let led = match job {
             Job::Lead { workers } if files.length() == 1 => {
-                match analyse_in_parts(&scope, &name, file.clone().into(), workers, &opts, &mut scratch).await {
+                match analyse_in_parts(scope, &name, file.clone().into(), workers, &opts, scratch).await {
                     Some(done) => Some(done),
-                    None => analyse_in_two_stages(&scope, &name, file.clone().into(), &opts, &mut scratch)
+                    None => analyse_in_two_stages(scope, &name, file.clone().into(), &opts, scratch)
                         .await
                         .map(|result| (result, 1)),
                 }
             }
             _ => None,
         };
-        let result = match in_parts {
+        let result = match led {
             Some((result, parts)) => {
                 most_parts = parts;
                 result
             }
-            None => analyse_file(&scope, index, &name, file.into(), &opts, &mut scratch).await,
+            None => analyse_file(scope, index, &name, file.into(), &opts, scratch).await,
         };
-        post(&scope, &ToPage::FileDone { index, ok: result.is_ok() });
+        post(scope, &ToPage::FileDone { index, ok: result.is_ok() });
         results.push(result);
     }
     let report = crate::combine_all(results);
@@ -198,7 +211,7 @@ async fn analyse_all(
         .buffer()
         .unchecked_into::<js_sys::ArrayBuffer>()
         .byte_length() as f64;
-    post(&scope, &ToPage::Done { json, wasm_memory_bytes, parts: most_parts });
+    post(scope, &ToPage::Done { json, wasm_memory_bytes, parts: most_parts });
 }
 
 /// Reads `blob` whole into a push analysis.
