@@ -26,7 +26,7 @@ pub const MAX_DEPTH: usize = 128;
 
 /// Rows kept per kind (GPU rows, runtime calls, CPU ops, module spans, memory events): later
 /// events of that kind are read and counted but not analysed (diagnostic `row_limit`). About
-/// 23 bytes per GPU row, 40 per runtime call or CPU op (see the README). Sized for real traces
+/// 23-24 bytes per GPU row, 40 per runtime call or CPU op (see the README). Sized for real traces
 /// first: a 10 GB Kineto trace has a few million rows of each kind, and its numbers must be
 /// exact; hostile input (10 million tiny kernels, a gzip bomb) fills the GPU rows' limit in
 /// about 230 MB, see the README's measured figures.

@@ -1,4 +1,4 @@
-//! GPU rows stored column by column in 23 bytes each (a plain struct took 48): most values fit
+//! GPU rows stored column by column in 23-24 bytes each (a plain struct took 48): most values fit
 //! 4 bytes, and the rare one that does not is kept exactly in a side table, so nothing is
 //! rounded or cut. Millions of tiny kernels are what fills memory, so this is where it pays.
 
@@ -71,16 +71,17 @@ const BLOCK: usize = 4096;
 /// Bases a block may have before its rows' starts go to the side table.
 const MAX_BASES: usize = 64;
 
-/// Start times, 5 bytes a row: a 4-byte offset from one of its block's bases, and which base.
-/// Rows close in the file are seldom close in time only: Kineto writes each stream's rows in
-/// bursts and generators interleave steps, so one base per block put most rows of such traces
-/// in the side table (87% on `gen_trace.py`'s, at ~40 bytes each and a tree lookup per read).
-/// A block gets a new base (2^31 ns before the row, so rows up to ~2.1 s either side fit)
-/// whenever a row fits none of its bases.
+/// Start times: a 4-byte offset from one of its block's bases, and, in a block with several
+/// bases, which one (1 byte). Rows close in the file are not always close in time: Kineto
+/// writes each stream's rows in bursts and generators interleave steps, so one base per block
+/// put most rows of such traces in the side table (87% on `gen_trace.py`'s, at ~40 bytes each
+/// and a tree lookup per read). A block gets a new base (2^31 ns before the row, so rows up to
+/// ~2.1 s either side fit) whenever a row fits none of its bases.
 #[derive(Default, Serialize, Deserialize)]
 struct Starts {
     offset: Packed,
-    base_of: Vec<u8>,
+    /// Per block: which base each row uses, for a block with more than one.
+    base_of: Vec<Option<Box<[u8]>>>,
     /// Per block: where its bases start in `bases`.
     first_base: Vec<u32>,
     bases: Vec<i64>,
@@ -94,9 +95,10 @@ impl Starts {
     }
 
     fn push(&mut self, v: i64) {
-        let i = self.base_of.len();
+        let i = self.offset.code.len();
         if i.is_multiple_of(BLOCK) {
             self.first_base.push(self.bases.len() as u32);
+            self.base_of.push(None);
         }
         let fits = |b: i64| v.checked_sub(b).is_some_and(|off| (0..CODE_WIDE as i64).contains(&off));
         let bases = self.block_bases(i / BLOCK);
@@ -114,13 +116,22 @@ impl Starts {
         };
         let base = self.block_bases(i / BLOCK).get(k).copied().unwrap_or(0);
         self.offset.push(v, base);
-        self.base_of.push(k as u8);
+        let which = &mut self.base_of[i / BLOCK];
+        if k > 0 && which.is_none() {
+            *which = Some(vec![0; BLOCK].into_boxed_slice());
+        }
+        if let Some(which) = which {
+            which[i % BLOCK] = k as u8;
+        }
     }
 
     fn get(&self, i: usize) -> i64 {
         let base = match self.offset.code[i] {
             CODE_NONE | CODE_WIDE => 0,
-            _ => self.bases[self.first_base[i / BLOCK] as usize + self.base_of[i] as usize],
+            _ => {
+                let which = self.base_of[i / BLOCK].as_ref().map_or(0, |w| w[i % BLOCK]);
+                self.bases[self.first_base[i / BLOCK] as usize + which as usize]
+            }
         };
         self.offset.get(i, base)
     }
@@ -322,6 +333,17 @@ mod tests {
         assert_eq!(index, [u32::MAX, 0, u32::MAX, 1, u32::MAX]);
         assert_eq!((g.len(), g.start(0), g.start(1), g.get(1).dur), (2, 6, -39, 2));
         assert_eq!((g.correlation(0), g.correlation(1)), (1 << 35, -2));
+    }
+
+    #[test]
+    fn rows_in_time_order_keep_one_base_a_block_and_no_selector() {
+        let mut g = GpuRows::default();
+        for i in 0..10_000i64 {
+            g.push(row(1_700_000_000_000_000_000 + i * 50_000, 5, 7), NONE, NONE);
+        }
+        assert_eq!(g.start.bases.len(), 3);
+        assert!(g.start.base_of.iter().all(Option::is_none));
+        assert!((0..10_000).all(|i| g.start(i) == 1_700_000_000_000_000_000 + i as i64 * 50_000));
     }
 
     #[test]
