@@ -63,9 +63,12 @@ pub struct FileProgress {
 pub enum FileState {
     /// Not started: waiting for a free worker (or, with no size yet, for its download).
     Waiting,
-    /// Being read (or downloaded) since this time (`Date.now()` milliseconds).
+    /// Being read (or downloaded): the time (`Date.now()` milliseconds) and the bytes read
+    /// at the first progress report, which the rate counts from (a worker's first report
+    /// already holds a few MB).
     Reading {
         started_ms: f64,
+        from_bytes: f64,
     },
     Done,
     /// Could not be read at all: why.
@@ -339,7 +342,7 @@ async fn open_urls(
         .set(checked.iter().map(|u| ArcRwSignal::new(FileProgress::new(super::fetch::file_name(u), 0.0))).collect());
     let mut files = Vec::new();
     for (i, url) in checked.iter().enumerate() {
-        update_row(progress, i, |f| f.state = FileState::Reading { started_ms: now_ms() });
+        update_row(progress, i, |f| f.state = FileState::Reading { started_ms: now_ms(), from_bytes: 0.0 });
         let file = super::fetch::fetch_trace(url, |bytes, total| {
             update_row(progress, i, |f| {
                 f.bytes = bytes;
@@ -380,7 +383,7 @@ fn on_pool_event(ev: PoolEvent, sig: Signals) {
         PoolEvent::Progress { file, bytes } => update_row(progress, file, |f| {
             f.bytes = bytes;
             if f.state == FileState::Waiting {
-                f.state = FileState::Reading { started_ms: now_ms() };
+                f.state = FileState::Reading { started_ms: now_ms(), from_bytes: bytes };
             }
         }),
         PoolEvent::Finished { file, outcome, stats } => {

@@ -57,11 +57,14 @@ fn file_row(f: FileProgress) -> impl IntoView {
         FileState::Failed(_) => String::new(),
         FileState::Waiting if f.size == 0.0 => "fetching…".to_string(),
         FileState::Waiting => format!("{} · waiting for a free worker", format::bytes(f.size)),
-        FileState::Reading { started_ms } => {
+        FileState::Reading { started_ms, from_bytes } => {
             let secs = ((now_ms() - started_ms) / 1000.0).max(1e-3);
-            let rate = f.bytes / secs;
+            let rate = (f.bytes - from_bytes).max(0.0) / secs;
             let left = if rate > 0.0 { (f.size - f.bytes) / rate } else { f64::INFINITY };
-            if f.size <= 0.0 {
+            if rate <= 0.0 && f.size > 0.0 {
+                // No rate before the second report.
+                format!("{} of {}", format::bytes(f.bytes), format::bytes(f.size))
+            } else if f.size <= 0.0 {
                 // A download whose size the server did not say.
                 return view! {
                     <li data-state=state>
@@ -71,14 +74,15 @@ fn file_row(f: FileProgress) -> impl IntoView {
                     </li>
                 }
                 .into_any();
+            } else {
+                format!(
+                    "{} of {} · {:.0} MB/s · {} left",
+                    format::bytes(f.bytes),
+                    format::bytes(f.size),
+                    rate / 1e6,
+                    format::seconds(left)
+                )
             }
-            format!(
-                "{} of {} · {:.0} MB/s · {} left",
-                format::bytes(f.bytes),
-                format::bytes(f.size),
-                rate / 1e6,
-                format::seconds(left)
-            )
         }
     };
     let max = f.size.max(1.0);
