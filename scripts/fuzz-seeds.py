@@ -33,6 +33,7 @@ for s in seeds:
     put("report", small)
     put("report", gzip.compress(small))
     put("report_gzip", small)
+    put("split", small)
     # Single events for the scanner: the text between the first '{' after traceEvents and
     # the next line break is usually one event.
     i = small.find(b'"traceEvents"')
