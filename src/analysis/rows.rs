@@ -105,16 +105,16 @@ impl Starts {
         // The latest base first: rows come in runs.
         let found = (v != NONE).then(|| bases.iter().rposition(|&b| fits(b))).flatten();
         let count = bases.len();
-        let k = match found {
-            Some(k) => k,
+        let (k, base) = match found {
+            Some(k) => (k, bases[k]),
             None if v != NONE && count < MAX_BASES => {
-                self.bases.push(v.saturating_sub(1 << 31));
-                count
+                let base = v.saturating_sub(1 << 31);
+                self.bases.push(base);
+                (count, base)
             }
             // The side table takes it (NONE, or a block with too many bases).
-            None => 0,
+            None => (0, 0),
         };
-        let base = self.block_bases(i / BLOCK).get(k).copied().unwrap_or(0);
         self.offset.push(v, base);
         let which = &mut self.base_of[i / BLOCK];
         if k > 0 && which.is_none() {

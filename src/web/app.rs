@@ -418,7 +418,7 @@ fn on_pool_event(ev: PoolEvent, sig: Signals) {
             });
             let request = request_of(source);
             match all {
-                Some(Some((reports, None, memory))) => {
+                Some(Some((reports, None, stats))) => {
                     // The report on screen analysed again (a range, new rules)?
                     let shown = match stage.get_untracked() {
                         Stage::Done(shown) if refreshing.get_untracked() => Some(shown),
@@ -429,9 +429,9 @@ fn on_pool_event(ev: PoolEvent, sig: Signals) {
                     let pending =
                         if shown.is_some() { None } else { pending_view.try_update_value(|v| v.take()).flatten() };
                     let from_urls = pending.is_some();
-                    stage.set(finished(crate::merge(reports), memory, pending, from_urls, request, shown))
+                    stage.set(finished(crate::merge(reports), stats, pending, from_urls, request, shown))
                 }
-                Some(Some((reports, Some(run_a), memory))) => {
+                Some(Some((reports, Some(run_a), stats))) => {
                     let labelled = std::iter::once((run_a, Some(Side::A)))
                         .chain(reports.into_iter().map(|r| (r, Some(Side::B))))
                         .collect();
@@ -440,7 +440,7 @@ fn on_pool_event(ev: PoolEvent, sig: Signals) {
                     // Compared at once when B brought traces; else the error screen or notice says why.
                     let view =
                         ViewState { compare: (!compare.b.is_empty()).then_some(compare), ..ViewState::default() };
-                    stage.set(finished(report, memory, Some(view), false, request, None));
+                    stage.set(finished(report, stats, Some(view), false, request, None));
                 }
                 _ => {}
             }

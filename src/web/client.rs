@@ -161,7 +161,7 @@ impl Client {
             // A part's bytes stay a JS buffer, handed on to the lead as they are.
             let bytes = js_sys::Reflect::get(&data, &"data".into()).ok().filter(|d| !d.is_undefined());
             match serde_wasm_bindgen::from_value::<ToPage>(data) {
-                Ok(ToPage::PartDone { ok, .. }) => {
+                Ok(ToPage::PartDone { ok }) => {
                     let handler = this.0.borrow().on_event.clone();
                     handler(WorkerEvent::PartDone { data: bytes.filter(|_| ok) })
                 }
@@ -282,8 +282,8 @@ struct Pool {
     waiting: VecDeque<usize>,
     /// The file being read in parts, once its lead worker has split it.
     split: Option<Split>,
-    /// The slots of the lead and of the worker inflating for it.
-    inflating: Option<(usize, usize)>,
+    /// The slot of the lead whose file a worker inflates.
+    inflating: Option<usize>,
     on_event: Rc<dyn Fn(PoolEvent)>,
 }
 
@@ -425,7 +425,7 @@ impl WorkerPool {
         };
         for (k, job) in parts.into_iter().enumerate() {
             let client = self.helper(file, Role::Part(k + 1));
-            client.analyse(Array::of1(&handle), &request, &Job::Part { index: k as u32 + 1, job }, None);
+            client.analyse(Array::of1(&handle), &request, &Job::Part { job }, None);
         }
     }
 
@@ -436,9 +436,6 @@ impl WorkerPool {
         let mut pool = self.0.borrow_mut();
         pool.slots[slot].file = Some(file);
         pool.slots[slot].role = role;
-        if role == Role::Inflate {
-            pool.inflating = pool.inflating.map(|(lead, _)| (lead, slot));
-        }
         pool.slots[slot].client.clone()
     }
 
@@ -447,7 +444,7 @@ impl WorkerPool {
     fn inflate(&self, lead: usize, file: usize) {
         let (lead_client, handle, request) = {
             let mut pool = self.0.borrow_mut();
-            pool.inflating = Some((lead, usize::MAX));
+            pool.inflating = Some(lead);
             (pool.slots[lead].client.clone(), pool.files[file].clone(), pool.request.clone())
         };
         let Ok(channel) = MessageChannel::new() else {
@@ -465,7 +462,7 @@ impl WorkerPool {
             let mut pool = self.0.borrow_mut();
             pool.slots[slot].file = None;
             pool.slots[slot].role = Role::Lead;
-            let lead = pool.inflating.take().map(|(lead, _)| pool.slots[lead].client.clone());
+            let lead = pool.inflating.take().map(|lead| pool.slots[lead].client.clone());
             lead.filter(|_| lost)
         };
         if let Some(lead) = lead {
@@ -531,7 +528,7 @@ fn on_client_event(pool: &Weak<RefCell<Pool>>, slot: usize, ev: WorkerEvent) {
         if p.split.as_ref().is_some_and(|s| s.lead == slot) {
             p.split = None;
         }
-        if p.inflating.is_some_and(|(lead, _)| lead == slot) {
+        if p.inflating == Some(slot) {
             p.inflating = None;
         }
     };

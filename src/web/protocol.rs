@@ -41,8 +41,9 @@ pub enum Job {
     /// missing or cannot be joined exactly. A large .json.gz is instead parsed as another
     /// worker inflates it (see [`ToPage::Inflate`]).
     Lead { workers: u32 },
-    /// Reads one part of a file for the worker that leads it.
-    Part { index: u32, job: PartJob },
+    /// Reads one part of a file for the worker that leads it (the page knows which part a
+    /// worker reads).
+    Part { job: PartJob },
     /// Inflates a .json.gz for the worker that leads it, over the `port` posted with it.
     Inflate,
 }
@@ -66,7 +67,7 @@ pub enum ToPage {
     InflateDone,
     /// A part is read; the message's `data` property holds its encoded bytes (a Uint8Array,
     /// transferred), absent when `ok` is false (the part cannot be joined).
-    PartDone { index: u32, ok: bool },
+    PartDone { ok: bool },
     /// All files analysed: the combined Report exactly as `tracesight --json` prints it, the
     /// worker's wasm memory size (its high-water mark: wasm memory never shrinks) and the most
     /// parts a file was read in (1: whole).

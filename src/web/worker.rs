@@ -103,17 +103,16 @@ pub fn run() {
     let reply = scope.clone();
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
         let data = ev.data();
-        let field = |name: &str| Reflect::get(&data, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED);
-        let Ok(files) = field("files").dyn_into::<Array>() else {
+        let Some(files) = get(&data, "files").and_then(|f| f.dyn_into::<Array>().ok()) else {
             // For the running analysis.
             deliver(data);
             return;
         };
         MAILBOX.with(|m| m.borrow_mut().clear());
-        let text = |name: &str| field(name).as_string().unwrap_or_default();
+        let text = |name: &str| get(&data, name).and_then(|v| v.as_string()).unwrap_or_default();
         let request: Request = serde_json::from_str(&text("request")).unwrap_or_default();
         let job: Job = serde_json::from_str(&text("job")).unwrap_or_default();
-        let port = field("port").dyn_into::<MessagePort>().ok();
+        let port = get(&data, "port").and_then(|p| p.dyn_into::<MessagePort>().ok());
         wasm_bindgen_futures::spawn_local(analyse_all(reply.clone(), files, request, job, port));
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -139,10 +138,10 @@ async fn analyse_all(
     let mut scratch = Vec::new();
     let first = files.get(0).dyn_into::<File>().ok();
     match (job, first) {
-        (Job::Part { index, job }, Some(file)) => {
+        (Job::Part { job }, Some(file)) => {
             let encoded = read_part(&scope, file.into(), job, &mut scratch).await;
             let data = encoded.map(|bytes| Uint8Array::from(&bytes[..]));
-            if let Ok(msg) = serde_wasm_bindgen::to_value(&ToPage::PartDone { index, ok: data.is_some() }) {
+            if let Ok(msg) = serde_wasm_bindgen::to_value(&ToPage::PartDone { ok: data.is_some() }) {
                 let transfer = Array::new();
                 if let Some(data) = &data {
                     let _ = Reflect::set(&msg, &"data".into(), data);
@@ -345,10 +344,9 @@ async fn analyse_in_two_stages(
 /// (compressed bytes read) goes to the page as the file's.
 async fn inflate_for_lead(scope: &DedicatedWorkerGlobalScope, blob: Blob, port: &MessagePort) {
     listen(port);
-    let size = blob.size();
     let mut stage = InflateStage::new(INFLATED_CHUNK);
-    let (mut next, mut read, mut ended) = (0.0, 0.0, false);
-    let mut pending: VecDeque<JsFuture> = VecDeque::new();
+    let mut slices = Slices::new(&blob, 0.0, blob.size(), GZ_SLICE);
+    let (mut read, mut ended) = (0.0, false);
     let mut ahead = 0;
     loop {
         match stage.pull() {
@@ -372,39 +370,22 @@ async fn inflate_for_lead(scope: &DedicatedWorkerGlobalScope, blob: Blob, port: 
                     }
                 }
             }
-            Inflating::NeedInput if !ended => {
-                while pending.len() < AHEAD && next < size {
-                    let end = (next + GZ_SLICE).min(size);
-                    match blob.slice_with_f64_and_f64(next, end) {
-                        Ok(slice) => pending.push_back(JsFuture::from(slice.array_buffer())),
-                        Err(e) => {
-                            stage.end(Some(js_err(e)));
-                            ended = true;
-                            break;
-                        }
-                    }
-                    next = end;
+            Inflating::NeedInput if !ended => match slices.next().await {
+                Some(Ok(buffer)) => {
+                    let bytes = Uint8Array::new(&buffer).to_vec();
+                    read += bytes.len() as f64;
+                    stage.push(bytes);
+                    post(scope, &ToPage::Progress { index: 0, bytes: read });
                 }
-                match pending.pop_front() {
-                    _ if ended => {}
-                    None => {
-                        stage.end(None);
-                        ended = true;
-                    }
-                    Some(ahead_read) => match ahead_read.await {
-                        Ok(buffer) => {
-                            let bytes = Uint8Array::new(&buffer).to_vec();
-                            read += bytes.len() as f64;
-                            stage.push(bytes);
-                            post(scope, &ToPage::Progress { index: 0, bytes: read });
-                        }
-                        Err(e) => {
-                            stage.end(Some(js_err(e)));
-                            ended = true;
-                        }
-                    },
+                Some(Err(e)) => {
+                    stage.end(Some(e));
+                    ended = true;
                 }
-            }
+                None => {
+                    stage.end(None);
+                    ended = true;
+                }
+            },
             Inflating::NeedInput | Inflating::End => {
                 send(port, &[("end", JsValue::TRUE)], None);
                 return;
@@ -442,9 +423,38 @@ async fn read_bytes(blob: &Blob, at: u64, len: u64, size: u64) -> Result<Vec<u8>
     Ok(Uint8Array::new(&buffer).to_vec())
 }
 
-/// Reads bytes `from..to` of `blob` slice by slice, `AHEAD` reads in flight, handing each
-/// piece to `feed` until it wants no more; progress (bytes read of the range) goes to the
-/// page as file `index`'s.
+/// Bytes `from..to` of a blob in slices of `slice` bytes, [`AHEAD`] reads in flight: the
+/// browser reads the next slices while this one is used.
+struct Slices<'a> {
+    blob: &'a Blob,
+    next: f64,
+    to: f64,
+    slice: f64,
+    pending: VecDeque<JsFuture>,
+}
+
+impl<'a> Slices<'a> {
+    fn new(blob: &'a Blob, from: f64, to: f64, slice: f64) -> Self {
+        Slices { blob, next: from, to, slice, pending: VecDeque::new() }
+    }
+
+    /// The next slice, None after the last.
+    async fn next(&mut self) -> Option<Result<ArrayBuffer, io::Error>> {
+        while self.pending.len() < AHEAD && self.next < self.to {
+            let end = (self.next + self.slice).min(self.to);
+            match self.blob.slice_with_f64_and_f64(self.next, end) {
+                Ok(slice) => self.pending.push_back(JsFuture::from(slice.array_buffer())),
+                Err(e) => return Some(Err(js_err(e))),
+            }
+            self.next = end;
+        }
+        let read = self.pending.pop_front()?.await;
+        Some(read.map(JsValue::unchecked_into).map_err(js_err))
+    }
+}
+
+/// Reads bytes `from..to` of `blob` slice by slice, handing each piece to `feed` until it
+/// wants no more; progress (bytes read of the range) goes to the page as file `index`'s.
 async fn read_range(
     scope: &DedicatedWorkerGlobalScope,
     index: u32,
@@ -454,19 +464,10 @@ async fn read_range(
     scratch: &mut Vec<u8>,
     feed: &mut dyn FnMut(&[u8]) -> bool,
 ) -> Result<(), io::Error> {
-    let mut next = from;
-    let mut pending: VecDeque<JsFuture> = VecDeque::new();
+    let mut slices = Slices::new(blob, from, to, SLICE);
     let mut read = 0.0;
-    loop {
-        // Keep the browser reading ahead while this slice is parsed.
-        while pending.len() < AHEAD && next < to {
-            let end = (next + SLICE).min(to);
-            let slice = blob.slice_with_f64_and_f64(next, end).map_err(js_err)?;
-            pending.push_back(JsFuture::from(slice.array_buffer()));
-            next = end;
-        }
-        let Some(ahead) = pending.pop_front() else { return Ok(()) };
-        let buffer: ArrayBuffer = ahead.await.map_err(js_err)?.unchecked_into();
+    while let Some(buffer) = slices.next().await {
+        let buffer = buffer?;
         // The one copy: from the browser's buffer into wasm memory, parsed in place there.
         let bytes = Uint8Array::new(&buffer);
         let n = bytes.length() as usize;
@@ -483,6 +484,7 @@ async fn read_range(
             }
         }
     }
+    Ok(())
 }
 fn js_err(e: JsValue) -> io::Error {
     let text = e
