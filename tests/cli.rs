@@ -262,11 +262,7 @@ fn same_report_on_threads(f: &Path) {
 
 #[test]
 fn threads_give_the_same_report_on_fixtures_and_plain_real_traces() {
-    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(fixture(""))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
+    let mut files = json_fixtures();
     if let Some(dir) = shared_traces() {
         files.extend(trace_files(&dir).into_iter().filter(|p| p.extension().is_some_and(|e| e == "json")));
     }

@@ -8,7 +8,7 @@ mod common;
 
 use std::io::Read;
 
-use common::{fixture, shared_traces, trace_files};
+use common::{fixture, json_fixtures, shared_traces, trace_files};
 use tracesight::analysis::report_of_parts;
 use tracesight::analysis::split::{self, Joined, Part, PartJob, PartReader};
 use tracesight::{analyze_slice, Options};
@@ -64,12 +64,7 @@ fn check(name: &str, bytes: &[u8]) -> usize {
 
 #[test]
 fn parts_joined_across_workers_give_the_report_of_one_reading() {
-    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(fixture(""))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
+    let mut files = json_fixtures();
     match shared_traces() {
         // Gzip traces are inflated here: the page splits plain files, but the joining is
         // what is checked, and real traces are where its corners are.
