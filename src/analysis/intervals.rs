@@ -4,12 +4,37 @@
 /// Half-open `[start, end)` intervals.
 pub type Span = (i64, i64);
 
-/// Sorts and merges into disjoint, ordered intervals (touching intervals merge).
+/// Sorts and merges into disjoint, ordered intervals (touching intervals merge). In place:
+/// the busy lists hold millions of spans, and a second list of that size was the report
+/// build's peak memory.
 pub fn union(mut v: Vec<Span>) -> Vec<Span> {
     v.retain(|&(s, e)| e > s);
     v.sort_unstable();
-    let mut out: Vec<Span> = Vec::with_capacity(v.len() / 2 + 1);
-    for (s, e) in v {
+    let mut kept = 0;
+    for i in 0..v.len() {
+        let (s, e) = v[i];
+        if kept > 0 && s <= v[kept - 1].1 {
+            v[kept - 1].1 = v[kept - 1].1.max(e);
+        } else {
+            v[kept] = (s, e);
+            kept += 1;
+        }
+    }
+    v.truncate(kept);
+    v
+}
+
+/// The union of several unions (each disjoint and ordered), merged in one pass without
+/// copying them into one list first.
+pub fn union_of(lists: &[&[Span]]) -> Vec<Span> {
+    let mut at = vec![0usize; lists.len()];
+    let mut out: Vec<Span> = Vec::new();
+    loop {
+        // The list whose next span starts first.
+        let next = (0..lists.len()).filter(|&k| at[k] < lists[k].len()).min_by_key(|&k| lists[k][at[k]].0);
+        let Some(k) = next else { break };
+        let (s, e) = lists[k][at[k]];
+        at[k] += 1;
         match out.last_mut() {
             Some(last) if s <= last.1 => last.1 = last.1.max(e),
             _ => out.push((s, e)),
@@ -51,6 +76,18 @@ mod tests {
         let u = union(vec![(5, 10), (0, 3), (2, 4), (10, 12), (20, 20), (15, 18)]);
         assert_eq!(u, vec![(0, 4), (5, 12), (15, 18)]);
         assert_eq!(total(&u), 4 + 7 + 3);
+    }
+
+    #[test]
+    fn union_of_unions_is_the_union_of_all() {
+        let a = union(vec![(0, 3), (10, 12), (40, 50)]);
+        let b = union(vec![(2, 5), (12, 13), (30, 31)]);
+        let c = union(vec![(5, 6), (100, 101)]);
+        let all = union([&a[..], &b[..], &c[..]].concat());
+        assert_eq!(union_of(&[&a, &b, &c]), all);
+        assert_eq!(all, vec![(0, 6), (10, 13), (30, 31), (40, 50), (100, 101)]);
+        assert_eq!(union_of(&[&a, &[], &[]]), a);
+        assert!(union_of(&[]).is_empty());
     }
 
     #[test]

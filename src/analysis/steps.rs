@@ -128,7 +128,7 @@ impl Lanes {
         let compute = intervals::union(self.compute.spans);
         let comm = intervals::union(self.comm.spans);
         let memory = intervals::union(self.memory.spans);
-        let all = intervals::union([&compute[..], &comm[..], &memory[..]].concat());
+        let all = intervals::union_of(&[&compute, &comm, &memory]);
         let busy = intervals::total(&all);
         let mut gaps = (0u64, 0i64);
         for w in all.windows(2) {
