@@ -141,10 +141,55 @@ pub struct Attribution {
     pub memory_op: Vec<u32>,
 }
 
-fn sorted_find(v: &[(i64, u32)], key: i64) -> u32 {
-    match v.binary_search_by_key(&key, |x| x.0) {
-        Ok(i) => v[i].1,
-        Err(_) => NO,
+/// Integer ids (correlation, External) to u32 values, the first value given for an id
+/// winning. Kineto counts these ids up from a small base, so a table indexed by `id - min`
+/// is usually no larger than the calls themselves and a lookup is one load; ids spread wider
+/// than that (merged or hand-made traces) are kept as sorted pairs and binary-searched.
+enum IdIndex {
+    Dense { min: i64, slot: Vec<u32> },
+    Sorted(Vec<(i64, u32)>),
+}
+
+impl IdIndex {
+    /// `pairs` in order (it is walked twice); ids equal to NONE are skipped.
+    fn new<I: Iterator<Item = (i64, u32)>>(pairs: impl Fn() -> I) -> IdIndex {
+        let (mut count, mut min, mut max) = (0usize, i64::MAX, i64::MIN);
+        for (id, _) in pairs().filter(|p| p.0 != NONE) {
+            count += 1;
+            min = min.min(id);
+            max = max.max(id);
+        }
+        let range = max.checked_sub(min).and_then(|r| usize::try_from(r).ok()).and_then(|r| r.checked_add(1));
+        match range {
+            Some(range) if count > 0 && range <= 2 * count + 1024 => {
+                let mut slot = vec![NO; range];
+                for (id, v) in pairs().filter(|p| p.0 != NONE) {
+                    let s = &mut slot[(id - min) as usize];
+                    if *s == NO {
+                        *s = v;
+                    }
+                }
+                IdIndex::Dense { min, slot }
+            }
+            _ => {
+                let mut sorted: Vec<(i64, u32)> = pairs().filter(|p| p.0 != NONE).collect();
+                // Stable: equal ids keep their order, and the first is kept.
+                sorted.sort_by_key(|p| p.0);
+                sorted.dedup_by_key(|p| p.0);
+                IdIndex::Sorted(sorted)
+            }
+        }
+    }
+
+    fn get(&self, id: i64) -> u32 {
+        match self {
+            IdIndex::Dense { min, slot } => id
+                .checked_sub(*min)
+                .and_then(|k| usize::try_from(k).ok())
+                .and_then(|k| slot.get(k).copied())
+                .unwrap_or(NO),
+            IdIndex::Sorted(v) => v.binary_search_by_key(&id, |p| p.0).map_or(NO, |i| v[i].1),
+        }
     }
 }
 
@@ -167,6 +212,8 @@ pub fn attribute(
             aten.or(chain.first()).map(|&o| tree.spans[o as usize].name).unwrap_or(NO)
         })
         .collect();
+    // A row's launch call: the first (earliest) call with its correlation id.
+    let by_correlation = IdIndex::new(|| runtime.iter().enumerate().map(|(i, r)| (r.correlation, i as u32)));
     let mut dangling_correlation = 0u64;
     let runtime_of: Vec<u32> = (0..gpu.len())
         .map(|i| {
@@ -174,62 +221,45 @@ pub fn attribute(
             if correlation == NONE {
                 return NO;
             }
-            let r = runtime.binary_search_by_key(&correlation, |r| r.correlation).map(|i| i as u32).unwrap_or(NO);
+            let r = by_correlation.get(correlation);
             dangling_correlation += u64::from(r == NO);
             r
         })
         .collect();
+    drop(by_correlation);
     gpu.drop_correlation();
 
-    // The External ids launches refer to (a row's own one counts only without a launch call),
-    // and the ops that carry them.
-    let mut called = vec![false; runtime.len()];
-    let mut wanted: Vec<i64> = Vec::new();
-    for (i, &r) in runtime_of.iter().enumerate() {
-        if r != NO {
-            called[r as usize] = true;
-        } else if gpu.external(i) != NONE {
-            wanted.push(gpu.external(i));
-        }
-    }
-    wanted.extend(runtime.iter().zip(&called).filter(|(c, &k)| k && c.external != NONE).map(|(c, _)| c.external));
-    drop(called);
-    wanted.sort_unstable();
-    wanted.dedup();
-    let mut by_external: Vec<(i64, u32)> = tree
-        .spans
-        .iter()
-        .enumerate()
-        .filter(|(_, o)| o.external != NONE && wanted.binary_search(&o.external).is_ok())
-        .map(|(i, o)| (o.external, i as u32))
-        .collect();
-    by_external.sort_unstable();
-    by_external.dedup_by_key(|x| x.0);
-    drop(wanted);
+    // The op carrying each External id (the first, should several carry one).
+    let by_external = IdIndex::new(|| tree.spans.iter().enumerate().map(|(i, o)| (o.external, i as u32)));
 
     // Each distinct launch call is checked once (a graph launch serves many rows).
+    const UNSEEN: u32 = NO - 1;
     let mut external_mismatch = 0u64;
-    let mut call_leaf: FxHashMap<u32, u32> = FxHashMap::default();
+    let mut call_leaf: Vec<u32> = vec![UNSEEN; runtime.len()];
     let mut leaf: Vec<u32> = Vec::with_capacity(gpu.len());
     for (i, &r) in runtime_of.iter().enumerate() {
         let mut l = NO;
         if r != NO {
-            l = *call_leaf.entry(r).or_insert_with(|| {
+            if call_leaf[r as usize] == UNSEEN {
                 let call = runtime[r as usize];
+                let mut found = NO;
                 if call.external != NONE {
-                    let named = sorted_find(&by_external, call.external);
+                    let named = by_external.get(call.external);
                     if named != NO && tree.encloses(named, call.thread, call.start) {
-                        return named;
-                    }
-                    if named != NO {
+                        found = named;
+                    } else if named != NO {
                         external_mismatch += 1;
                     }
                 }
-                tree.innermost(call.thread, call.start)
-            });
+                if found == NO {
+                    found = tree.innermost(call.thread, call.start);
+                }
+                call_leaf[r as usize] = found;
+            }
+            l = call_leaf[r as usize];
         } else if gpu.external(i) != NONE {
             // No launch call in the trace: the row's own External id is all there is.
-            l = sorted_find(&by_external, gpu.external(i));
+            l = by_external.get(gpu.external(i));
         }
         leaf.push(l);
     }
