@@ -319,7 +319,28 @@ mod cli {
         ExitCode::SUCCESS
     }
 
+    /// glibc raises its mmap threshold each time a large block is freed, up to 32 MB, after
+    /// which the report build's short-lived per-row lists (a few MB to tens of MB each) come
+    /// from the heap and stay resident once freed, as do the parsing threads' parts in their
+    /// arenas. A fixed threshold keeps every block of 1 MB or more mapped on its own, so
+    /// freeing it gives the memory back (2 GB trace: peak RSS -10 to -15%).
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    fn return_freed_memory() {
+        extern "C" {
+            fn mallopt(param: std::ffi::c_int, value: std::ffi::c_int) -> std::ffi::c_int;
+        }
+        const M_MMAP_THRESHOLD: std::ffi::c_int = -3;
+        // SAFETY: sets an allocator parameter before any thread is started.
+        unsafe {
+            mallopt(M_MMAP_THRESHOLD, 1 << 20);
+        }
+    }
+
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    fn return_freed_memory() {}
+
     pub fn main() -> ExitCode {
+        return_freed_memory();
         if std::env::args().nth(1).as_deref() == Some("diff") {
             return diff_main();
         }
