@@ -12,21 +12,7 @@ use tracesight::{analyze_any, Analysis, Options, TraceError, TraceReport};
 
 fn json(r: &Result<Vec<TraceReport>, TraceError>) -> String {
     match r {
-        Ok(t) => {
-            let mut t = t.clone();
-            for r in &mut t {
-                // Reading stops at a syntax error: how far past it was read depends on the pieces.
-                if r.diagnostics.iter().any(|d| d.id.to_string() == "invalid_json") {
-                    r.json_bytes = 0;
-                }
-                // So does where a value outgrew the limit (the diagnostic names that offset).
-                if r.diagnostics.iter().any(|d| d.id.to_string() == "value_too_large") {
-                    r.json_bytes = 0;
-                    r.diagnostics.iter_mut().for_each(|d| d.message.clear());
-                }
-            }
-            serde_json::to_string(&t).unwrap()
-        }
+        Ok(t) => serde_json::to_string(t).unwrap(),
         Err(e) => format!("error {:?}: {}", e.kind, e.message),
     }
 }

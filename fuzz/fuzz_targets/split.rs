@@ -6,19 +6,9 @@ use tracesight::analysis::report_of_parts;
 use tracesight::analysis::split::{self, Joined, Part, PartJob, PartReader};
 use tracesight::{analyze_slice, Options, TraceError, TraceReport};
 
-/// The outcome as text, less how far past a syntax error the reader had read (that depends on
-/// where the bytes were cut, in one reading too).
+/// The outcome as text.
 fn text(r: Result<TraceReport, TraceError>) -> String {
-    format!(
-        "{:?}",
-        r.map(|mut r| {
-            if r.diagnostics.iter().any(|d| matches!(d.id.to_string().as_str(), "invalid_json" | "value_too_large")) {
-                r.json_bytes = 0;
-                r.diagnostics.iter_mut().for_each(|d| d.message.clear());
-            }
-            serde_json::to_string(&r).unwrap()
-        })
-    )
+    format!("{:?}", r.map(|r| serde_json::to_string(&r).unwrap()))
 }
 
 fn in_parts(data: &[u8], parts: u64) -> Option<String> {

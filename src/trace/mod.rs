@@ -60,7 +60,8 @@ pub enum End {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Outcome {
     pub end: End,
-    /// Decoded bytes read.
+    /// Decoded bytes read: where reading stopped at a syntax error or an oversized value,
+    /// else every byte of the input.
     pub bytes: u64,
     /// Event objects handed to the sink.
     pub events: u64,
@@ -340,10 +341,11 @@ impl PushReader {
         }
     }
 
-    /// One value longer than [`limits::MAX_VALUE_BYTES`] stops the read.
+    /// One value longer than [`limits::MAX_VALUE_BYTES`] stops the read, at the offset where
+    /// that value starts (the first byte held).
     fn check_size(&mut self) {
         if self.carry.len() >= limits::MAX_VALUE_BYTES {
-            self.out.end = End::ValueTooLarge { at: self.out.bytes };
+            self.out.end = End::ValueTooLarge { at: self.pos };
             self.state = State::Stopped;
             self.carry = Vec::new();
         }
@@ -363,7 +365,14 @@ impl PushReader {
                 Ending::Failed(e) => Fatal::Stream(input::classify(&e), input::describe(&e)),
                 Ending::Eof => Fatal::Empty,
             }),
-            State::Stopped => Ok(self.out),
+            // Where reading stopped, not how far past it the input was fed (that depends on
+            // how the bytes were cut).
+            State::Stopped => {
+                if let End::Invalid { at, .. } | End::ValueTooLarge { at } = self.out.end {
+                    self.out.bytes = at;
+                }
+                Ok(self.out)
+            }
             State::After => {
                 if let Ending::Failed(e) = how {
                     // The JSON closed, but the gzip container after it is damaged (bad
