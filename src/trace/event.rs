@@ -646,7 +646,10 @@ fn parse_micros(b: &[u8]) -> Option<i64> {
     let mut int: i64 = 0;
     let mut i = 0;
     while i < digits.len() && digits[i].is_ascii_digit() {
-        int = int.checked_mul(10)?.checked_add((digits[i] - b'0') as i64)?;
+        let d = (digits[i] - b'0') as i64;
+        // 18 digits cannot overflow, and an overflow-checked multiply is a call into a
+        // 128-bit multiply on wasm32: checked only past them.
+        int = if i < 18 { int * 10 + d } else { int.checked_mul(10)?.checked_add(d)? };
         i += 1;
     }
     if i == 0 {
@@ -680,7 +683,12 @@ fn parse_micros(b: &[u8]) -> Option<i64> {
         let ns = v * 1000.0;
         return if ns.is_finite() && ns.abs() < 9.2e18 { Some(ns.round() as i64) } else { None };
     }
-    let ns = int.checked_mul(1000)?.checked_add(frac_ns)?;
+    // frac_ns <= 1000 (999 rounded up).
+    let ns = if int <= (i64::MAX - 1000) / 1000 {
+        int * 1000 + frac_ns
+    } else {
+        int.checked_mul(1000)?.checked_add(frac_ns)?
+    };
     Some(if neg { -ns } else { ns })
 }
 
@@ -706,6 +714,15 @@ mod tests {
         assert_eq!(ns(""), None);
         assert_eq!(ns("abc"), None);
         assert_eq!(ns("99999999999999999999999"), None);
+        // At the edge of i64 nanoseconds: exact, or None, never wrapped.
+        assert_eq!(ns("9223372036854775.807"), Some(i64::MAX));
+        assert_eq!(ns("-9223372036854775.807"), Some(-i64::MAX));
+        assert_eq!(ns("9223372036854775.808"), None);
+        assert_eq!(ns("9223372036854775.8069"), Some(i64::MAX));
+        assert_eq!(ns("9223372036854775.8075"), None);
+        assert_eq!(ns("9223372036854776"), None);
+        assert_eq!(ns("999999999999999999"), None);
+        assert_eq!(ns("0000000000000000000000001.5"), Some(1500));
     }
 
     #[test]
