@@ -26,8 +26,12 @@ const SLICE: f64 = (16 << 20) as f64;
 /// parser wants it.
 const AHEAD: usize = 2;
 
-/// Bytes parsed between two progress messages.
+/// Bytes parsed between two looks at the progress (and at whether to go on).
 const PROGRESS_STEP: usize = 4 << 20;
+
+/// Milliseconds between two progress messages: each is a serialisation and a `postMessage`
+/// (about a millisecond of the worker's time), and the page shows no finer steps.
+const PROGRESS_MS: f64 = 50.0;
 
 /// Compressed bytes per read of the inflating worker: small, as they inflate ~10x.
 const GZ_SLICE: f64 = (1 << 20) as f64;
@@ -124,6 +128,26 @@ pub fn run() {
 fn post(scope: &DedicatedWorkerGlobalScope, msg: &ToPage) {
     if let Ok(value) = serde_wasm_bindgen::to_value(msg) {
         let _ = scope.post_message(&value);
+    }
+}
+
+/// A file's progress, posted at most every [`PROGRESS_MS`].
+struct Progress {
+    index: u32,
+    posted_ms: f64,
+}
+
+impl Progress {
+    fn new(index: u32) -> Self {
+        Progress { index, posted_ms: f64::NEG_INFINITY }
+    }
+
+    fn report(&mut self, scope: &DedicatedWorkerGlobalScope, bytes: f64) {
+        let now = js_sys::Date::now();
+        if now - self.posted_ms >= PROGRESS_MS {
+            self.posted_ms = now;
+            post(scope, &ToPage::Progress { index: self.index, bytes });
+        }
     }
 }
 
@@ -347,6 +371,7 @@ async fn inflate_for_lead(scope: &DedicatedWorkerGlobalScope, blob: Blob, port: 
     let mut stage = InflateStage::new(INFLATED_CHUNK);
     let mut slices = Slices::new(&blob, 0.0, blob.size(), GZ_SLICE);
     let (mut read, mut ended) = (0.0, false);
+    let mut progress = Progress::new(0);
     let mut ahead = 0;
     loop {
         match stage.pull() {
@@ -375,7 +400,7 @@ async fn inflate_for_lead(scope: &DedicatedWorkerGlobalScope, blob: Blob, port: 
                     let bytes = Uint8Array::new(&buffer).to_vec();
                     read += bytes.len() as f64;
                     stage.push(bytes);
-                    post(scope, &ToPage::Progress { index: 0, bytes: read });
+                    progress.report(scope, read);
                 }
                 Some(Err(e)) => {
                     stage.end(Some(e));
@@ -466,6 +491,7 @@ async fn read_range(
 ) -> Result<(), io::Error> {
     let mut slices = Slices::new(blob, from, to, SLICE);
     let mut read = 0.0;
+    let mut progress = Progress::new(index);
     while let Some(buffer) = slices.next().await {
         let buffer = buffer?;
         // The one copy: from the browser's buffer into wasm memory, parsed in place there.
@@ -474,11 +500,11 @@ async fn read_range(
         // (Resizing a buffer that already held a slice writes no bytes.)
         scratch.resize(n, 0);
         bytes.copy_to(scratch);
-        // Progress every few MB, not only per slice, so the page moves smoothly.
+        // A look at the progress every few MB, not only per slice, so the page moves smoothly.
         for piece in scratch.chunks(PROGRESS_STEP) {
             let more = feed(piece);
             read += piece.len() as f64;
-            post(scope, &ToPage::Progress { index, bytes: read });
+            progress.report(scope, read);
             if !more {
                 return Ok(());
             }
