@@ -244,12 +244,14 @@ pub enum PoolEvent {
     Unavailable(String),
 }
 
-/// How a file was read: the lead worker's wasm memory size and the parts the file was read in
-/// (1: whole, by one worker).
+/// How a file was read: the lead worker's wasm memory size, the parts the file was read in
+/// (1: whole, by one worker), and when its report reached the page (`Date.now()`, before it is
+/// shown: the benchmark tells reading from drawing by it).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct WorkerStats {
     pub wasm_memory_bytes: f64,
     pub parts: u32,
+    pub done_ms: f64,
 }
 
 impl WorkerStats {
@@ -258,6 +260,7 @@ impl WorkerStats {
         WorkerStats {
             wasm_memory_bytes: self.wasm_memory_bytes.max(other.wasm_memory_bytes),
             parts: self.parts.max(other.parts),
+            done_ms: self.done_ms.max(other.done_ms),
         }
     }
 }
@@ -548,7 +551,7 @@ fn on_client_event(pool: &Weak<RefCell<Pool>>, slot: usize, ev: WorkerEvent) {
         (WorkerEvent::Crashed(_), Some(_), Role::Inflate) => pool.inflate_done(slot, true),
         (WorkerEvent::Message(ToPage::Done { json, wasm_memory_bytes, parts }), Some(file), Role::Lead) => {
             finished(&pool);
-            let stats = WorkerStats { wasm_memory_bytes, parts };
+            let stats = WorkerStats { wasm_memory_bytes, parts, done_ms: js_sys::Date::now() };
             handler(PoolEvent::Finished { file, outcome: Ok(json), stats });
             pool.feed(slot);
         }

@@ -134,6 +134,7 @@ pub fn ReportScreen(
             class="report"
             data-worker-wasm-bytes=loaded.workers.wasm_memory_bytes.to_string()
             data-worker-parts=loaded.workers.parts.to_string()
+            data-worker-done-ms=loaded.workers.done_ms.to_string()
         >
             <div class="toolbar">
                 <div class="files-title">
