@@ -371,6 +371,28 @@ test('math attention backend: verdict, reasons and the sdpa_kernel fix', async (
   await context.close();
 });
 
+test('a profile of many steps shows the first 20 until Show all; the CSV has every step', async () => {
+  const file = path.join(tmp, 'many-steps.json');
+  fs.writeFileSync(file, makeTrace({ steps: 45, layersPerStep: 1 }));
+  const { context, page, errors, requests } = await open();
+  const web = JSON.parse(await analyse(page, requests, file));
+  assert.equal(web.traces[0].steps.length, 45);
+  const rows = page.getByTestId('steps').locator('tbody tr');
+  assert.equal(await rows.count(), 20);
+  const more = page.getByTestId('steps-show-all');
+  assert.equal((await more.textContent()).trim(), 'Show all 45 steps');
+  await page.locator('section:has([data-testid=steps])').screenshot({ path: path.join(ARTIFACTS, 'steps-first-20.png') });
+  await more.click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=steps] tbody tr').length === 45);
+  assert.equal(await more.isVisible(), false);
+  assert.equal((await rows.nth(44).locator('th').textContent()).trim(), web.traces[0].steps[44].name);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('csv-steps').click()]);
+  const csv = fs.readFileSync(await download.path(), 'utf8').trim().split('\n');
+  assert.equal(csv.length, 1 + 45, 'a header and every step');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('real traces: export equals the CLI --json', async (t) => {
   if (!fs.existsSync(SHARED)) { t.skip(`${SHARED} is absent (real traces exist only on developer machines and CI)`); return; }
   if (!haveCli()) { t.skip(`CLI not found at ${CLI} (build it or set TRACESIGHT_BIN)`); return; }

@@ -185,30 +185,48 @@ fn top_row(rank: usize, r: TopRow, kind: TopKind, state: RwSignal<TableState>) -
     }
 }
 
-/// Per ProfilerStep#N: the time metrics inside each step window.
+/// Steps shown before "Show all": a profile of hundreds of steps would otherwise draw
+/// thousands of cells before the report appears (the CSV has every step).
+const STEPS_SHOWN: usize = 20;
+
+/// One step's row.
+fn step_row(s: &Step) -> impl IntoView {
+    let idle = if s.span_us > 0.0 { format::pct(100.0 * s.idle_us / s.span_us) } else { String::new() };
+    view! {
+        <tr>
+            <th scope="row">{s.name.clone()}</th>
+            <td class="num">{format::us(s.cpu_us)}</td>
+            <td class="num">{format::us(s.span_us)}</td>
+            <td class="num">{format::us(s.busy_us)}</td>
+            <td class="num">{format::us(s.idle_us)}</td>
+            <td class="num">{idle}</td>
+            <td class="num">{format::us(s.kernel_time_us)}</td>
+            <td class="num">{format::us(s.comm_us)}</td>
+            <td class="num">{format::us(s.exposed_comm_us)}</td>
+            <td class="num">{format::count(s.kernel_count)}</td>
+        </tr>
+    }
+}
+
+/// Per ProfilerStep#N: the time metrics inside each step window; the first
+/// [`STEPS_SHOWN`] steps until the user asks for all.
 #[component]
-pub fn StepTable(steps: Vec<Step>, csv_name: String, csv: String) -> impl IntoView {
+pub fn StepTable(mut steps: Vec<Step>, csv_name: String, csv: String) -> impl IntoView {
     let empty = steps.is_empty();
-    let rows = steps
-        .into_iter()
-        .map(|s| {
-            let idle = if s.span_us > 0.0 { format::pct(100.0 * s.idle_us / s.span_us) } else { String::new() };
+    let total = steps.len();
+    let rows = steps.iter().take(STEPS_SHOWN).map(step_row).collect_view();
+    let all = RwSignal::new(false);
+    let rest = StoredValue::new(steps.split_off(total.min(STEPS_SHOWN)));
+    let more = move || all.get().then(|| rest.with_value(|r| r.iter().map(step_row).collect_view()));
+    let show_all = move || {
+        (total > STEPS_SHOWN && !all.get()).then(|| {
             view! {
-                <tr>
-                    <th scope="row">{s.name}</th>
-                    <td class="num">{format::us(s.cpu_us)}</td>
-                    <td class="num">{format::us(s.span_us)}</td>
-                    <td class="num">{format::us(s.busy_us)}</td>
-                    <td class="num">{format::us(s.idle_us)}</td>
-                    <td class="num">{idle}</td>
-                    <td class="num">{format::us(s.kernel_time_us)}</td>
-                    <td class="num">{format::us(s.comm_us)}</td>
-                    <td class="num">{format::us(s.exposed_comm_us)}</td>
-                    <td class="num">{format::count(s.kernel_count)}</td>
-                </tr>
+                <button type="button" class="button tiny" data-testid="steps-show-all" on:click=move |_| all.set(true)>
+                    {format!("Show all {total} steps")}
+                </button>
             }
         })
-        .collect_view();
+    };
     view! {
         <section class="panel" aria-labelledby="steps-h">
             <h2 id="steps-h">"Steps" {(!empty).then(|| csv_button(csv_name, move || csv.clone()))}</h2>
@@ -224,9 +242,10 @@ pub fn StepTable(steps: Vec<Step>, csv_name: String, csv: String) -> impl IntoVi
                             <th scope="col" class="num">"Kernel time"</th><th scope="col" class="num">"Comm"</th>
                             <th scope="col" class="num">"Exposed comm"</th><th scope="col" class="num">"Kernels"</th>
                         </tr></thead>
-                        <tbody>{rows}</tbody>
+                        <tbody>{rows}{more}</tbody>
                     </table>
                     </div>
+                    {show_all}
                 }.into_any()
             }}
         </section>
