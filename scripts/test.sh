@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: the native core and CLI (cargo test), then the real WebAssembly build in
 # headless Chromium (tests/browser). Installs what is missing on a fresh Debian machine
-# (Chromium, the WebAssembly toolchain, wasm-bindgen-cli, playwright-core from npm).
-# NATIVE_ONLY=1 skips the browser tests.
+# (Chromium, the WebAssembly toolchain and its clippy, wasm-bindgen-cli, playwright-core from
+# npm). NATIVE_ONLY=1 skips the browser code's lints and tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
@@ -22,6 +22,9 @@ cargo test --profile test-opt 2>&1 | tee target/native-tests.log
 grep -E '^test result:' target/native-tests.log | awk '{p+=$4; f+=$6} END {printf "native: %d passed, %d failed\n", p, f}'
 
 [ "${NATIVE_ONLY:-}" = 1 ] && exit 0
+
+say "cargo clippy on the browser code (wasm32) -D warnings"
+scripts/clippy-web.sh
 
 if ! command -v chromium >/dev/null; then
   say "installing Debian's chromium"

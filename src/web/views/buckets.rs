@@ -50,7 +50,7 @@ pub fn BucketSection(
     let rows = buckets.into_iter().map(|b| {
         let id = b.id;
         let active = move || filter.get() == Some(id);
-        let pressed = active.clone();
+        let pressed = active;
         let top = b.top_names.iter().take(5).map(|n| view! {
             <li><span class="kname" title=n.name.clone()>{n.short.clone()}</span>" "<span class="num muted">{format::us(n.time_us)}</span></li>
         }).collect_view();

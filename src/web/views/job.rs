@@ -465,7 +465,7 @@ pub fn CompareSection(
             <h2 id="compare-h">"Compare A (before) with B (after) "
                 <button type="button" class="button tiny" on:click=move |_| sets.set(None)>"Close"</button></h2>
             <p class="muted">"Put each trace in A or B (press again to leave it out). "
-                {(n > 2).then(|| "With several traces on a side, each number is the mean per rank.")}</p>
+                {(n > 2).then_some("With several traces on a side, each number is the mean per rank.")}</p>
             <ul class="assign-list" data-testid="compare-sets">{chips}</ul>
             <div class="table-tools">
                 {run_b.map(|on_files| view! {
