@@ -57,7 +57,7 @@ fn attention_backends_on_real_gpus() {
     for r in [&h100, &mi300] {
         let gemm = r.buckets.iter().find(|b| b.id == Bucket::Gemm).unwrap();
         assert!(gemm.pct > 30.0, "{}: GEMM {}%", r.file, gemm.pct);
-        let other = r.buckets.iter().find(|b| b.name == "other").map(|b| b.pct).unwrap_or(0.0);
+        let other = r.buckets.iter().find(|b| b.id == Bucket::Other).map(|b| b.pct).unwrap_or(0.0);
         assert!(other < 5.0, "{}: other {other}%", r.file);
     }
 }

@@ -3,7 +3,7 @@
 //! part per worker. One worker is started at page load (so its script and wasm are fetched
 //! before any trace is opened); Cancel terminates them all and starts a fresh one.
 
-use super::protocol::{Job, Request, ToPage};
+use super::protocol::{object, Job, Request, ToPage};
 use crate::analysis::split::PartJob;
 use js_sys::Array;
 use std::cell::RefCell;
@@ -63,36 +63,30 @@ impl Client {
         if self.0.borrow().worker.is_none() {
             self.spawn();
         }
-        let message = js_sys::Object::new();
         let text = |v: String| JsValue::from(v);
-        let _ = js_sys::Reflect::set(&message, &"files".into(), &files);
-        let _ = js_sys::Reflect::set(
-            &message,
-            &"request".into(),
-            &text(serde_json::to_string(request).unwrap_or_default()),
+        let (request, job) = (
+            text(serde_json::to_string(request).unwrap_or_default()),
+            text(serde_json::to_string(job).unwrap_or_default()),
         );
-        let _ = js_sys::Reflect::set(&message, &"job".into(), &text(serde_json::to_string(job).unwrap_or_default()));
-        let transfer = port.map(|port| {
-            let _ = js_sys::Reflect::set(&message, &"port".into(), &port);
-            Array::of1(&port)
-        });
-        self.post(message.into(), transfer);
+        let mut fields: Vec<(&str, &JsValue)> = vec![("files", &files), ("request", &request), ("job", &job)];
+        let port = port.map(JsValue::from);
+        if let Some(port) = &port {
+            fields.push(("port", port));
+        }
+        self.post(object(&fields).into(), port.map(|p| Array::of1(&p)));
     }
 
     /// Tells the lead worker of a .json.gz where the inflated bytes come from: `port` (its
     /// end of a channel to the inflating worker), or none (null: it reads the file alone).
     pub fn inflater(&self, port: Option<MessagePort>) {
-        let message = js_sys::Object::new();
-        let value: JsValue = port.clone().map_or(JsValue::NULL, Into::into);
-        let _ = js_sys::Reflect::set(&message, &"port".into(), &value);
-        self.post(message.into(), port.map(|p| Array::of1(&p)));
+        let value: JsValue = port.map_or(JsValue::NULL, Into::into);
+        let transfer = (!value.is_null()).then(|| Array::of1(&value));
+        self.post(object(&[("port", &value)]).into(), transfer);
     }
 
     /// Tells the lead worker of a .json.gz that its inflating worker died.
     pub fn inflater_lost(&self) {
-        let message = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&message, &"inflater_lost".into(), &JsValue::TRUE);
-        self.post(message.into(), None);
+        self.post(object(&[("inflater_lost", &JsValue::TRUE)]).into(), None);
     }
 
     /// Hands a lead worker the other parts of its file (`{join}`), their buffers transferred.
@@ -101,9 +95,7 @@ impl Client {
         for data in parts.iter().filter_map(|d| d.dyn_into::<js_sys::Uint8Array>().ok()) {
             transfer.push(&data.buffer());
         }
-        let message = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&message, &"join".into(), &parts);
-        self.post(message.into(), Some(transfer));
+        self.post(object(&[("join", &parts)]).into(), Some(transfer));
     }
 
     fn post(&self, message: JsValue, transfer: Option<Array>) {
@@ -297,6 +289,14 @@ struct Slot {
     role: Role,
 }
 
+impl Slot {
+    /// The worker is free for the next file.
+    fn free(&mut self) {
+        self.file = None;
+        self.role = Role::Lead;
+    }
+}
+
 /// What a worker does with its file.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Role {
@@ -372,8 +372,7 @@ impl WorkerPool {
             pool.slots
                 .iter_mut()
                 .map(|s| {
-                    s.file = None;
-                    s.role = Role::Lead;
+                    s.free();
                     s.client.clone()
                 })
                 .collect()
@@ -463,8 +462,7 @@ impl WorkerPool {
     fn inflate_done(&self, slot: usize, lost: bool) {
         let lead = {
             let mut pool = self.0.borrow_mut();
-            pool.slots[slot].file = None;
-            pool.slots[slot].role = Role::Lead;
+            pool.slots[slot].free();
             let lead = pool.inflating.take().map(|lead| pool.slots[lead].client.clone());
             lead.filter(|_| lost)
         };
@@ -478,8 +476,7 @@ impl WorkerPool {
     fn part_done(&self, slot: usize, part: usize, data: Option<JsValue>) {
         let lead = {
             let mut pool = self.0.borrow_mut();
-            pool.slots[slot].file = None;
-            pool.slots[slot].role = Role::Lead;
+            pool.slots[slot].free();
             let lead = pool.split.as_mut().and_then(|s| {
                 *s.data.get_mut(part - 1)? = Some(data.unwrap_or(JsValue::NULL));
                 s.data.iter().all(Option::is_some).then(|| {

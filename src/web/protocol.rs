@@ -6,6 +6,17 @@
 
 use crate::analysis::split::PartJob;
 use serde::{Deserialize, Serialize};
+use wasm_bindgen::JsValue;
+
+/// A plain JS object with `fields`: the messages that carry JS values (files, ports, buffers)
+/// rather than serialised data.
+pub fn object(fields: &[(&str, &JsValue)]) -> js_sys::Object {
+    let message = js_sys::Object::new();
+    for (name, value) in fields {
+        let _ = js_sys::Reflect::set(&message, &JsValue::from_str(name), value);
+    }
+    message
+}
 
 /// How to analyse the posted files. Sent as JSON text: trace clock nanoseconds do not fit in a
 /// JS number.

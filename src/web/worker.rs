@@ -7,10 +7,10 @@
 //! .json.gz is read in two stages: another worker inflates it ([`Job::Inflate`]) and hands
 //! the lead the inflated chunks over a `MessagePort`, a few chunks ahead of the parser.
 
-use super::protocol::{Job, Request, ToPage};
+use super::protocol::{object, Job, Request, ToPage};
 use crate::analysis::split::{self, Joined, Part, PartJob, PartReader};
 use crate::input::{CarriedError, InflateStage, Inflating};
-use js_sys::{Array, ArrayBuffer, Object, Promise, Reflect, Uint8Array};
+use js_sys::{Array, ArrayBuffer, Promise, Reflect, Uint8Array};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::io;
@@ -83,15 +83,21 @@ fn get(message: &JsValue, name: &str) -> Option<JsValue> {
 }
 
 /// Sends `fields` as one object over `port`, transferring `transfer`.
-fn send(port: &MessagePort, fields: &[(&str, JsValue)], transfer: Option<&JsValue>) {
-    let message = Object::new();
-    for (name, value) in fields {
-        let _ = Reflect::set(&message, &JsValue::from_str(name), value);
-    }
+fn send(port: &MessagePort, fields: &[(&str, &JsValue)], transfer: Option<&JsValue>) {
+    let message = object(fields);
     let _ = match transfer {
         Some(t) => port.post_message_with_transferable(&message, &Array::of1(t)),
         None => port.post_message(&message),
     };
+}
+
+/// Copies `bytes` into `scratch` (wasm memory, reused) and returns them there: the one copy
+/// from the browser's buffer, parsed in place after. (Resizing a buffer that already held as
+/// many bytes writes none.)
+fn copy_in<'a>(bytes: &Uint8Array, scratch: &'a mut Vec<u8>) -> &'a [u8] {
+    scratch.resize(bytes.length() as usize, 0);
+    bytes.copy_to(scratch);
+    scratch
 }
 
 /// Hands the port's messages to [`receive`].
@@ -338,10 +344,8 @@ async fn analyse_in_two_stages(
     let result = loop {
         let m = receive().await;
         if let Some(bytes) = get(&m, "bytes").and_then(|b| b.dyn_into::<Uint8Array>().ok()) {
-            send(&port, &[("ack", JsValue::TRUE)], None);
-            scratch.resize(bytes.length() as usize, 0);
-            bytes.copy_to(scratch);
-            analysis.feed(scratch);
+            send(&port, &[("ack", &JsValue::TRUE)], None);
+            analysis.feed(copy_in(&bytes, scratch));
             // A gzip report is read the usual way.
             if analysis.is_report() {
                 break None;
@@ -357,7 +361,7 @@ async fn analyse_in_two_stages(
             break None;
         }
     };
-    send(&port, &[("stop", JsValue::TRUE)], None);
+    send(&port, &[("stop", &JsValue::TRUE)], None);
     port.set_onmessage(None);
     port.close();
     result
@@ -378,7 +382,7 @@ async fn inflate_for_lead(scope: &DedicatedWorkerGlobalScope, blob: Blob, port: 
             Inflating::Bytes(bytes) => {
                 let data = Uint8Array::from(&bytes[..]);
                 drop(bytes);
-                send(port, &[("bytes", data.clone().into())], Some(&data.buffer()));
+                send(port, &[("bytes", &data)], Some(&data.buffer()));
                 ahead += 1;
                 // Wait while the parser is behind; stop when it needs no more.
                 loop {
@@ -412,12 +416,12 @@ async fn inflate_for_lead(scope: &DedicatedWorkerGlobalScope, blob: Blob, port: 
                 }
             },
             Inflating::NeedInput | Inflating::End => {
-                send(port, &[("end", JsValue::TRUE)], None);
+                send(port, &[("end", &JsValue::TRUE)], None);
                 return;
             }
             Inflating::Failed(e) => {
                 let error = serde_json::to_string(&e).unwrap_or_default();
-                send(port, &[("end", JsValue::TRUE), ("error", error.into())], None);
+                send(port, &[("end", &JsValue::TRUE), ("error", &error.into())], None);
                 return;
             }
         }
@@ -494,14 +498,9 @@ async fn read_range(
     let mut progress = Progress::new(index);
     while let Some(buffer) = slices.next().await {
         let buffer = buffer?;
-        // The one copy: from the browser's buffer into wasm memory, parsed in place there.
-        let bytes = Uint8Array::new(&buffer);
-        let n = bytes.length() as usize;
-        // (Resizing a buffer that already held a slice writes no bytes.)
-        scratch.resize(n, 0);
-        bytes.copy_to(scratch);
+        let bytes = copy_in(&Uint8Array::new(&buffer), scratch);
         // A look at the progress every few MB, not only per slice, so the page moves smoothly.
-        for piece in scratch.chunks(PROGRESS_STEP) {
+        for piece in bytes.chunks(PROGRESS_STEP) {
             let more = feed(piece);
             read += piece.len() as f64;
             progress.report(scope, read);
