@@ -297,11 +297,30 @@ struct DeferredSums {
     occupancy: Vec<f64>,
     /// Top-level metadata (key, JSON text) the part read, replayed onto the parts before it
     /// (a later value replaces an earlier one, as in one reading).
-    metadata: Vec<(String, String)>,
+    metadata: Vec<(MetaKey, String)>,
+}
+
+/// The top-level metadata the analysis reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+enum MetaKey {
+    /// `deviceProperties` (2021 traces: `computeProperties`).
+    Devices,
+    /// `distributedInfo`.
+    Distributed,
+}
+
+impl MetaKey {
+    fn of(key: &str) -> Option<MetaKey> {
+        match key {
+            "deviceProperties" | "computeProperties" => Some(MetaKey::Devices),
+            "distributedInfo" => Some(MetaKey::Distributed),
+            _ => None,
+        }
+    }
 }
 
 /// A part of a split file that cannot be joined to the parts before it with the result of one
-/// reading: a limit was reached, or metadata came in it; the file is then read whole.
+/// reading: a limit was reached; the file is then read whole.
 #[derive(Debug)]
 pub struct NotJoinable;
 
@@ -527,7 +546,7 @@ impl Collector {
             }
             for (key, text) in d.metadata {
                 if let Ok(value) = RawValue::from_string(text) {
-                    self.read_metadata(&key, &value);
+                    self.read_metadata(key, &value);
                 }
             }
         }
@@ -560,22 +579,20 @@ impl Collector {
     }
 
     /// Top-level metadata: a later value of a key replaces an earlier one.
-    fn read_metadata(&mut self, key: &str, value: &RawValue) {
+    fn read_metadata(&mut self, key: MetaKey, value: &RawValue) {
         match key {
-            // Old traces (2021) wrote `computeProperties`.
-            "deviceProperties" | "computeProperties" => {
+            MetaKey::Devices => {
                 if let Ok(d) = serde_json::from_str::<Vec<DeviceProps>>(value.get()) {
                     self.meta.devices = d;
                 }
             }
-            "distributedInfo" => {
+            MetaKey::Distributed => {
                 if let Ok(d) = serde_json::from_str::<DistributedInfo>(value.get()) {
                     self.meta.rank = d.rank.and_then(Loose::as_i64);
                     self.meta.world_size = d.world_size.and_then(Loose::as_i64);
                     self.meta.backend = d.backend;
                 }
             }
-            _ => {}
         }
     }
 
@@ -833,12 +850,11 @@ impl Sink for Collector {
     }
 
     fn metadata(&mut self, key: &str, value: &RawValue) {
+        let Some(key) = MetaKey::of(key) else { return };
         match &mut self.deferred {
             // A later part of a split file: replayed in order when joined.
-            Some(d) if matches!(key, "deviceProperties" | "computeProperties" | "distributedInfo") => {
-                d.metadata.push((key.to_string(), value.get().to_string()))
-            }
-            _ => self.read_metadata(key, value),
+            Some(d) => d.metadata.push((key, value.get().to_string())),
+            None => self.read_metadata(key, value),
         }
     }
 

@@ -3,7 +3,7 @@
 //! read into its own collector; the parts are joined in file order. A cut is a guess until the
 //! part before it, read by the real state machine, ends exactly there (in the events array,
 //! right after a comma, nothing held): a `},{` inside a string cannot fool it. Whenever
-//! something does not fit (a cut inside a string, a limit reached, metadata after the events),
+//! something does not fit (a cut inside a string, a limit reached inside a part),
 //! the caller reads the file in one go instead. No file access here: callers hand in bytes.
 
 use super::collect::{Collector, NotJoinable};

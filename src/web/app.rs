@@ -31,8 +31,8 @@ pub struct Loaded {
     pub report: Report,
     /// Opened from a share link: a summary, not recomputed here.
     pub from_link: bool,
-    /// The lead worker's peak wasm memory for this analysis and the parts a file was read in
-    /// (zeros for a share link); shown to benchmarks and tests as data attributes.
+    /// How the workers read the files (see [`WorkerStats`]; zeros for a share link); shown
+    /// to benchmarks and tests as data attributes.
     pub workers: WorkerStats,
     /// The view to show first (a share link's, else the default).
     pub view: ViewState,
