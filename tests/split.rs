@@ -162,3 +162,16 @@ fn metadata_after_the_events_is_joined_as_one_reading_reads_it() {
     assert_eq!(whole.rank, Some(3), "the later distributedInfo wins in one reading");
     assert!(check("meta", trace.as_bytes()) == 6, "a split with late metadata was refused");
 }
+
+#[test]
+fn every_thread_gets_the_same_number_of_parts() {
+    const MB: u64 = 1 << 20;
+    // 500 MB in parts of about 64 MB: 8 (not 7, which would leave one thread the last part
+    // alone), and 9 on three threads.
+    assert_eq!(split::part_count(500 * MB, 64 * MB, 2), 8);
+    assert_eq!(split::part_count(500 * MB, 64 * MB, 3), 9);
+    // At least one part per thread, however small the file.
+    assert_eq!(split::part_count(40 * MB, 64 * MB, 2), 2);
+    assert_eq!(split::part_count(128 * MB, 64 * MB, 2), 2);
+    assert_eq!(split::part_count(129 * MB, 64 * MB, 1), 3);
+}

@@ -7,7 +7,8 @@ use libfuzzer_sys::fuzz_target;
 use tracesight::trace::{scan_event, RawEvent};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok((fast, n)) = scan_event(data) else { return };
+    let mut fast = RawEvent::default();
+    let Ok(n) = scan_event(data, &mut fast) else { return };
     let text = &data[..n];
     match serde_json::from_slice::<RawEvent>(text) {
         Ok(reference) => {

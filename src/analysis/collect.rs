@@ -826,10 +826,10 @@ impl Collector {
 }
 
 impl Sink for Collector {
-    fn event(&mut self, ev: RawEvent<'_>, _offset: u64) {
+    fn event(&mut self, ev: &RawEvent<'_>, _offset: u64) {
         // `[memory]` instant events (profile_memory=True); 2021 traces write them without a cat.
         if ev.name.bytes() == b"[memory]" && matches!(ev.ph.bytes(), b"i" | b"I") {
-            self.memory_event(&ev);
+            self.memory_event(ev);
             return;
         }
         let cat = category(ev.cat.bytes());
@@ -840,7 +840,7 @@ impl Sink for Collector {
             _ => {}
         }
         match ev.ph.bytes() {
-            b"X" => self.complete_event(&ev, cat),
+            b"X" => self.complete_event(ev, cat),
             b"B" | b"E" => self.counters.begin_end += 1,
             b"s" | b"f" | b"t" => self.counters.flow += 1,
             b"i" | b"I" | b"n" => self.counters.instant += 1,

@@ -42,6 +42,13 @@ pub fn layout(head: &[u8]) -> Option<Layout> {
     Some(Layout { in_object, events_at })
 }
 
+/// How many parts to cut a `size`-byte file into: about `part_bytes` each, a whole number per
+/// thread (the last round of parts would otherwise run on fewer threads than there are).
+pub fn part_count(size: u64, part_bytes: u64, threads: usize) -> u64 {
+    let threads = threads.max(1) as u64;
+    size.div_ceil(part_bytes.max(1)).div_ceil(threads) * threads
+}
+
 /// The offsets near which cuts are looked for, to make `parts` parts of a `size`-byte file.
 pub fn targets(size: u64, parts: u64, layout: Layout) -> Vec<u64> {
     (1..parts).map(|k| (size * k / parts).max(layout.events_at + 1)).collect()

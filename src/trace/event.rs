@@ -214,8 +214,9 @@ pub(crate) trait Values<'a> {
     fn number(&mut self) -> Result<Option<Loose>, Self::Error>;
     /// Any value, kept as its raw JSON text.
     fn raw(&mut self) -> Result<&'a [u8], Self::Error>;
-    /// An `args` object, or `null`.
-    fn args(&mut self) -> Result<Option<Args<'a>>, Self::Error>;
+    /// An `args` object, or `null`, read into `into` (in place: the struct is large, and
+    /// returning it would copy it once more per event).
+    fn args(&mut self, into: &mut Option<Args<'a>>) -> Result<(), Self::Error>;
     /// Any value, ignored.
     fn skip(&mut self) -> Result<(), Self::Error>;
 }
@@ -231,7 +232,7 @@ pub(crate) fn event_member<'a, V: Values<'a>>(ev: &mut RawEvent<'a>, key: &[u8],
         Some(EventKey::Tid) => ev.tid = v.id()?,
         Some(EventKey::Ts) => ev.ts = Some(v.raw()?),
         Some(EventKey::Dur) => ev.dur = Some(v.raw()?),
-        Some(EventKey::Args) => ev.args = v.args()?,
+        Some(EventKey::Args) => v.args(&mut ev.args)?,
         None => v.skip()?,
     }
     Ok(())
@@ -283,8 +284,9 @@ impl<'de, A: MapAccess<'de>> Values<'de> for NextValue<'_, A> {
     fn raw(&mut self) -> Result<&'de [u8], A::Error> {
         Ok(self.0.next_value::<&RawValue>()?.get().as_bytes())
     }
-    fn args(&mut self) -> Result<Option<Args<'de>>, A::Error> {
-        self.0.next_value()
+    fn args(&mut self, into: &mut Option<Args<'de>>) -> Result<(), A::Error> {
+        *into = self.0.next_value()?;
+        Ok(())
     }
     fn skip(&mut self) -> Result<(), A::Error> {
         self.0.next_value::<IgnoredAny>().map(|_| ())

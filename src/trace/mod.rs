@@ -28,7 +28,7 @@ pub const CHUNK: usize = 4 << 20;
 /// Receives what the reader finds.
 pub trait Sink {
     /// One well-formed event object. `offset` is its byte position in the decoded stream.
-    fn event(&mut self, ev: RawEvent<'_>, offset: u64);
+    fn event(&mut self, ev: &RawEvent<'_>, offset: u64);
     /// A top-level key other than `traceEvents`, with its raw JSON value.
     fn metadata(&mut self, key: &str, value: &RawValue);
     /// An element of `traceEvents` that is valid JSON but not a readable event.
@@ -551,9 +551,10 @@ impl PushReader {
                 }
                 let in_object = *in_object;
                 // The fast path; serde_json decides whatever it cannot read.
-                match scan::event(window) {
-                    Ok((ev, n)) => {
-                        sink.event(ev, at);
+                let mut ev = RawEvent::default();
+                match scan::event(window, &mut ev) {
+                    Ok(n) => {
+                        sink.event(&ev, at);
                         self.out.events += 1;
                         *i += n;
                         return Step::Next;
@@ -563,7 +564,7 @@ impl PushReader {
                 }
                 match parse_one::<RawEvent>(window, eof) {
                     Parsed::Value(ev, n) => {
-                        sink.event(ev, at);
+                        sink.event(&ev, at);
                         self.out.events += 1;
                         *i += n;
                         Step::Next

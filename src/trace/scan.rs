@@ -266,13 +266,13 @@ impl<'a> Cur<'a> {
     }
 
     /// An `args` object, or `null`.
-    fn args(&mut self) -> R<Option<Args<'a>>> {
+    fn args(&mut self, into: &mut Option<Args<'a>>) -> R<()> {
         if self.ws()? == b'n' {
-            return self.literal(b"null", None);
+            *into = None;
+            return self.literal(b"null", ());
         }
-        let mut a = Args::default();
-        self.object(|c, key| arg_member(&mut a, key, c))?;
-        Ok(Some(a))
+        let a = into.insert(Args::default());
+        self.object(|c, key| arg_member(a, key, c))
     }
 
     /// Iterates the members of an object: `f(cursor, key)` must consume the value.
@@ -322,8 +322,8 @@ impl<'a> Values<'a> for Cur<'a> {
         Cur::raw(self)
     }
     #[inline(always)]
-    fn args(&mut self) -> R<Option<Args<'a>>> {
-        Cur::args(self)
+    fn args(&mut self, into: &mut Option<Args<'a>>) -> R<()> {
+        Cur::args(self, into)
     }
     #[inline(always)]
     fn skip(&mut self) -> R<()> {
@@ -331,10 +331,10 @@ impl<'a> Values<'a> for Cur<'a> {
     }
 }
 
-/// Parses the event object at the start of `window`; returns it and the bytes consumed.
-pub fn event(window: &[u8]) -> Result<(RawEvent<'_>, usize), Miss> {
+/// Parses the event object at the start of `window` into `ev` (a fresh one: in place, as it
+/// is large); returns the bytes consumed.
+pub fn event<'a>(window: &'a [u8], ev: &mut RawEvent<'a>) -> Result<usize, Miss> {
     let mut c = Cur { b: window, i: 0 };
-    let mut ev = RawEvent::default();
-    c.object(|c, key| event_member(&mut ev, key, c))?;
-    Ok((ev, c.i))
+    c.object(|c, key| event_member(ev, key, c))?;
+    Ok(c.i)
 }

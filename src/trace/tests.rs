@@ -2,6 +2,12 @@
 
 use super::*;
 
+/// The scanner on one event, as a value.
+fn scanned(text: &[u8]) -> Result<(RawEvent<'_>, usize), scan::Miss> {
+    let mut ev = RawEvent::default();
+    scan::event(text, &mut ev).map(|n| (ev, n))
+}
+
 #[derive(Default)]
 struct Names {
     events: Vec<String>,
@@ -10,7 +16,7 @@ struct Names {
 }
 
 impl Sink for Names {
-    fn event(&mut self, ev: RawEvent<'_>, _offset: u64) {
+    fn event(&mut self, ev: &RawEvent<'_>, _offset: u64) {
         self.events.push(ev.name.to_str().into_owned());
     }
     fn metadata(&mut self, key: &str, _value: &RawValue) {
@@ -192,7 +198,7 @@ fn scanner_matches_serde_on_every_event() {
         for e in events {
             let text = e.get().as_bytes();
             let reference: RawEvent = serde_json::from_slice(text).unwrap();
-            let (fast, n) = scan::event(text).unwrap_or_else(|m| panic!("{}: {m:?} on {}", f.display(), e.get()));
+            let (fast, n) = scanned(text).unwrap_or_else(|m| panic!("{}: {m:?} on {}", f.display(), e.get()));
             assert_eq!(n, text.len());
             assert_eq!(fast, reference, "{}: {}", f.display(), e.get());
             compared += 1;
@@ -203,7 +209,7 @@ fn scanner_matches_serde_on_every_event() {
 
 #[test]
 fn scanner_edge_cases() {
-    let ok = |t: &str| scan::event(t.as_bytes()).map(|(e, n)| (e.name.to_str().into_owned(), n));
+    let ok = |t: &str| scanned(t.as_bytes()).map(|(e, n)| (e.name.to_str().into_owned(), n));
     assert_eq!(ok(r#"{"name": "a\"b", "x": [1, {"y": "]"}], "z": null}"#).unwrap().0, "a\"b");
     assert_eq!(ok(r#"{}"#).unwrap(), (String::new(), 2));
     assert_eq!(ok(r#"{"name": "a""#), Err(scan::Miss::NeedMore));
@@ -236,7 +242,7 @@ use super::event::{ArgKey, EventKey, Num, Text};
 /// too, which tells `-0.0` from `0.0`), and the scanner must consume all of it.
 fn both(text: &str) -> RawEvent<'_> {
     let reference: RawEvent = serde_json::from_str(text).unwrap_or_else(|e| panic!("serde: {e} on {text}"));
-    let (fast, n) = scan::event(text.as_bytes()).unwrap_or_else(|m| panic!("scanner: {m:?} on {text}"));
+    let (fast, n) = scanned(text.as_bytes()).unwrap_or_else(|m| panic!("scanner: {m:?} on {text}"));
     assert_eq!(n, text.len(), "{text}");
     assert_eq!(fast, reference, "{text}");
     assert_eq!(format!("{fast:?}"), format!("{reference:?}"), "{text}");
@@ -245,7 +251,7 @@ fn both(text: &str) -> RawEvent<'_> {
 
 /// The scanner leaves `text` to serde_json, which rejects it.
 fn rejected(text: &str) {
-    assert_eq!(scan::event(text.as_bytes()).map(|_| ()), Err(scan::Miss::Fallback), "{text}");
+    assert_eq!(scanned(text.as_bytes()).map(|_| ()), Err(scan::Miss::Fallback), "{text}");
     assert!(serde_json::from_str::<RawEvent>(text).is_err(), "serde accepts {text}");
 }
 
@@ -476,7 +482,7 @@ fn what_serde_json_rejects_the_scanner_leaves_to_it() {
     for bytes in
         [&b"{\"args\": {\"Input type\": [\"c10\xff\xfe::BFloat16\"]}}"[..], b"{\"args\": {\"Input Dims\": \"\xc3\"}}"]
     {
-        assert_eq!(scan::event(bytes).map(|_| ()), Err(scan::Miss::Fallback));
+        assert_eq!(scanned(bytes).map(|_| ()), Err(scan::Miss::Fallback));
         assert!(serde_json::from_slice::<RawEvent>(bytes).is_err());
     }
 }
@@ -493,7 +499,7 @@ fn reader_agrees_with_serde_at_every_chunk_size() {
     #[derive(Default)]
     struct Dbg(Vec<String>);
     impl Sink for Dbg {
-        fn event(&mut self, ev: RawEvent<'_>, _offset: u64) {
+        fn event(&mut self, ev: &RawEvent<'_>, _offset: u64) {
             self.0.push(format!("{ev:?}"));
         }
         fn metadata(&mut self, _key: &str, _value: &RawValue) {}
