@@ -5,14 +5,14 @@
 mod cli {
     use clap::Parser;
     use std::fs::File;
-    use std::io::{self, Read};
+    use std::io;
     use std::path::{Path, PathBuf};
     use std::process::ExitCode;
     use std::sync::mpsc;
     use std::thread;
     use std::time::Instant;
     use tracesight::parallel::Split;
-    use tracesight::{analyze_any, combine_all, Options, TraceError};
+    use tracesight::{combine_all, Analysis, Options, TraceError};
 
     fn cores() -> usize {
         thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
@@ -125,13 +125,18 @@ mod cli {
         TraceError { file: p.display().to_string(), kind: tracesight::ErrorKind::Io, message: message.to_string() }
     }
 
-    /// Reads and decompresses on a second thread while the analysis parses on this one (the
-    /// core itself stays single-threaded). Bounded: at most `DEPTH` chunks in flight, and
-    /// their buffers are recycled.
-    fn pipelined(file: File) -> impl Read {
-        const CHUNK: usize = 1 << 20;
+    /// Reads and decompresses on a second thread while this one parses each decoded piece
+    /// where it lies (the core itself stays single-threaded). Bounded: at most `DEPTH` pieces
+    /// in flight, and their buffers are recycled. `progress` gets the file bytes consumed.
+    fn analyze_pipelined(
+        name: &str,
+        file: File,
+        opts: &Options,
+        progress: &dyn Fn(u64),
+    ) -> Result<Vec<tracesight::TraceReport>, TraceError> {
+        const PIECE: usize = 1 << 20;
         const DEPTH: usize = 8;
-        let (full_tx, full_rx) = mpsc::sync_channel::<io::Result<Vec<u8>>>(DEPTH);
+        let (full_tx, full_rx) = mpsc::sync_channel::<io::Result<(Vec<u8>, u64)>>(DEPTH);
         let (empty_tx, empty_rx) = mpsc::channel::<Vec<u8>>();
         thread::spawn(move || {
             let mut decoded = match tracesight::input::decode(file) {
@@ -143,12 +148,12 @@ mod cli {
             };
             loop {
                 let mut buf = empty_rx.try_recv().unwrap_or_default();
-                buf.resize(CHUNK, 0);
+                buf.resize(PIECE, 0);
                 match tracesight::input::read_retrying(&mut decoded, &mut buf) {
                     Ok(0) => return,
                     Ok(n) => {
                         buf.truncate(n);
-                        if full_tx.send(Ok(buf)).is_err() {
+                        if full_tx.send(Ok((buf, decoded.consumed.get()))).is_err() {
                             return;
                         }
                     }
@@ -159,35 +164,23 @@ mod cli {
                 }
             }
         });
-        ChannelReader { full: full_rx, empty: empty_tx, cur: Vec::new(), pos: 0 }
-    }
-
-    struct ChannelReader {
-        full: mpsc::Receiver<io::Result<Vec<u8>>>,
-        empty: mpsc::Sender<Vec<u8>>,
-        cur: Vec<u8>,
-        pos: usize,
-    }
-
-    impl Read for ChannelReader {
-        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-            while self.pos == self.cur.len() {
-                match self.full.recv() {
-                    Ok(Ok(next)) => {
-                        let done = std::mem::replace(&mut self.cur, next);
-                        let _ = self.empty.send(done);
-                        self.pos = 0;
+        let mut analysis = Analysis::new(name, opts.clone());
+        let failure = loop {
+            match full_rx.recv() {
+                Ok(Ok((piece, consumed))) => {
+                    analysis.feed(&piece);
+                    progress(consumed);
+                    let _ = empty_tx.send(piece);
+                    if !analysis.wants_more() {
+                        break None;
                     }
-                    Ok(Err(e)) => return Err(e),
-                    // The reading thread finished: end of input.
-                    Err(_) => return Ok(0),
                 }
+                Ok(Err(e)) => break Some(e),
+                // The reading thread finished: end of input.
+                Err(_) => break None,
             }
-            let n = out.len().min(self.cur.len() - self.pos);
-            out[..n].copy_from_slice(&self.cur[self.pos..self.pos + n]);
-            self.pos += n;
-            Ok(n)
-        }
+        };
+        analysis.finish(failure)
     }
 
     fn write_csv(dir: &Path, report: &tracesight::Report) -> io::Result<()> {
@@ -227,10 +220,7 @@ mod cli {
                 (None, Ok(f)) => {
                     // A refused split may have moved the bar: reading starts again.
                     show(0);
-                    analyze_any(&name, pipelined(f), opts, &mut |bytes| {
-                        show(bytes);
-                        true
-                    })
+                    analyze_pipelined(&name, f, opts, &show)
                 }
                 (None, Err(e)) => Err(error(&path, &format!("cannot open: {e}"))),
             };
