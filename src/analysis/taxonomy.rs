@@ -49,6 +49,11 @@ impl Bucket {
         Bucket::Other,
     ];
 
+    /// The position in [`Bucket::ALL`], for tables indexed by bucket.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
     /// The stable id (the JSON value).
     pub fn id(self) -> &'static str {
         match self {
@@ -961,6 +966,9 @@ pub fn rule_effects<'a>(
     kernels: impl IntoIterator<Item = (&'a str, Bucket, f64, u64)>,
 ) -> Vec<RuleEffect> {
     let mut out = vec![RuleEffect::default(); rules.len()];
+    if rules.is_empty() {
+        return out; // nothing to match: no kernel name to parse
+    }
     for (name, bucket, time_us, calls) in kernels {
         let name = KernelName::parse_demangled(name.to_string());
         let Some(i) = rules.iter().position(|r| r.matches(&name)) else { continue };

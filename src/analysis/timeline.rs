@@ -77,6 +77,9 @@ pub fn timeline(c: &Collector, inp: Inputs) -> Option<Timeline> {
         let mut out: Vec<LaneBin> = vec![LaneBin::default(); nbins];
         // Per bin: time per kernel name, to find the longest-running one.
         let mut per_name: Vec<Vec<(u32, i64)>> = vec![Vec::new(); nbins];
+        // Per bin: time per bucket, in a flat table (a map per bin would be one lookup per
+        // row piece); the bins' maps are filled from it at the end.
+        let mut per_bucket = vec![[0i64; Bucket::ALL.len()]; nbins];
         let mut end = i64::MIN;
         for &i in rows {
             let g = c.gpu.get(i as usize);
@@ -91,12 +94,14 @@ pub fn timeline(c: &Collector, inp: Inputs) -> Option<Timeline> {
             }
             let bucket = inp.buckets[i as usize];
             bins.spread(g.start.max(end), row_end, |b, ns| {
-                *out[b].busy.entry(bucket).or_default() += ns;
+                per_bucket[b][bucket.index()] += ns;
                 add(&mut per_name[b], g.name, ns);
             });
             end = end.max(row_end);
         }
-        for (bin, counts) in out.iter_mut().zip(per_name) {
+        for ((bin, counts), ns) in out.iter_mut().zip(per_name).zip(per_bucket) {
+            // Pieces are never empty, so a bucket that ran in the bin has time in it.
+            bin.busy = Bucket::ALL.into_iter().zip(ns).filter(|&(_, ns)| ns != 0).collect();
             if let Some(&(name, _)) = counts.iter().max_by_key(|&&(n, ns)| (ns, std::cmp::Reverse(n))) {
                 let id = *name_index.entry(name).or_insert_with(|| {
                     names.push((inp.name_of)(name));

@@ -28,7 +28,8 @@ pub enum Stage {
 
 /// A finished analysis: the Report, from the workers or from a share link.
 pub struct Loaded {
-    pub report: Report,
+    /// Shared with the views, which read it and never copy it whole.
+    pub report: Arc<Report>,
     /// Opened from a share link: a summary, not recomputed here.
     pub from_link: bool,
     /// How the workers read the files (see [`WorkerStats`]; zeros for a share link); shown
@@ -107,7 +108,7 @@ pub fn App() -> impl IntoView {
         Opening::Start => Stage::Start,
         Opening::Urls(..) => Stage::Reading,
         Opening::Shared(v) => Stage::Done(Arc::new(Loaded {
-            report: v.report.clone().unwrap_or_else(|| crate::combine(Vec::new())),
+            report: Arc::new(v.report.clone().unwrap_or_else(|| crate::combine(Vec::new()))),
             from_link: true,
             workers: WorkerStats::default(),
             view: v.state.clone(),
@@ -161,7 +162,7 @@ pub fn App() -> impl IntoView {
         stage.set(Stage::Reading);
         // Run B is read with the rules run A was made with.
         let request = Request { range: None, rules: loaded.request.rules.clone() };
-        start(files, request, Some(loaded.report.clone()));
+        start(files, request, Some(Report::clone(&loaded.report)));
     });
     // Analyses the files on screen again with another request; the report stays up meanwhile.
     let rerun = Callback::new(move |request: Request| {
@@ -499,11 +500,20 @@ fn finished(
         });
         let view = ViewState { rules: request.rules.clone(), ..ViewState::default() };
         let from_urls = shown.from_urls;
+        let report = Arc::new(report);
         return Stage::Done(Arc::new(Loaded { report, from_link: false, workers, view, from_urls, whole, request }));
     }
     let mut view = view.filter(|v| crate::share_link::check_state(v, Some(&report)).is_ok()).unwrap_or_default();
     view.rules = request.rules.clone();
-    Stage::Done(Arc::new(Loaded { report, from_link: false, workers, view, from_urls, whole: None, request }))
+    Stage::Done(Arc::new(Loaded {
+        report: Arc::new(report),
+        from_link: false,
+        workers,
+        view,
+        from_urls,
+        whole: None,
+        request,
+    }))
 }
 
 /// `file: message`, unless the message already names the file.

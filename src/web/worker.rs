@@ -230,10 +230,11 @@ async fn analyse_files(
         results.push(result);
     }
     let report = crate::combine_all(results);
-    // Same serialisation as the CLI's --json, trailing newline included.
-    let json = match serde_json::to_string_pretty(&report) {
-        Ok(s) => s + "\n",
-        Err(e) => format!("{{\"error\": \"{e}\"}}\n"),
+    // Compact: the page parses it back into a Report (its JSON export prints that as the
+    // CLI's --json does); pretty printing would double the text it copies and parses.
+    let json = match serde_json::to_string(&report) {
+        Ok(s) => s,
+        Err(e) => format!("{{\"error\": \"{e}\"}}"),
     };
     let wasm_memory_bytes = wasm_bindgen::memory()
         .unchecked_into::<js_sys::WebAssembly::Memory>()

@@ -265,3 +265,11 @@ fn definitions_come_from_the_tables() {
         Bucket::ALL.iter().map(|b| serde_json::to_value(b).unwrap().as_str().unwrap().to_string()).collect();
     assert_eq!(ids, json, "id() and the serde names agree");
 }
+
+#[test]
+fn a_bucket_index_is_its_place_in_all() {
+    // Tables indexed by bucket (the timeline's bins) rely on it.
+    for (i, b) in Bucket::ALL.into_iter().enumerate() {
+        assert_eq!(b.index(), i, "{b:?}");
+    }
+}

@@ -17,7 +17,7 @@ pub fn BucketSection(
     filter: RwSignal<Option<BucketId>>,
     open: RwSignal<Vec<BucketId>>,
     csv_name: String,
-    csv: String,
+    csv: Callback<(), String>,
 ) -> impl IntoView {
     let mut buckets: Vec<Bucket> = buckets.into_iter().filter(|b| b.time_us > 0.0 || b.count > 0).collect();
     buckets.sort_by(|a, b| b.time_us.total_cmp(&a.time_us));
@@ -51,19 +51,37 @@ pub fn BucketSection(
         let id = b.id;
         let active = move || filter.get() == Some(id);
         let pressed = active;
-        let top = b.top_names.iter().take(5).map(|n| view! {
-            <li><span class="kname" title=n.name.clone()>{n.short.clone()}</span>" "<span class="num muted">{format::us(n.time_us)}</span></li>
-        }).collect_view();
         // The rule behind most of this category's time; the rest unfold.
         let summary = match b.matched.len() {
             0 => b.rule.clone(),
             1 => b.matched[0].rule.clone(),
             n => format!("{} (+{} more)", b.matched[0].rule, n - 1),
         };
-        let matched = b.matched.iter().map(|m| view! {
-            <li>{m.rule.clone()}" "<span class="num muted">{format!("{} · {}×", format::us(m.time_us), format::count(m.count))}</span></li>
-        }).collect_view();
         let is_open = move || open.with(|o| o.contains(&id));
+        // What unfolds is built when it is opened: most rows stay folded, and the report
+        // appears sooner without them.
+        let unfolded = {
+            let (matched, top, rule) = (b.matched.clone(), b.top_names.clone(), b.rule.clone());
+            move || is_open().then(|| {
+                let matched = (!matched.is_empty()).then(|| {
+                    let items = matched.iter().map(|m| view! {
+                        <li>{m.rule.clone()}" "<span class="num muted">{format!("{} · {}×", format::us(m.time_us), format::count(m.count))}</span></li>
+                    }).collect_view();
+                    view! { <p class="sub">"Rules that matched:"</p><ul>{items}</ul> }
+                });
+                let top = (!top.is_empty()).then(|| {
+                    let items = top.iter().take(5).map(|n| view! {
+                        <li><span class="kname" title=n.name.clone()>{n.short.clone()}</span>" "<span class="num muted">{format::us(n.time_us)}</span></li>
+                    }).collect_view();
+                    view! { <p class="sub">"Largest kernels:"</p><ul>{items}</ul> }
+                });
+                view! {
+                    {matched}
+                    {top}
+                    <p class="sub">"Every rule of this category:"</p><p class="muted">{rule.clone()}</p>
+                }
+            })
+        };
         let on_toggle = move |ev: leptos::ev::Event| {
             if let Some(now) = super::tables::details_open(&ev) {
                 if now != is_open() {
@@ -90,9 +108,7 @@ pub fn BucketSection(
                 <td class="why">
                     <details prop:open=is_open on:toggle=on_toggle>
                         <summary>{summary}</summary>
-                        {(!b.matched.is_empty()).then(|| view! { <p class="sub">"Rules that matched:"</p><ul>{matched}</ul> })}
-                        {(!b.top_names.is_empty()).then(|| view! { <p class="sub">"Largest kernels:"</p><ul>{top}</ul> })}
-                        <p class="sub">"Every rule of this category:"</p><p class="muted">{b.rule.clone()}</p>
+                        {unfolded}
                     </details>
                 </td>
             </tr>
@@ -101,7 +117,7 @@ pub fn BucketSection(
 
     view! {
         <section class="panel" aria-labelledby="buckets-h">
-            <h2 id="buckets-h">"GPU time by category" {super::tables::csv_button(csv_name, move || csv.clone())}</h2>
+            <h2 id="buckets-h">"GPU time by category" {super::tables::csv_button(csv_name, move || csv.run(()))}</h2>
             <p class="muted">
                 {format!("Summed kernel time {} (overlapping streams count twice); wall-clock busy {}. ",
                     format::us(gpu.kernel_time_us), format::us(gpu.busy_us))}

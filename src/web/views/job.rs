@@ -211,7 +211,7 @@ fn RankTable(rows: Arc<Vec<RankRow>>, straggler: Option<usize>) -> impl IntoView
 
 /// The ranks of one job.
 #[component]
-pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>, csv: String) -> impl IntoView {
+pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>, csv: Callback<(), String>) -> impl IntoView {
     let straggler = job.as_ref().and_then(|j| j.straggler);
     let job_part = job.map(|j| {
         let verdict = if j.one_job {
@@ -291,7 +291,7 @@ pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>, csv: String) -> impl
     });
     view! {
         <section class="panel" aria-labelledby="ranks-h">
-            <h2 id="ranks-h">"Ranks " {csv_button("ranks.csv".into(), move || csv.clone())}</h2>
+            <h2 id="ranks-h">"Ranks " {csv_button("ranks.csv".into(), move || csv.run(()))}</h2>
             <RankChart rows=rows.clone() />
             <RankTable rows=Arc::new(rows) straggler=straggler />
             {job_part}

@@ -46,7 +46,7 @@ pub fn ReportScreen(
     let buckets_open = RwSignal::new(view0.buckets_open.clone());
     let compare = RwSignal::new(view0.compare);
     let share_state = RwSignal::new(None::<String>);
-    let report = Arc::new(loaded.report.clone());
+    let report = loaded.report.clone();
     let traces = report.traces.len();
     let from_urls = loaded.from_urls;
     let rules = view0.rules.clone();
@@ -67,7 +67,7 @@ pub fn ReportScreen(
         move |_| {
             // Exactly what `tracesight --json` prints for the same files (for a share link: the
             // summary it carries, serialised the same way).
-            let json = serde_json::to_string_pretty(&loaded.report).unwrap_or_default() + "\n";
+            let json = serde_json::to_string_pretty(&*loaded.report).unwrap_or_default() + "\n";
             export::download(&export::file_name(&loaded.report), &json, "application/json")
         }
     };
@@ -113,8 +113,7 @@ pub fn ReportScreen(
     let trace_view = {
         let report = report.clone();
         move || {
-            let i = selected.get();
-            let t = report.traces.get(i).cloned();
+            let t = TraceRef::new(report.clone(), selected.get());
             t.map(|t| view! {
                 <TraceView trace=t bucket_filter=bucket_filter kernels=kernels ops=ops buckets_open=buckets_open on_range=on_range
                     on_rules=on_rules rules=rules.clone() />
@@ -185,7 +184,10 @@ pub fn ReportScreen(
                 </div>
             })}
             {(!report.ranks.is_empty()).then(|| view! {
-                <JobSection rows=report.ranks.clone() job=report.job.clone() csv=crate::export::csv::ranks(&report) />
+                <JobSection rows=report.ranks.clone() job=report.job.clone() csv={
+                    let report = report.clone();
+                    Callback::new(move |()| crate::export::csv::ranks(&report))
+                } />
             })}
             // One trace can be compared too: with another run's files, added as B.
             {(traces > 1 || !loaded.from_link).then(|| view! {
@@ -268,10 +270,31 @@ fn TracePicker(traces: Arc<Report>, selected: RwSignal<usize>, on_pick: Callback
     .into_any()
 }
 
+/// One trace of the report on screen, for the sections that read many of its parts: shared,
+/// not copied (a trace's report holds every collective call, for one).
+#[derive(Clone)]
+pub struct TraceRef {
+    report: Arc<Report>,
+    index: usize,
+}
+
+impl TraceRef {
+    pub fn new(report: Arc<Report>, index: usize) -> Option<TraceRef> {
+        (index < report.traces.len()).then_some(TraceRef { report, index })
+    }
+}
+
+impl std::ops::Deref for TraceRef {
+    type Target = TraceReport;
+    fn deref(&self) -> &TraceReport {
+        &self.report.traces[self.index]
+    }
+}
+
 /// One trace's sections.
 #[component]
 fn TraceView(
-    trace: TraceReport,
+    trace: TraceRef,
     bucket_filter: RwSignal<Option<BucketId>>,
     kernels: RwSignal<TableState>,
     ops: RwSignal<TableState>,
@@ -282,7 +305,11 @@ fn TraceView(
     rules: String,
 ) -> impl IntoView {
     let stem = crate::export::csv::safe_stem(&crate::share_link::stem(&trace.file));
-    let csv = |which: &str| crate::export::csv::table(&trace, which).unwrap_or_default();
+    // Written when a CSV button is clicked, not before the report is drawn.
+    let csv = |which: &'static str| {
+        let trace = trace.clone();
+        Callback::new(move |()| crate::export::csv::table(&trace, which).unwrap_or_default())
+    };
     let name = |which: &str| format!("{stem}.{which}.csv");
     // Errors stop reading; past the row limit, events are counted but not analysed.
     let incomplete: Vec<_> = trace
@@ -333,7 +360,7 @@ fn TraceView(
 
 /// Overview cards: the numbers a performance engineer reads first.
 #[component]
-fn Summary(trace: TraceReport) -> impl IntoView {
+fn Summary(trace: TraceRef) -> impl IntoView {
     let g = &trace.gpu;
     let share = |v: f64| {
         if g.span_us > 0.0 {

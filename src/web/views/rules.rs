@@ -48,7 +48,7 @@ fn check(text: &str, trace: &TraceReport) -> Checked {
 
 #[component]
 pub fn RulesSection(
-    trace: TraceReport,
+    trace: super::report::TraceRef,
     /// The rules this report was made with.
     applied: String,
     /// Analyses the trace again with new rules (None: no trace to read, e.g. a share link).
@@ -56,11 +56,7 @@ pub fn RulesSection(
 ) -> impl IntoView {
     let start = if applied.is_empty() { saved_rules() } else { applied.clone() };
     let text = RwSignal::new(start);
-    let trace = std::sync::Arc::new(trace);
-    let checked = Memo::new({
-        let trace = trace.clone();
-        move |_| text.with(|t| check(t, &trace))
-    });
+    let checked = Memo::new(move |_| text.with(|t| check(t, &trace)));
     let changed = {
         let applied = applied.clone();
         move || text.with(|t| t.trim() != applied.trim())

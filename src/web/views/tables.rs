@@ -36,7 +36,7 @@ pub fn TopTable(
     filter: RwSignal<Option<BucketId>>,
     state: RwSignal<TableState>,
     csv_name: String,
-    csv: String,
+    csv: Callback<(), String>,
 ) -> impl IntoView {
     let sort = Memo::new(move |_| state.with(|s| (s.sort, s.desc)));
     let query = Memo::new(move |_| state.with(|s| s.query.clone()));
@@ -112,7 +112,7 @@ pub fn TopTable(
                     </span>
                 })}
                 <span class="muted count">{move || format!("{} of {}", shown(), total)}</span>
-                {csv_button(csv_name, move || csv.clone())}
+                {csv_button(csv_name, move || csv.run(()))}
             </div>
             <div class="scroll">
             <table class="data top" data-testid=testid>
@@ -211,7 +211,7 @@ fn step_row(s: &Step) -> impl IntoView {
 /// Per ProfilerStep#N: the time metrics inside each step window; the first
 /// [`STEPS_SHOWN`] steps until the user asks for all.
 #[component]
-pub fn StepTable(mut steps: Vec<Step>, csv_name: String, csv: String) -> impl IntoView {
+pub fn StepTable(mut steps: Vec<Step>, csv_name: String, csv: Callback<(), String>) -> impl IntoView {
     let empty = steps.is_empty();
     let total = steps.len();
     let rows = steps.iter().take(STEPS_SHOWN).map(step_row).collect_view();
@@ -229,7 +229,7 @@ pub fn StepTable(mut steps: Vec<Step>, csv_name: String, csv: String) -> impl In
     };
     view! {
         <section class="panel" aria-labelledby="steps-h">
-            <h2 id="steps-h">"Steps" {(!empty).then(|| csv_button(csv_name, move || csv.clone()))}</h2>
+            <h2 id="steps-h">"Steps" {(!empty).then(|| csv_button(csv_name, move || csv.run(())))}</h2>
             {if empty {
                 view! { <p class="empty">"No ProfilerStep#N spans in this trace (profile with "<code>"prof.step()"</code>" to get per-step numbers)."</p> }.into_any()
             } else {

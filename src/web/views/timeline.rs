@@ -81,12 +81,15 @@ pub fn TimelineSection(
         shapes.extend(busy.into_iter().map(|(b, d)| (format!("tl-busy {}", bucket_class(b)), d)));
         shapes.extend(idle.into_iter().map(|(c, d)| (format!("tl-idle {}", cause_class(c)), d)));
     }
-    let step_lines: Vec<f64> = tl
-        .steps
-        .iter()
-        .map(|s| (s.start_ns - tl.start_ns) as f64 / span * W)
-        .filter(|x| (0.0..=W).contains(x))
-        .collect();
+    // Every step start as one path: up to 240 of them, each a line element otherwise.
+    let step_lines =
+        tl.steps.iter().map(|s| (s.start_ns - tl.start_ns) as f64 / span * W).filter(|x| (0.0..=W).contains(x)).fold(
+            String::new(),
+            |mut d, x| {
+                let _ = write!(d, "M{x:.2} 0v{height}");
+                d
+            },
+        );
 
     let hover = RwSignal::new(None::<(usize, usize)>);
     let drag = RwSignal::new(None::<(f64, f64)>);
@@ -222,7 +225,7 @@ pub fn TimelineSection(
                         on:pointerleave=move |_| hover.set(None)>
                         {(0..lanes).map(|k| view! { <rect class="tl-lane" x="0" y=k as f64 * (LANE_H + LANE_GAP) width=W height=LANE_H /> }).collect_view()}
                         {shapes.into_iter().map(|(class, d)| view! { <path class=class d=d /> }).collect_view()}
-                        {step_lines.into_iter().map(|x| view! { <line class="tl-step" x1=x x2=x y1="0" y2=height /> }).collect_view()}
+                        {(!step_lines.is_empty()).then(|| view! { <path class="tl-step" d=step_lines /> })}
                         {selection}
                     </svg>
                     {tip}
