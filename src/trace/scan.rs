@@ -35,6 +35,19 @@ struct Cur<'a> {
     i: usize,
 }
 
+/// The first `"` or `\\` in `b`. Most strings of a trace are short (keys, phases,
+/// categories), and for those a plain loop beats memchr's setup (a call, and vector
+/// registers that are only filled for 16 bytes or more); longer ones go to memchr.
+#[inline(always)]
+fn quote_or_backslash(b: &[u8]) -> Option<usize> {
+    const SHORT: usize = 16;
+    match b.iter().take(SHORT).position(|&c| c == b'"' || c == b'\\') {
+        Some(n) => Some(n),
+        None if b.len() <= SHORT => None,
+        None => memchr::memchr2(b'"', b'\\', &b[SHORT..]).map(|n| n + SHORT),
+    }
+}
+
 #[inline]
 fn is_ws(c: u8) -> bool {
     matches!(c, b' ' | b'\n' | b'\r' | b'\t')
@@ -73,7 +86,7 @@ impl<'a> Cur<'a> {
     fn string(&mut self) -> R<Text<'a>> {
         debug_assert_eq!(self.b[self.i], b'"');
         let start = self.i + 1;
-        match memchr::memchr2(b'"', b'\\', &self.b[start..]) {
+        match quote_or_backslash(&self.b[start..]) {
             None => Err(Miss::NeedMore),
             Some(n) if self.b[start + n] == b'"' => {
                 self.i = start + n + 1;
@@ -96,7 +109,7 @@ impl<'a> Cur<'a> {
     fn skip_string(&mut self) -> R<()> {
         let mut j = self.i + 1;
         loop {
-            match memchr::memchr2(b'"', b'\\', &self.b[j..]) {
+            match quote_or_backslash(&self.b[j..]) {
                 None => return Err(Miss::NeedMore),
                 Some(n) => {
                     j += n;
