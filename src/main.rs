@@ -136,7 +136,8 @@ mod cli {
     ) -> Result<Vec<tracesight::TraceReport>, TraceError> {
         const PIECE: usize = 1 << 20;
         const DEPTH: usize = 8;
-        let (full_tx, full_rx) = mpsc::sync_channel::<io::Result<(Vec<u8>, u64)>>(DEPTH);
+        // A piece: a buffer, how much of it was read, and the file bytes consumed so far.
+        let (full_tx, full_rx) = mpsc::sync_channel::<io::Result<(Vec<u8>, usize, u64)>>(DEPTH);
         let (empty_tx, empty_rx) = mpsc::channel::<Vec<u8>>();
         thread::spawn(move || {
             let mut decoded = match tracesight::input::decode(file) {
@@ -147,13 +148,13 @@ mod cli {
                 }
             };
             loop {
-                let mut buf = empty_rx.try_recv().unwrap_or_default();
-                buf.resize(PIECE, 0);
+                // Buffers keep their length: zeroing them again for every piece (inflating
+                // gives 64 kB ones) cost more than the inflating.
+                let mut buf = empty_rx.try_recv().unwrap_or_else(|_| vec![0; PIECE]);
                 match tracesight::input::read_retrying(&mut decoded, &mut buf) {
                     Ok(0) => return,
                     Ok(n) => {
-                        buf.truncate(n);
-                        if full_tx.send(Ok((buf, decoded.consumed.get()))).is_err() {
+                        if full_tx.send(Ok((buf, n, decoded.consumed.get()))).is_err() {
                             return;
                         }
                     }
@@ -167,8 +168,8 @@ mod cli {
         let mut analysis = Analysis::new(name, opts.clone());
         let failure = loop {
             match full_rx.recv() {
-                Ok(Ok((piece, consumed))) => {
-                    analysis.feed(&piece);
+                Ok(Ok((piece, n, consumed))) => {
+                    analysis.feed(&piece[..n]);
                     progress(consumed);
                     let _ = empty_tx.send(piece);
                     if !analysis.wants_more() {
