@@ -35,7 +35,7 @@ struct Cur<'a> {
     i: usize,
 }
 
-/// The first `"` or `\\` in `b`. Most strings of a trace are short (keys, phases,
+/// The first `"` or `\` in `b`. Most strings of a trace are short (keys, phases,
 /// categories), and for those a plain loop beats memchr's setup (a call, and vector
 /// registers that are only filled for 16 bytes or more); longer ones go to memchr.
 #[inline(always)]

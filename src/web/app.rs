@@ -505,15 +505,8 @@ fn finished(
     }
     let mut view = view.filter(|v| crate::share_link::check_state(v, Some(&report)).is_ok()).unwrap_or_default();
     view.rules = request.rules.clone();
-    Stage::Done(Arc::new(Loaded {
-        report: Arc::new(report),
-        from_link: false,
-        workers,
-        view,
-        from_urls,
-        whole: None,
-        request,
-    }))
+    let report = Arc::new(report);
+    Stage::Done(Arc::new(Loaded { report, from_link: false, workers, view, from_urls, whole: None, request }))
 }
 
 /// `file: message`, unless the message already names the file.

@@ -82,14 +82,10 @@ pub fn TimelineSection(
         shapes.extend(idle.into_iter().map(|(c, d)| (format!("tl-idle {}", cause_class(c)), d)));
     }
     // Every step start as one path: up to 240 of them, each a line element otherwise.
-    let step_lines =
-        tl.steps.iter().map(|s| (s.start_ns - tl.start_ns) as f64 / span * W).filter(|x| (0.0..=W).contains(x)).fold(
-            String::new(),
-            |mut d, x| {
-                let _ = write!(d, "M{x:.2} 0v{height}");
-                d
-            },
-        );
+    let mut step_lines = String::new();
+    for x in tl.steps.iter().map(|s| (s.start_ns - tl.start_ns) as f64 / span * W).filter(|x| (0.0..=W).contains(x)) {
+        let _ = write!(step_lines, "M{x:.2} 0v{height}");
+    }
 
     let hover = RwSignal::new(None::<(usize, usize)>);
     let drag = RwSignal::new(None::<(f64, f64)>);
