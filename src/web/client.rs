@@ -502,10 +502,14 @@ impl WorkerPool {
         };
         match pool.split.as_mut().filter(|s| s.file == file) {
             Some(s) => {
+                // The lead's count going back means it reads the file whole after all (its
+                // parts could not be joined): the parts read before no longer count.
+                if part == 0 && s.bytes.first().is_some_and(|&before| bytes < before) {
+                    s.bytes.iter_mut().for_each(|b| *b = 0.0);
+                }
                 if let Some(b) = s.bytes.get_mut(part) {
                     *b = bytes;
                 }
-                // A lead that falls back to reading the file whole counts it all again.
                 s.bytes.iter().sum::<f64>().min(size)
             }
             None => bytes,

@@ -538,6 +538,31 @@ test('one large trace is read in parts by several workers: the report equals the
   fs.rmSync(big);
 });
 
+test('a trace whose middle looks like a cut inside a string is read whole after all: the report equals the CLI --json', async (t) => {
+  const big = path.join(tmp, 'trap.pt.trace.json');
+  writeBigTrace(big, 40, { trap: true });
+  const bytes = fs.readFileSync(big);
+  const mid = Math.floor(bytes.length / 2);
+  const trapAt = bytes.indexOf('},{},');
+  assert.ok(trapAt > mid && trapAt - mid < 1000, `the trap (${trapAt}) is not just after the middle (${mid})`);
+  const { context, page, errors, requests } = await open({ cores: 2 });
+  let started = 0;
+  page.on('worker', () => started++);
+  const web = await analyse(page, requests, big);
+  // A second worker read the second part, but the first part ended inside the name, so the
+  // lead read the file whole.
+  assert.equal(started, 1, 'no worker was started for a second part');
+  assert.equal(await page.locator('.report').getAttribute('data-worker-parts'), '1');
+  if (haveCli()) {
+    assert.equal(web, cliJson([big]), 'web export differs from the CLI');
+  } else {
+    t.diagnostic(`CLI not found at ${CLI}: comparing with the CLI skipped`);
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+  fs.rmSync(big);
+});
+
 test('a large .json.gz is inflated by a second worker while the first parses: the report equals the CLI --json', async (t) => {
   const big = path.join(tmp, 'stages.pt.trace.json');
   writeBigTrace(big, 80, { rank: 1, worldSize: 2 });

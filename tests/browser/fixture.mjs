@@ -75,19 +75,31 @@ export function writeFixtures(dir) {
   return { plain, gz, math };
 }
 
-/** A large file (about `mb` MB) for progress / cancel, written in pieces to keep memory low. */
-export function writeBigTrace(path, mb, { rank, worldSize } = {}) {
+/**
+ * A large file (about `mb` MB) for progress / cancel, written in pieces to keep memory low.
+ * `trap`: the middle of the file falls inside an event name holding `},{},`, which looks like
+ * the cut between two events that a reading in two parts looks for there.
+ */
+export function writeBigTrace(path, mb, { rank, worldSize, trap = false } = {}) {
   const one = makeTrace({ steps: 1, layersPerStep: 200 });
   const events = one.slice(one.indexOf('"traceEvents":[') + 15, one.indexOf('],"traceName"'));
   const fd = fs.openSync(path, 'w');
   const dist = rank === undefined ? '' : `"distributedInfo":{"backend":"nccl","rank":${rank},"world_size":${worldSize}},`;
   fs.writeSync(fd, `{"schemaVersion":1,${dist}"traceEvents":[`);
-  let written = 0, first = true;
-  while (written < mb * 1e6) {
-    const chunk = (first ? '' : ',') + events;
-    fs.writeSync(fd, chunk);
-    written += chunk.length;
-    first = false;
+  // `count` copies of the events, comma-separated, written one at a time.
+  const copies = (count, lead) => {
+    for (let k = 0; k < count; k++) fs.writeSync(fd, (k > 0 || lead ? ',' : '') + events);
+  };
+  const count = Math.ceil(mb * 1e6 / (events.length + 1));
+  if (trap) {
+    // Two equal halves around the trap, whose two runs of letters are equal too: the middle
+    // byte lands in the first run, a few bytes before the `},{},`.
+    const run = 'a'.repeat(30000);
+    copies(Math.ceil(count / 2), false);
+    fs.writeSync(fd, `,{"ph":"X","cat":"cpu_op","name":"${run}},{},${run}","pid":1,"tid":1,"ts":1,"dur":1}`);
+    copies(Math.ceil(count / 2), true);
+  } else {
+    copies(count, false);
   }
   fs.writeSync(fd, ']}');
   fs.closeSync(fd);
