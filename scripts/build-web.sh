@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the static site into dist/ (or $DIST): the Leptos page (src/bin/app.rs) and the
-# analysis worker (src/bin/worker.rs) for wasm32, wasm-bindgen --target web, wasm-opt when it
-# works, then index.html + www/. Works offline. Uses a normal rustup toolchain when its wasm32
+# analysis worker (src/bin/worker.rs) for wasm32, wasm-bindgen --target web, wasm-opt on the
+# page's wasm when it works, then index.html + www/. Works offline. Uses a normal rustup toolchain when its wasm32
 # target is installed, else Debian's rustc-web with -Zbuild-std (see DESIGN.md section 1),
 # installing missing tools on a fresh Debian machine.
 set -euo pipefail
@@ -55,7 +55,7 @@ for bin in app worker; do
   "$WBG" --target web --no-typescript --out-dir "$DIST/pkg" "$CARGO_TARGET_DIR/$TARGET/release/$bin.wasm"
 done
 
-# 3. Shrink the wasm with a current binaryen. Debian's wasm-opt (108) breaks wasm-bindgen's
+# 3. Shrink the page's wasm with a current binaryen. Debian's wasm-opt (108) breaks wasm-bindgen's
 #    externref table, so an older one is not used; npm's `binaryen` package is fetched into
 #    target/web when npm is there. WASM_OPT=0 skips this step (faster dev builds).
 BINARYEN_VERSION=132.0.0
