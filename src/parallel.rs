@@ -14,8 +14,8 @@ use std::sync::{mpsc, Condvar, Mutex};
 /// Bytes fed at a time.
 const FEED: usize = 4 << 20;
 
-/// How a file is cut: parts of about `part_bytes`, at least one per thread; files under
-/// `min_bytes` are not split.
+/// How a file is cut: parts of about `part_bytes`, the same number for every thread (see
+/// [`split::part_count`]); files under `min_bytes` are not split.
 #[derive(Debug, Clone, Copy)]
 pub struct Split {
     pub threads: usize,
@@ -51,7 +51,7 @@ pub fn analyze_file(
     #[cfg(unix)]
     let _ = map.advise(memmap2::Advice::Sequential);
     let bytes: &[u8] = &map;
-    let size = size.min(bytes.len() as u64);
+    let size = bytes.len() as u64; // what was mapped, should the file have changed since
     let layout = split::layout(&bytes[..split::HEAD_BYTES.min(size as usize)])?;
     let parts = split::part_count(size, split.part_bytes, split.threads);
     let mut last = 0;
