@@ -359,8 +359,11 @@ mod cli {
                 }
             },
         };
-        let opts = Options { top_n: args.top, rules, window: args.range, ..Options::default() };
         let mut split = Split::new(args.threads.map(|n| n as usize).unwrap_or_else(cores));
+        let mut opts = Options { top_n: args.top, rules, window: args.range, ..Options::default() };
+        if split.threads > 1 {
+            opts.fork = tracesight::parallel::two_threads();
+        }
         if let Some(b) = args.part_bytes {
             (split.part_bytes, split.min_bytes) = (b.max(1), 0);
         }

@@ -30,8 +30,25 @@ enum Role {
 const BATCHED_MATMUL_OPS: &[&str] = &["aten::bmm", "aten::baddbmm", "aten::einsum"];
 const LINEAR_OPS: &[&str] = &["aten::linear", "aten::addmm", "aten::mm", "aten::_scaled_mm"];
 
-/// Marks hand-written attention rows: sets their class to attention / `Why::Eager`.
-pub fn find_eager(c: &Collector, at: &Attribution, runtime: &[super::collect::RuntimeCall], classes: &mut Classes) {
+/// The rows with a launch call, in launch order per CPU thread (what [`find_eager`] walks).
+/// Row indices only (sorted by a key looked up), not (thread, start, row) tuples: 4 bytes per
+/// row where the tuples took 16.
+pub fn launch_order(gpu_rows: usize, at: &Attribution, runtime: &[super::collect::RuntimeCall]) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..gpu_rows as u32).filter(|&i| at.runtime[i as usize] != NO).collect();
+    let call_of = |i: u32| &runtime[at.runtime[i as usize] as usize];
+    order.sort_unstable_by_key(|&i| (call_of(i).thread, call_of(i).start, i));
+    order
+}
+
+/// Marks hand-written attention rows: sets their class to attention / `Why::Eager`. `order`
+/// is [`launch_order`]'s, or None to have it worked out here when there is softmax to look at.
+pub fn find_eager(
+    c: &Collector,
+    at: &Attribution,
+    runtime: &[super::collect::RuntimeCall],
+    order: Option<Vec<u32>>,
+    classes: &mut Classes,
+) {
     let names = &c.names;
     if !classes.any_bucket(Bucket::Softmax) {
         return;
@@ -60,12 +77,8 @@ pub fn find_eager(c: &Collector, at: &Attribution, runtime: &[super::collect::Ru
             _ => Role::Between,
         }
     };
-    // Rows in launch order per CPU thread.
-    // Row indices only (sorted by a key looked up), not (thread, start, row) tuples: 4 bytes
-    // per row where the tuples took 16.
-    let mut order: Vec<u32> = (0..c.gpu.len() as u32).filter(|&i| at.runtime[i as usize] != NO).collect();
+    let order = order.unwrap_or_else(|| launch_order(c.gpu.len(), at, runtime));
     let call_of = |i: u32| &runtime[at.runtime[i as usize] as usize];
-    order.sort_unstable_by_key(|&i| (call_of(i).thread, call_of(i).start, i));
 
     #[derive(Clone, Copy)]
     enum State {

@@ -8,6 +8,7 @@
 //! with one call, so they all belong to the op around that call.
 
 use super::collect::{GpuRows, Interner, MemEvent, OpRow, RuntimeCall, NAME_DATALOADER, NAME_STEP, NONE};
+use super::fork::Fork;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 
@@ -193,7 +194,8 @@ impl IdIndex {
     }
 }
 
-/// `runtime` must be sorted by correlation id.
+/// `runtime` must be sorted by correlation id. The op tree is built while the rows' launch
+/// calls are looked up (and the module tree built), as `fork` runs them.
 pub fn attribute(
     ops: Vec<OpRow>,
     modules: Vec<OpRow>,
@@ -201,8 +203,28 @@ pub fn attribute(
     gpu: &mut GpuRows,
     runtime: &[RuntimeCall],
     memory: &[MemEvent],
+    fork: &Fork,
 ) -> Attribution {
-    let tree = SpanTree::new(ops);
+    let rows = &*gpu;
+    let launch_calls = || {
+        // A row's launch call: the first (earliest) call with its correlation id.
+        let by_correlation = IdIndex::new(|| runtime.iter().enumerate().map(|(i, r)| (r.correlation, i as u32)));
+        let mut dangling_correlation = 0u64;
+        let runtime_of: Vec<u32> = (0..rows.len())
+            .map(|i| {
+                let correlation = rows.correlation(i);
+                if correlation == NONE {
+                    return NO;
+                }
+                let r = by_correlation.get(correlation);
+                dangling_correlation += u64::from(r == NO);
+                r
+            })
+            .collect();
+        (runtime_of, dangling_correlation, SpanTree::new(modules))
+    };
+    let (tree, (runtime_of, dangling_correlation, modules)) = fork.join(|| SpanTree::new(ops), launch_calls);
+    gpu.drop_correlation();
     let memory_op: Vec<u32> = memory
         .iter()
         .map(|m| {
@@ -212,22 +234,6 @@ pub fn attribute(
             aten.or(chain.first()).map(|&o| tree.spans[o as usize].name).unwrap_or(NO)
         })
         .collect();
-    // A row's launch call: the first (earliest) call with its correlation id.
-    let by_correlation = IdIndex::new(|| runtime.iter().enumerate().map(|(i, r)| (r.correlation, i as u32)));
-    let mut dangling_correlation = 0u64;
-    let runtime_of: Vec<u32> = (0..gpu.len())
-        .map(|i| {
-            let correlation = gpu.correlation(i);
-            if correlation == NONE {
-                return NO;
-            }
-            let r = by_correlation.get(correlation);
-            dangling_correlation += u64::from(r == NO);
-            r
-        })
-        .collect();
-    drop(by_correlation);
-    gpu.drop_correlation();
 
     // The op carrying each External id (the first, should several carry one).
     let by_external = IdIndex::new(|| tree.spans.iter().enumerate().map(|(i, o)| (o.external, i as u32)));
@@ -298,7 +304,7 @@ pub fn attribute(
     }
     Attribution {
         ops,
-        modules: SpanTree::new(modules),
+        modules,
         runtime: runtime_of,
         leaf,
         external_mismatch,

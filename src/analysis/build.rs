@@ -2,11 +2,11 @@
 //! attribution (which op launched each row), classification (its bucket), attention (hand-
 //! written attention, backend verdict), tables, and time (interval metrics per device and step).
 
-use super::attention::{find_eager, AttentionEvidence};
+use super::attention::{find_eager, launch_order, AttentionEvidence};
 use super::attribution::SpanTree;
 use super::attribution::{attribute, NO};
 use super::classify::{Chains, CopyKind, Why};
-use super::collect::{Collector, CommArgs, GpuKind, NAME_BACKWARD, NAME_GRAPH_LAUNCH, NONE, NO_NAME};
+use super::collect::{Collector, CommArgs, GpuKind, RuntimeCall, NAME_BACKWARD, NAME_GRAPH_LAUNCH, NONE, NO_NAME};
 use super::steps::{step_of, step_windows, us, Lanes};
 use super::tables::{tables, RowMap};
 use super::taxonomy::{Backend, Bucket, KernelFacts, TensorCore, OP_CONTEXT_RULES};
@@ -65,13 +65,147 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         &mut c.gpu,
         &runtime,
         &c.memory,
+        &opts.fork,
     );
     let names = &c.names;
     let tree = &at.ops;
     let chains = Chains::new(tree, names);
     let steps = step_windows(tree, names);
 
-    // Per distinct name: what the kernel name says (demangled and matched once).
+    // Per distinct name: what the kernel name says (demangled and matched once). Beside it,
+    // when there is a second thread, the rows' launch order that hand-written attention is
+    // looked for in: worked out ahead, though only used when there is softmax.
+    let classify = || classify_rows(&c, &at, &chains, opts);
+    let order = || opts.fork.at_once().then(|| launch_order(c.gpu.len(), &at, &runtime));
+    let ((facts, copy_kind, mut classes), order) = opts.fork.join(classify, order);
+    find_eager(&c, &at, &runtime, order, &mut classes);
+
+    // The rows' two passes read the same rows and write different things: time (intervals
+    // per lane and step) and totals (tables, launch, copy, tensor-core and attention figures).
+    let time_pass = || time_pass(&c, &at, &runtime, &classes, &steps);
+    let totals_pass = || totals_pass(&c, &at, &runtime, &classes, &facts, &copy_kind);
+    let (time, totals) = opts.fork.join(time_pass, totals_pass);
+    let Totals { rows, op_gpu, evidence, mut launch, copies, tensor_cores: tc, mut collectives, unattributed } = totals;
+    let TimePass { total_ns, mut gpu, idle_gaps, busy_union, mut devices, row_step, step_extent } = time;
+    let mut extra = Extra {
+        external_mismatch: at.external_mismatch,
+        dangling_correlation: at.dangling_correlation,
+        dataloader_ns: at.dataloader_ns,
+        unattributed,
+        idle_gaps,
+        ..Default::default()
+    };
+    launch.launch_call_us = us(c.launch_ns);
+    launch.sync_call_us = us(c.sync_ns);
+    if c.sm_eff_dur > 0.0 {
+        gpu.est_sm_efficiency_pct = Some(c.sm_eff_weighted / c.sm_eff_dur * 100.0);
+    }
+    if c.occupancy_dur > 0.0 {
+        gpu.achieved_occupancy_pct = Some(c.occupancy_weighted / c.occupancy_dur);
+    }
+    devices.sort_by_key(|d| d.device);
+
+    let row_buckets: Vec<Bucket> = classes.buckets();
+    drop(classes);
+    let marks = steps
+        .iter()
+        .zip(&step_extent)
+        .filter(|(_, e)| e.0 <= e.1)
+        .map(|(w, e)| StepMark { name: w.name.clone(), start_ns: e.0, end_ns: e.1 })
+        .collect();
+    // Two sets of passes that read what is built so far and nothing of each other's.
+    let tables_and_layers = || {
+        let step_times = step_times(&c, &row_step, &row_buckets, steps.len());
+        let t = tables(&rows, &op_gpu, tree, names, &facts, total_ns, opts);
+        let layers = layers::layers(&c, &at, &runtime, &row_buckets);
+        let memory = memory::memory(&c, &at);
+        (step_times, t, layers, memory)
+    };
+    let idle_and_timeline = || {
+        let streams = idle::streams(&c);
+        let idle = idle::idle_causes(&c, &at, &runtime, &streams, &steps, &busy_union);
+        let timeline = timeline::timeline(
+            &c,
+            timeline::Inputs {
+                at: &at,
+                runtime: &runtime,
+                streams: &streams,
+                buckets: &row_buckets,
+                name_of: &|n| facts.get(&n).map(|f| f.name.short.clone()).unwrap_or_else(|| names.get(n).to_string()),
+                steps: marks,
+                window,
+            },
+        );
+        (idle, timeline)
+    };
+    let ((step_times, t, layers, memory), ((idle, step_waits), timeline)) =
+        opts.fork.join(tables_and_layers, idle_and_timeline);
+    drop((row_buckets, row_step, busy_union));
+    let steps_out = steps
+        .iter()
+        .zip(step_times)
+        .zip(step_waits)
+        .map(|((w, t), waits)| {
+            extra.cpu_step_ns += w.end - w.start;
+            Step {
+                name: w.name.clone(),
+                span_us: t.span_us,
+                busy_us: t.busy_us,
+                idle_us: t.idle_us,
+                kernel_time_us: t.kernel_time_us,
+                comm_us: t.comm_us,
+                exposed_comm_us: t.exposed_comm_us,
+                cpu_us: us(w.end - w.start),
+                kernel_count: t.kernel_count,
+                host_wait_us: us(waits.0),
+                kernel_wait_us: us(waits.1),
+                other_wait_us: us(waits.2),
+            }
+        })
+        // In a range, only the steps that ran GPU work inside it.
+        .filter(|s: &Step| opts.window.is_none() || s.kernel_count > 0)
+        .collect();
+    extra.cpu_extent_ns = c.cpu_extent.map(|(a, b)| b - a).unwrap_or(0);
+    // Training shows backward ops or optimizer work; inference shows neither.
+    let training = tree.spans.iter().any(|o| names.is(o.name, NAME_BACKWARD))
+        || t.buckets.iter().any(|b| b.id == Bucket::Optimizer);
+    let attention = evidence.verdict(names, &c);
+    let built = Built {
+        gpu,
+        devices,
+        buckets: t.buckets,
+        attention,
+        top_kernels: t.top_kernels,
+        top_ops: t.top_ops,
+        kernels: t.kernels,
+        ops: t.ops,
+        idle,
+        layers,
+        memory,
+        timeline,
+        window,
+        collectives: {
+            collectives.sort_by_key(|x| (x.start_ns, x.dur_ns));
+            collectives
+        },
+        steps: steps_out,
+        launch,
+        training,
+        copies,
+        tensor_cores: tc,
+        extra,
+    };
+    (built, c)
+}
+
+/// Each row's class, and what each distinct name says as a kernel and as a copy.
+fn classify_rows(
+    c: &Collector,
+    at: &super::attribution::Attribution,
+    chains: &Chains,
+    opts: &Options,
+) -> (FxHashMap<u32, KernelFacts>, FxHashMap<u32, CopyKind>, Classes) {
+    let (names, tree) = (&c.names, &at.ops);
     let mut facts: FxHashMap<u32, KernelFacts> = FxHashMap::default();
     let mut copy_kind: FxHashMap<u32, CopyKind> = FxHashMap::default();
     let mut user_rule: FxHashMap<u32, Option<usize>> = FxHashMap::default();
@@ -89,18 +223,100 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
             None => chains.classify(tree, names, row.kind, copy, f, at.leaf[i]),
         });
     }
-    find_eager(&c, &at, &runtime, &mut classes);
+    (facts, copy_kind, classes)
+}
 
+/// The rows' time: their lanes' interval metrics (whole trace and per device), each row's
+/// step, and each step's GPU extent.
+struct TimePass {
+    total_ns: i64,
+    gpu: GpuTime,
+    idle_gaps: (u64, i64),
+    busy_union: Vec<super::intervals::Span>,
+    devices: Vec<DeviceTime>,
+    /// Per row: its step, or NO (empty when there are no steps). The steps' interval metrics
+    /// are worked out one step at a time later: lanes for every step at once held more than
+    /// the rows themselves.
+    row_step: Vec<u32>,
+    /// Per step: the GPU extent of its rows (the timeline's step marks).
+    step_extent: Vec<(i64, i64)>,
+}
+
+fn time_pass(
+    c: &Collector,
+    at: &super::attribution::Attribution,
+    runtime: &[RuntimeCall],
+    classes: &Classes,
+    steps: &[super::steps::StepWindow],
+) -> TimePass {
     let mut lanes = Lanes::default();
     let mut device_lanes: Vec<(i32, Lanes)> = Vec::new();
     // Per-device lanes only when the file has several devices: with one they would copy the
     // whole trace's intervals for the same numbers.
     let several_devices = c.gpu.lanes().first().is_some_and(|l0| c.gpu.lanes().iter().any(|l| l.0 != l0.0));
-    // Per row: its step, or NO. The steps' interval metrics are worked out one step at a time
-    // after this loop: lanes for every step at once held more than the rows themselves.
     let mut row_step: Vec<u32> = Vec::with_capacity(if steps.is_empty() { 0 } else { c.gpu.len() });
-    // Per step: the GPU extent of its rows (the timeline's step marks).
     let mut step_extent: Vec<(i64, i64)> = vec![(i64::MAX, i64::MIN); steps.len()];
+    for (i, row) in c.gpu.iter().enumerate() {
+        let bucket = classes.get(i).0;
+        lanes.add(&row, bucket);
+        if several_devices {
+            match device_lanes.iter_mut().find(|(d, _)| *d == row.device) {
+                Some((_, l)) => l.add(&row, bucket),
+                None => {
+                    let mut l = Lanes::default();
+                    l.add(&row, bucket);
+                    device_lanes.push((row.device, l));
+                }
+            }
+        }
+        if !steps.is_empty() {
+            // A row belongs to the step its launch call (else the row itself) falls in.
+            let launched = match at.runtime[i] {
+                NO => row.start,
+                r => runtime[r as usize].start,
+            };
+            let s = step_of(steps, launched);
+            row_step.push(s);
+            if s != NO {
+                let e = &mut step_extent[s as usize];
+                *e = (e.0.min(row.start), e.1.max(row.start + row.dur));
+            }
+        }
+    }
+    let total_ns = lanes.kernel_ns;
+    let (gpu, idle_gaps, busy_union) = lanes.time_and_union();
+    let devices = if device_lanes.len() > 1 {
+        device_lanes.into_iter().map(|(d, l)| DeviceTime { device: d as i64, time: l.time() }).collect()
+    } else {
+        Vec::new()
+    };
+    TimePass { total_ns, gpu, idle_gaps, busy_union, devices, row_step, step_extent }
+}
+
+/// The rows' totals: per (kernel, op, class) for the tables, per op, and the launch, copy,
+/// tensor-core, attention and collective figures.
+struct Totals {
+    rows: RowMap,
+    op_gpu: Vec<i64>,
+    evidence: AttentionEvidence,
+    launch: LaunchStats,
+    copies: Copies,
+    tensor_cores: TensorCoreUse,
+    collectives: Vec<CollectiveCall>,
+    /// Rows with no launching op: count and time.
+    unattributed: (u64, i64),
+}
+
+fn totals_pass(
+    c: &Collector,
+    at: &super::attribution::Attribution,
+    runtime: &[RuntimeCall],
+    classes: &Classes,
+    facts: &FxHashMap<u32, KernelFacts>,
+    copy_kind: &FxHashMap<u32, CopyKind>,
+) -> Totals {
+    let names = &c.names;
+    let tree = &at.ops;
     let mut rows: RowMap = FxHashMap::default();
     let mut op_gpu: Vec<i64> = vec![0; tree.spans.len()];
     let mut evidence = AttentionEvidence::default();
@@ -108,13 +324,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     let mut copies = Copies::default();
     let mut tc = TensorCoreUse::default();
     let mut collectives: Vec<CollectiveCall> = Vec::new();
-    let mut extra = Extra {
-        external_mismatch: at.external_mismatch,
-        dangling_correlation: at.dangling_correlation,
-        dataloader_ns: at.dataloader_ns,
-        ..Default::default()
-    };
-
+    let mut unattributed = (0u64, 0i64);
     for (i, row) in c.gpu.iter().enumerate() {
         let rt = match at.runtime[i] {
             NO => None,
@@ -177,7 +387,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
 
         // Kernels that are collectives by name (not helpers launched under a collective op).
         if bucket == Bucket::Communication && f.kernel_rule().is_some_and(|r| r.bucket == Bucket::Communication) {
-            collectives.push(collective_call(&c, tree, i, leaf, &f.name.short));
+            collectives.push(collective_call(c, tree, i, leaf, &f.name.short));
         }
 
         let leaf_name = if leaf == NO { NO } else { tree.spans[leaf as usize].name };
@@ -185,134 +395,11 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         if leaf != NO {
             op_gpu[leaf as usize] += row.dur;
         } else {
-            extra.unattributed.0 += 1;
-            extra.unattributed.1 += row.dur;
-        }
-
-        let row = &row;
-        lanes.add(row, bucket);
-        if several_devices {
-            match device_lanes.iter_mut().find(|(d, _)| *d == row.device) {
-                Some((_, l)) => l.add(row, bucket),
-                None => {
-                    let mut l = Lanes::default();
-                    l.add(row, bucket);
-                    device_lanes.push((row.device, l));
-                }
-            }
-        }
-        if !steps.is_empty() {
-            let s = step_of(&steps, rt.map(|r| r.start).unwrap_or(row.start));
-            row_step.push(s);
-            if s != NO {
-                let e = &mut step_extent[s as usize];
-                *e = (e.0.min(row.start), e.1.max(row.start + row.dur));
-            }
+            unattributed.0 += 1;
+            unattributed.1 += row.dur;
         }
     }
-    launch.launch_call_us = us(c.launch_ns);
-    launch.sync_call_us = us(c.sync_ns);
-
-    let total_ns = lanes.kernel_ns;
-    let (mut gpu, idle_gaps, busy_union) = lanes.time_and_union();
-    extra.idle_gaps = idle_gaps;
-    if c.sm_eff_dur > 0.0 {
-        gpu.est_sm_efficiency_pct = Some(c.sm_eff_weighted / c.sm_eff_dur * 100.0);
-    }
-    if c.occupancy_dur > 0.0 {
-        gpu.achieved_occupancy_pct = Some(c.occupancy_weighted / c.occupancy_dur);
-    }
-    let mut devices: Vec<DeviceTime> = if device_lanes.len() > 1 {
-        device_lanes.into_iter().map(|(d, l)| DeviceTime { device: d as i64, time: l.time() }).collect()
-    } else {
-        Vec::new()
-    };
-    devices.sort_by_key(|d| d.device);
-
-    let row_buckets: Vec<Bucket> = classes.buckets();
-    drop(classes);
-    let step_times = step_times(&c, &row_step, &row_buckets, steps.len());
-    drop(row_step);
-    let t = tables(&rows, &op_gpu, tree, names, &facts, total_ns, opts);
-    let streams = idle::streams(&c);
-    let (idle, step_waits) = idle::idle_causes(&c, &at, &runtime, &streams, &steps, &busy_union);
-    drop(busy_union);
-    let layers = layers::layers(&c, &at, &runtime, &row_buckets);
-    let marks = steps
-        .iter()
-        .zip(&step_extent)
-        .filter(|(_, e)| e.0 <= e.1)
-        .map(|(w, e)| StepMark { name: w.name.clone(), start_ns: e.0, end_ns: e.1 })
-        .collect();
-    let timeline = timeline::timeline(
-        &c,
-        timeline::Inputs {
-            at: &at,
-            runtime: &runtime,
-            streams: &streams,
-            buckets: &row_buckets,
-            name_of: &|n| facts.get(&n).map(|f| f.name.short.clone()).unwrap_or_else(|| names.get(n).to_string()),
-            steps: marks,
-            window,
-        },
-    );
-    drop((row_buckets, streams));
-    let memory = memory::memory(&c, &at);
-    let steps_out = steps
-        .iter()
-        .zip(step_times)
-        .zip(step_waits)
-        .map(|((w, t), waits)| {
-            extra.cpu_step_ns += w.end - w.start;
-            Step {
-                name: w.name.clone(),
-                span_us: t.span_us,
-                busy_us: t.busy_us,
-                idle_us: t.idle_us,
-                kernel_time_us: t.kernel_time_us,
-                comm_us: t.comm_us,
-                exposed_comm_us: t.exposed_comm_us,
-                cpu_us: us(w.end - w.start),
-                kernel_count: t.kernel_count,
-                host_wait_us: us(waits.0),
-                kernel_wait_us: us(waits.1),
-                other_wait_us: us(waits.2),
-            }
-        })
-        // In a range, only the steps that ran GPU work inside it.
-        .filter(|s: &Step| opts.window.is_none() || s.kernel_count > 0)
-        .collect();
-    extra.cpu_extent_ns = c.cpu_extent.map(|(a, b)| b - a).unwrap_or(0);
-    // Training shows backward ops or optimizer work; inference shows neither.
-    let training = tree.spans.iter().any(|o| names.is(o.name, NAME_BACKWARD))
-        || t.buckets.iter().any(|b| b.id == Bucket::Optimizer);
-    let attention = evidence.verdict(names, &c);
-    let built = Built {
-        gpu,
-        devices,
-        buckets: t.buckets,
-        attention,
-        top_kernels: t.top_kernels,
-        top_ops: t.top_ops,
-        kernels: t.kernels,
-        ops: t.ops,
-        idle,
-        layers,
-        memory,
-        timeline,
-        window,
-        collectives: {
-            collectives.sort_by_key(|x| (x.start_ns, x.dur_ns));
-            collectives
-        },
-        steps: steps_out,
-        launch,
-        training,
-        copies,
-        tensor_cores: tc,
-        extra,
-    };
-    (built, c)
+    Totals { rows, op_gpu, evidence, launch, copies, tensor_cores: tc, collectives, unattributed }
 }
 
 /// Per step, the interval metrics of its rows (`row_step`: each row's step, or NO).

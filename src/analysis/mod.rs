@@ -7,6 +7,7 @@ mod classify;
 pub mod collect;
 pub mod diagnostics;
 pub mod diff;
+pub mod fork;
 pub mod hints;
 pub mod idle;
 pub mod intervals;
@@ -40,6 +41,9 @@ pub struct Options {
     pub rules: Vec<taxonomy::UserRule>,
     /// Restrict the analysis to GPU time inside this range (rows clipped to it).
     pub window: Option<Range>,
+    /// How the report build runs its independent passes: one after the other unless the
+    /// caller hands in threads.
+    pub fork: fork::Fork,
 }
 
 /// A time range to analyse.
@@ -91,7 +95,7 @@ impl Range {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { top_n: 25, chunk_size: trace::CHUNK, rules: Vec::new(), window: None }
+        Options { top_n: 25, chunk_size: trace::CHUNK, rules: Vec::new(), window: None, fork: fork::Fork::default() }
     }
 }
 
