@@ -26,7 +26,7 @@ pub struct Split {
 
 impl Split {
     pub fn new(threads: usize) -> Split {
-        Split { threads, part_bytes: 64 << 20, min_bytes: split::MIN_SPLIT_BYTES }
+        Split { threads, part_bytes: 32 << 20, min_bytes: split::MIN_SPLIT_BYTES }
     }
 }
 
