@@ -5,6 +5,8 @@
 # with the peak memory of the renderer (page + workers) to show it stays bounded.
 #   scripts/bench-web.sh [SIZE]      SIZE defaults to 500M; 3G shows bounded memory
 # SKIP_BUILD=1 reuses dist/; RUNS=N repeats each file; traces are kept in bench-data/.
+# PICK_AFTER_MS (picking the file that long after the page is ready) and THREADS=1 (CPU time by
+# thread) pass through to tests/browser/bench.mjs.
 # Writing gzip is slow (~10 MB/s of JSON), so for sizes in G the .json.gz run is skipped
 # unless GZIP=1.
 set -euo pipefail

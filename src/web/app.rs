@@ -380,7 +380,15 @@ struct Signals {
 fn on_pool_event(ev: PoolEvent, sig: Signals) {
     let Signals { stage, progress, ready, batch, pending_view, refreshing, source } = sig;
     match ev {
-        PoolEvent::Ready => ready.set(true),
+        PoolEvent::Ready { warm_up_kernels } => {
+            ready.set(true);
+            // Shown on <html data-warm-up-kernels> for the browser tests (and the curious).
+            if warm_up_kernels > 0 {
+                if let Some(root) = document().document_element() {
+                    let _ = root.set_attribute("data-warm-up-kernels", &warm_up_kernels.to_string());
+                }
+            }
+        }
         PoolEvent::Progress { file, bytes } => update_row(progress, file, |f| {
             f.bytes = bytes;
             if f.state == FileState::Waiting {

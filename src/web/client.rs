@@ -41,10 +41,13 @@ struct Inner {
     /// The previous worker's handlers: `stop` may run inside one of them, so they are
     /// dropped one restart later, never while running.
     retired: Vec<Closure<dyn FnMut(JsValue)>>,
+    /// Whether its workers warm up when they start (the page's first worker, which waits for
+    /// files; workers started for a file go straight to it).
+    warm_up: bool,
 }
 
 impl Client {
-    pub fn new(on_event: impl Fn(WorkerEvent) + 'static) -> Self {
+    pub fn new(on_event: impl Fn(WorkerEvent) + 'static, warm_up: bool) -> Self {
         let client = Client(Rc::new(RefCell::new(Inner {
             worker: None,
             ready: false,
@@ -52,6 +55,7 @@ impl Client {
             on_event: Rc::new(on_event),
             closures: Vec::new(),
             retired: Vec::new(),
+            warm_up,
         })));
         client.spawn();
         client
@@ -138,6 +142,9 @@ impl Client {
     fn spawn(&self) {
         let opts = WorkerOptions::new();
         opts.set_type(WorkerType::Module);
+        if self.0.borrow().warm_up {
+            opts.set_name(super::protocol::WARM_UP_WORKER);
+        }
         // Relative URL: the site works from any sub-path.
         let worker = match Worker::new_with_options("./worker.js", &opts) {
             Ok(w) => w,
@@ -180,7 +187,7 @@ impl Client {
     fn on_message(&self, msg: ToPage) {
         let handler = {
             let mut inner = self.0.borrow_mut();
-            if let ToPage::Ready = msg {
+            if let ToPage::Ready { .. } = msg {
                 inner.ready = true;
                 let queued = std::mem::take(&mut inner.queued);
                 if let Some(worker) = inner.worker.as_ref() {
@@ -225,8 +232,9 @@ fn describe(e: &JsValue) -> String {
 
 /// What the pool tells the page, per file (`file` indexes the files given to `analyse`).
 pub enum PoolEvent {
-    /// A worker is ready: files can be opened.
-    Ready,
+    /// A worker is ready: files can be opened. The first one says how many kernels it read
+    /// warming up.
+    Ready { warm_up_kernels: u32 },
     /// Bytes of `file` consumed so far.
     Progress { file: usize, bytes: f64 },
     /// `file` is finished: the Report of that file alone (as `tracesight --json` prints it),
@@ -389,7 +397,8 @@ impl WorkerPool {
     fn add_slot(&self) -> usize {
         let slot = self.0.borrow().slots.len();
         let pool = Rc::downgrade(&self.0);
-        let client = Client::new(move |ev| on_client_event(&pool, slot, ev));
+        // The first worker stays for the page's life: it warms up while the user picks a file.
+        let client = Client::new(move |ev| on_client_event(&pool, slot, ev), slot == 0);
         self.0.borrow_mut().slots.push(Slot { client, file: None, role: Role::Lead });
         slot
     }
@@ -537,7 +546,9 @@ fn on_client_event(pool: &Weak<RefCell<Pool>>, slot: usize, ev: WorkerEvent) {
         }
     };
     match (ev, file, role) {
-        (WorkerEvent::Message(ToPage::Ready), _, _) => handler(PoolEvent::Ready),
+        (WorkerEvent::Message(ToPage::Ready { warm_up_kernels }), _, _) => {
+            handler(PoolEvent::Ready { warm_up_kernels })
+        }
         (WorkerEvent::Message(ToPage::Progress { bytes, .. }), Some(file), _) => {
             let bytes = pool.progress(slot, file, bytes);
             handler(PoolEvent::Progress { file, bytes })

@@ -62,8 +62,9 @@ pub enum Job {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToPage {
-    /// The worker's wasm is loaded: messages posted from now on are not lost.
-    Ready,
+    /// The worker's wasm is loaded: messages posted from now on are not lost. A worker that
+    /// warmed up says how many kernels it read doing so (0: it did not).
+    Ready { warm_up_kernels: u32 },
     /// Bytes of file `index` consumed so far (compressed bytes for .gz).
     Progress { index: u32, bytes: f64 },
     /// File `index` is finished (`ok` false when it could not be read).
@@ -84,3 +85,7 @@ pub enum ToPage {
     /// parts a file was read in (1: whole).
     Done { json: String, wasm_memory_bytes: f64, parts: u32 },
 }
+
+/// The name the page gives its first worker (the one that stays while the page is open): that
+/// worker reads a small made-up trace before it says it is ready (see `worker::warm_up`).
+pub const WARM_UP_WORKER: &str = "warm-up";

@@ -7,7 +7,7 @@
 //! .json.gz is read in two stages: another worker inflates it ([`Job::Inflate`]) and hands
 //! the lead the inflated chunks over a `MessagePort`, a few chunks ahead of the parser.
 
-use super::protocol::{object, Job, Request, ToPage};
+use super::protocol::{object, Job, Request, ToPage, WARM_UP_WORKER};
 use crate::analysis::split::{self, Joined, Part, PartJob, PartReader};
 use crate::input::{CarriedError, InflateStage, Inflating};
 use js_sys::{Array, ArrayBuffer, Promise, Reflect, Uint8Array};
@@ -128,7 +128,62 @@ pub fn run() {
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
     on_message.forget();
-    post(&scope, &ToPage::Ready);
+    let warm_up_kernels = if scope.name() == WARM_UP_WORKER { warm_up() } else { 0 };
+    post(&scope, &ToPage::Ready { warm_up_kernels });
+}
+
+/// Reads a made-up trace of about 1.7 MB and drops the report (returns how many kernels it
+/// read). V8 first runs wasm on its
+/// baseline compiler and recompiles a function with its optimising one, in the background,
+/// only once that function has run a while: without this, the user's first trace would be
+/// read by the slower code for its first second or so, with the recompiling beside it on the
+/// other core (a second worker started for that trace shares the module, optimised code too).
+fn warm_up() -> u32 {
+    use std::fmt::Write;
+    const KERNELS: [&str; 4] = [
+        "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+        "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul>)",
+        "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t> >(flash::Flash_fwd_params)",
+        "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+    ];
+    const OPS: [&str; 4] = ["aten::linear", "aten::add", "aten::_flash_attention_forward", "nccl:all_reduce"];
+    let mut text = String::with_capacity(3 << 20);
+    text.push_str(r#"{"schemaVersion":1,"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3","computeMajor":9,"computeMinor":0}],"traceEvents":["#);
+    for i in 0..2000u64 {
+        let (k, ts) = ((i % 4) as usize, 1_000_000 + i * 20);
+        if i % 1000 == 0 {
+            let _ = write!(
+                text,
+                r#"{{"ph":"X","cat":"user_annotation","name":"ProfilerStep#{}","pid":1,"tid":1,"ts":{ts},"dur":20000}},"#,
+                i / 1000
+            );
+        }
+        let _ = write!(
+            text,
+            r#"{{"ph":"X","cat":"cpu_op","name":"{}","pid":1,"tid":1,"ts":{ts}.5,"dur":10,"args":{{"External id":{i},"Sequence number":{i},"Fwd thread id":0,"Input Dims":[[4096,4096],[4096]],"Input type":["c10::BFloat16","c10::BFloat16"]}}}},"#,
+            OPS[k]
+        );
+        let _ = write!(
+            text,
+            r#"{{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{},"dur":4,"args":{{"External id":{i},"cbid":211,"correlation":{i}}}}},"#,
+            ts + 2
+        );
+        let _ = write!(
+            text,
+            r#"{{"ph":"X","cat":"kernel","name":"{}","pid":0,"tid":7,"ts":{},"dur":12.25,"args":{{"External id":{i},"queued":0,"device":0,"context":1,"stream":7,"correlation":{i},"registers per thread":128,"shared memory":0,"blocks per SM":1.5,"warps per SM":8,"grid":[132,1,1],"block":[384,1,1],"est. achieved occupancy %":12}}}},"#,
+            KERNELS[k],
+            ts + 8
+        );
+    }
+    text.push_str(r#"{"ph":"i","cat":"global","name":"end","pid":1,"tid":1,"ts":1000000,"s":"g"}]}"#);
+    let mut analysis = crate::Analysis::new("warm-up", crate::Options::default());
+    for piece in text.as_bytes().chunks(1 << 20) {
+        analysis.feed(piece);
+    }
+    let Ok(reports) = analysis.finish(None) else { return 0 };
+    let kernels = reports.iter().map(|r| r.launch.launched_kernels).sum::<u64>();
+    let _ = serde_json::to_string(&crate::combine_all(vec![Ok(reports)]));
+    kernels as u32
 }
 
 fn post(scope: &DedicatedWorkerGlobalScope, msg: &ToPage) {

@@ -5,7 +5,10 @@
 // and by WORKERS workers (a large plain file is then split into parts), alternating, and by
 // the CLI on one thread, so the ratios come from one run. Not a test: prints a table.
 // usage: node bench.mjs FILE... (DIST, CHROMIUM as for the e2e tests; TRACESIGHT_BIN: the
-// CLI, default target/release/tracesight; WORKERS=2; RUNS=1: the best of RUNS is kept)
+// CLI, default target/release/tracesight; WORKERS=2; RUNS=1: the best of RUNS is kept;
+// PICK_AFTER_MS=0: how long after the page is ready the file is picked, as a user takes a
+// while: the first worker's warm-up has V8 optimise the parser in the background meanwhile;
+// THREADS=1: print each reading's CPU seconds by process and thread)
 import fs from 'node:fs';
 import path from 'node:path';
 import http from 'node:http';
@@ -18,6 +21,7 @@ const DIST = path.resolve(process.env.DIST || path.join(HERE, '../../dist'));
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const RUNS = Number(process.env.RUNS || 1);
 const WORKERS = Number(process.env.WORKERS || 2);
+const PICK_AFTER_MS = Number(process.env.PICK_AFTER_MS || 0);
 const CLI = process.env.TRACESIGHT_BIN || path.join(HERE, '../../target/release/tracesight');
 const files = process.argv.slice(2);
 if (!files.length) { console.error('usage: node bench.mjs FILE...'); process.exit(2); }
@@ -59,6 +63,27 @@ function browserCpuSecs() {
   return ticks / 100;
 }
 
+/** CPU seconds per process kind and thread name (`renderer/DedicatedWorker`), summed: where the
+ *  time went (THREADS=1 prints it per reading). */
+function threadCpuSecs() {
+  const by = new Map();
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^[0-9]+$/.test(d))) {
+    try {
+      const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (Number(pid) === process.pid || !cmdline.includes('chrom')) continue;
+      const kind = (cmdline.match(/--type=([a-z-]+)/) || [null, 'browser'])[1];
+      for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+        const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const key = `${kind}/${name}`;
+        by.set(key, (by.get(key) || 0) + (Number(fields[11]) + Number(fields[12])) / 100);
+      }
+    } catch { /* the process or thread ended */ }
+  }
+  return by;
+}
+
 /** A page that sees `cores` cores: the pool reads one file with that many workers. */
 async function openPage(cores) {
   const context = await browser.newContext({ acceptDownloads: true });
@@ -73,9 +98,11 @@ async function openPage(cores) {
 /** One reading of `file` in a page of `cores` cores. */
 async function measure(file, cores) {
   const { context, page } = await openPage(cores);
+  if (PICK_AFTER_MS) await new Promise((ok) => setTimeout(ok, PICK_AFTER_MS));
   let peak = 0;
   const timer = setInterval(() => { peak = Math.max(peak, rendererRssMb()); }, 250);
   const cpu0 = browserCpuSecs();
+  const threads0 = process.env.THREADS ? threadCpuSecs() : null;
   const t0 = performance.now();
   const t0Epoch = Date.now();
   await page.getByTestId('file-input').setInputFiles(file);
@@ -83,6 +110,11 @@ async function measure(file, cores) {
   const secs = (performance.now() - t0) / 1000;
   const cpu = browserCpuSecs() - cpu0;
   clearInterval(timer);
+  if (threads0) {
+    const spent = [...threadCpuSecs()].map(([n, t]) => [n, t - (threads0.get(n) || 0)]).filter(([, t]) => t >= 0.02);
+    spent.sort((a, b) => b[1] - a[1]);
+    console.log(`  ${path.basename(file)}, ${cores} worker(s), CPU seconds by thread: ${spent.map(([n, t]) => `${n} ${t.toFixed(2)}`).join(', ')}`);
+  }
   peak = Math.max(peak, rendererRssMb());
   // The report says how much JSON the worker parsed (after decompression).
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
