@@ -63,8 +63,8 @@ function browserCpuSecs() {
   return ticks / 100;
 }
 
-/** CPU seconds per process kind and thread name (`renderer/DedicatedWorker`), summed: where the
- *  time went (THREADS=1 prints it per reading). */
+/** CPU seconds so far of each of the browser's threads, by `pid/tid`, with a label: process
+ *  kind and thread name (`renderer/DedicatedWorker`). */
 function threadCpuSecs() {
   const by = new Map();
   for (const pid of fs.readdirSync('/proc').filter((d) => /^[0-9]+$/.test(d))) {
@@ -73,15 +73,33 @@ function threadCpuSecs() {
       if (Number(pid) === process.pid || !cmdline.includes('chrom')) continue;
       const kind = (cmdline.match(/--type=([a-z-]+)/) || [null, 'browser'])[1];
       for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-        const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        const key = `${kind}/${name}`;
-        by.set(key, (by.get(key) || 0) + (Number(fields[11]) + Number(fields[12])) / 100);
+        try {
+          const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+          const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+          const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          by.set(`${pid}/${tid}`, { label: `${kind}/${name}`, secs: (Number(fields[11]) + Number(fields[12])) / 100 });
+        } catch { /* the thread ended */ }
       }
-    } catch { /* the process or thread ended */ }
+    } catch { /* the process ended */ }
   }
   return by;
+}
+
+/** Where a reading's CPU time went (THREADS=1): the browser's threads sampled every 100 ms,
+ *  so that a worker that ends before the reading does (a part's) still counts, up to its
+ *  last 100 ms. `stop()` returns CPU seconds by label, largest first. */
+function threadCpuWatch() {
+  const first = threadCpuSecs();
+  const last = new Map(first);
+  const sample = () => { for (const [k, v] of threadCpuSecs()) last.set(k, v); };
+  const timer = setInterval(sample, 100);
+  return () => {
+    clearInterval(timer);
+    sample();
+    const by = new Map();
+    for (const [k, v] of last) by.set(v.label, (by.get(v.label) || 0) + v.secs - (first.get(k)?.secs || 0));
+    return [...by].filter(([, t]) => t >= 0.02).sort((a, b) => b[1] - a[1]);
+  };
 }
 
 /** A page that sees `cores` cores: the pool reads one file with that many workers. */
@@ -102,7 +120,7 @@ async function measure(file, cores) {
   let peak = 0;
   const timer = setInterval(() => { peak = Math.max(peak, rendererRssMb()); }, 250);
   const cpu0 = browserCpuSecs();
-  const threads0 = process.env.THREADS ? threadCpuSecs() : null;
+  const threads = process.env.THREADS ? threadCpuWatch() : null;
   const t0 = performance.now();
   const t0Epoch = Date.now();
   await page.getByTestId('file-input').setInputFiles(file);
@@ -110,9 +128,8 @@ async function measure(file, cores) {
   const secs = (performance.now() - t0) / 1000;
   const cpu = browserCpuSecs() - cpu0;
   clearInterval(timer);
-  if (threads0) {
-    const spent = [...threadCpuSecs()].map(([n, t]) => [n, t - (threads0.get(n) || 0)]).filter(([, t]) => t >= 0.02);
-    spent.sort((a, b) => b[1] - a[1]);
+  if (threads) {
+    const spent = threads();
     console.log(`  ${path.basename(file)}, ${cores} worker(s), CPU seconds by thread: ${spent.map(([n, t]) => `${n} ${t.toFixed(2)}`).join(', ')}`);
   }
   peak = Math.max(peak, rendererRssMb());
