@@ -132,12 +132,12 @@ pub fn run() {
     post(&scope, &ToPage::Ready { warm_up_kernels });
 }
 
-/// Reads a made-up trace of about 1.7 MB and drops the report (returns how many kernels it
-/// read). V8 first runs wasm on its
-/// baseline compiler and recompiles a function with its optimising one, in the background,
-/// only once that function has run a while: without this, the user's first trace would be
-/// read by the slower code for its first second or so, with the recompiling beside it on the
-/// other core (a second worker started for that trace shares the module, optimised code too).
+/// Reads a made-up trace of about 1.7 MB and drops the report; returns how many kernels it
+/// read. V8 first runs wasm on its baseline compiler and recompiles a function with its
+/// optimising one, in the background, only once that function has run a while: without this,
+/// the user's first trace would be read by the slower code for its first second or so, with
+/// the recompiling beside it on the other core (V8 keeps one compiled module per process, so a
+/// worker started later for a part should find the optimised code too).
 fn warm_up() -> u32 {
     use std::fmt::Write;
     const KERNELS: [&str; 4] = [
