@@ -87,7 +87,8 @@ function threadCpuSecs() {
 
 /** Where a reading's CPU time went (THREADS=1): the browser's threads sampled every 100 ms,
  *  so that a worker that ends before the reading does (a part's) still counts, up to its
- *  last 100 ms. `stop()` returns CPU seconds by label, largest first. */
+ *  last 100 ms (the sampling itself takes a few % of a core, beside the browser). Returns a
+ *  function that stops it and gives CPU seconds by label, largest first. */
 function threadCpuWatch() {
   const first = threadCpuSecs();
   const last = new Map(first);
