@@ -31,11 +31,12 @@ impl Split {
 }
 
 /// A [`Fork`] for the report build: the second job runs on a scoped thread while the first
-/// runs on the caller's.
+/// runs on the caller's. Should no thread start, the second job does not run here, and
+/// [`Fork::join`] runs it after the first.
 pub fn two_threads() -> Fork {
     Fork::new(|a, b| {
         std::thread::scope(|s| {
-            s.spawn(b);
+            let _ = std::thread::Builder::new().spawn_scoped(s, b);
             a();
         })
     })

@@ -11,7 +11,8 @@ pub type Job<'a> = &'a mut (dyn FnMut() + Send);
 type Both = dyn Fn(Job, Job) + Send + Sync;
 
 /// How two independent jobs run: one after the other (the default), or as the caller's
-/// function runs them. The function must call each job exactly once and return after both.
+/// function runs them. The function calls each job at most once and returns once those it
+/// called are done; a job it did not call (a thread that could not start) runs after it.
 #[derive(Clone, Default)]
 pub struct Fork(Option<Arc<Both>>);
 
@@ -34,7 +35,7 @@ impl Fork {
         let (mut a, mut b) = (Some(a), Some(b));
         let (mut ra, mut rb) = (None, None);
         both(&mut || ra = a.take().map(|f| f()), &mut || rb = b.take().map(|f| f()));
-        // A fork that skipped a job broke its contract; the job runs here instead.
+        // A job the fork did not run runs here.
         let ra = ra.unwrap_or_else(|| a.take().expect("job ran or is still here")());
         let rb = rb.unwrap_or_else(|| b.take().expect("job ran or is still here")());
         (ra, rb)
@@ -64,7 +65,7 @@ mod tests {
     }
 
     #[test]
-    fn a_fork_that_skips_a_job_still_gets_both_results() {
+    fn a_job_the_fork_does_not_run_runs_after_it() {
         let lazy = Fork::new(|a, _b| a());
         assert_eq!(lazy.join(|| 1, || 2), (1, 2));
     }
