@@ -93,7 +93,9 @@ pub fn analyze_file(
         for _ in 0..split.threads {
             let tx = tx.clone();
             let (map, jobs, next, joined, stop, read_bytes) = (&map, &jobs, &next, &joined, &stop, &read_bytes);
-            s.spawn(move || loop {
+            // A thread that cannot start is done without: the others take its parts, and
+            // with none the join finds no senders and the caller reads the file in one go.
+            let _ = std::thread::Builder::new().spawn_scoped(s, move || loop {
                 let k = next.fetch_add(1, Ordering::SeqCst);
                 if k >= n || stop.load(Ordering::SeqCst) {
                     return;
