@@ -49,35 +49,45 @@ function rendererRssMb() {
     .reduce((sum, l) => sum + Number(l.trim().split(/\s+/)[0] || 0), 0) / 1024;
 }
 
-/** CPU seconds (user + system) used so far by the browser's processes, from /proc (Linux). */
-function browserCpuSecs() {
-  let ticks = 0;
+/** The browser's processes: pid and command line, from /proc (Linux). */
+function browserProcesses() {
+  const out = [];
   for (const pid of fs.readdirSync('/proc').filter((d) => /^[0-9]+$/.test(d))) {
     try {
-      if (Number(pid) === process.pid || !fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('chrom')) continue;
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
+      const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (Number(pid) !== process.pid && cmdline.includes('chrom')) out.push({ pid, cmdline });
     } catch { /* the process ended */ }
   }
-  return ticks / 100;
+  return out;
+}
+
+/** CPU seconds (user + system) in a /proc `stat` file. */
+function statCpuSecs(stat) {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds used so far by the browser's processes (their ended threads included). */
+function browserCpuSecs() {
+  let secs = 0;
+  for (const { pid } of browserProcesses()) {
+    try { secs += statCpuSecs(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { /* the process ended */ }
+  }
+  return secs;
 }
 
 /** CPU seconds so far of each of the browser's threads, by `pid/tid`, with a label: process
  *  kind and thread name (`renderer/DedicatedWorker`). */
 function threadCpuSecs() {
   const by = new Map();
-  for (const pid of fs.readdirSync('/proc').filter((d) => /^[0-9]+$/.test(d))) {
+  for (const { pid, cmdline } of browserProcesses()) {
+    const kind = (cmdline.match(/--type=([a-z-]+)/) || [null, 'browser'])[1];
     try {
-      const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (Number(pid) === process.pid || !cmdline.includes('chrom')) continue;
-      const kind = (cmdline.match(/--type=([a-z-]+)/) || [null, 'browser'])[1];
       for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
         try {
           const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
           const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-          const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-          by.set(`${pid}/${tid}`, { label: `${kind}/${name}`, secs: (Number(fields[11]) + Number(fields[12])) / 100 });
+          by.set(`${pid}/${tid}`, { label: `${kind}/${name}`, secs: statCpuSecs(stat) });
         } catch { /* the thread ended */ }
       }
     } catch { /* the process ended */ }
