@@ -150,10 +150,11 @@ async function measure(file, cores) {
   const jsonBytes = report.traces?.[0]?.json_bytes || fs.statSync(file).size;
   const wasmMb = Number(await page.locator('.report').getAttribute('data-worker-wasm-bytes')) / 1e6;
   const parts = Number(await page.locator('.report').getAttribute('data-worker-parts'));
+  const readHere = Number(await page.locator('.report').getAttribute('data-worker-slices-read-here'));
   // When the report reached the page: the rest of `secs` is drawing it.
   const readSecs = (Number(await page.locator('.report').getAttribute('data-worker-done-ms')) - t0Epoch) / 1000;
   await context.close();
-  return { secs, readSecs, cpu, peak, jsonBytes, wasmMb, parts };
+  return { secs, readSecs, cpu, peak, jsonBytes, wasmMb, parts, readHere };
 }
 
 /** The CLI on one thread, same file, same run. */

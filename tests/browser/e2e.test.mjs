@@ -30,6 +30,8 @@ const REAL = [
 ];
 
 let server, origin, browser, tmp, fixtures;
+/** While set, the server answers reader.js with a 404 once this promise settles. */
+let readerMissing = null;
 
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css',
   '.svg': 'image/svg+xml', '.json': 'application/json', '.gz': 'application/gzip' };
@@ -69,6 +71,10 @@ before(async () => {
       return;
     }
     let rel = decodeURIComponent(url.pathname.slice(BASE.length)) || 'index.html';
+    if (rel === 'reader.js' && readerMissing) {
+      readerMissing.then(() => res.writeHead(404).end());
+      return;
+    }
     let file = path.join(DIST, rel);
     // Until the real sample is in www/, serve the project's own fixture in its place.
     if (rel === 'sample-trace.json.gz' && !fs.existsSync(file)) file = fixtures.gz;
@@ -119,10 +125,11 @@ async function shot(page, name, opts = {}) {
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), ...opts });
 }
 
-/** Requests after `before`, less the site's own worker script: reading several files at once
- * starts more workers, which load it from the page's origin (no trace data is sent). */
+/** Requests after `before`, less the site's own worker scripts: reading several files at once
+ * starts more workers (each with its reader worker), which load them from the page's origin
+ * (no trace data is sent). */
 function requestsSince(requests, before) {
-  const worker = ['worker.js', 'pkg/worker.js', 'pkg/worker_bg.wasm'].map((f) => origin + BASE + f);
+  const worker = ['worker.js', 'pkg/worker.js', 'pkg/worker_bg.wasm', 'reader.js'].map((f) => origin + BASE + f);
   return requests.slice(before).filter((u) => !worker.includes(u));
 }
 
@@ -137,6 +144,14 @@ async function analyse(page, requests, files, { expect = 'summary' } = {}) {
   const text = fs.readFileSync(await download.path(), 'utf8');
   assert.deepEqual(requestsSince(requests, before), [], 'exporting made a request');
   return text;
+}
+
+/** Counts the analysis workers that start in `page` from now on (each starts a reader worker
+ * of its own, which is not counted). */
+function analysisWorkers(page) {
+  const started = { count: 0 };
+  page.on('worker', (w) => { if (!w.url().endsWith('/reader.js')) started.count++; });
+  return started;
 }
 
 function cliJson(files) {
@@ -518,12 +533,12 @@ test('one large trace is read in parts by several workers: the report equals the
   writeBigTrace(big, 48, { rank: 3, worldSize: 8 });
   for (const cores of [2, 3]) {
     const { context, page, errors, requests } = await open({ cores });
-    let started = 0;
-    page.on('worker', () => started++);
+    const started = analysisWorkers(page);
     const web = await analyse(page, requests, big);
     // The first worker was there before the file; one more per other part.
-    assert.equal(started, cores - 1, `${cores} cores: workers started for the parts`);
+    assert.equal(started.count, cores - 1, `${cores} cores: workers started for the parts`);
     assert.equal(await page.locator('.report').getAttribute('data-worker-parts'), String(cores), 'the parts were not joined');
+    assert.equal(await page.locator('.report').getAttribute('data-worker-slices-read-here'), '0', 'the lead read slices itself');
     if (haveCli()) {
       assert.equal(web, cliJson([big]), `${cores} parts: web export differs from the CLI`);
     } else {
@@ -540,6 +555,31 @@ test('one large trace is read in parts by several workers: the report equals the
   fs.rmSync(big);
 });
 
+test('slices are read by the reader worker; without it the analysis worker reads them itself: the report equals the CLI --json', async (t) => {
+  const big = path.join(tmp, 'reader.pt.trace.json');
+  writeBigTrace(big, 40);
+  const cli = haveCli() ? cliJson([big]) : null;
+  if (!cli) t.diagnostic(`CLI not found at ${CLI}: comparing with the CLI skipped`);
+  // The reader's script: served; missing (the reader never starts, so the worker reads every
+  // slice); missing but answered only once the file is being read (the reader fails after it
+  // was asked for the slices, and the worker reads them from where it stood).
+  for (const reader of ['served', 'missing', 'missing late']) {
+    let release = () => {};
+    readerMissing = { served: null, missing: Promise.resolve(), 'missing late': new Promise((ok) => { release = ok; }) }[reader];
+    const { context, page, requests } = await open({ cores: 1 });
+    setTimeout(release, 300);
+    const web = await analyse(page, requests, big);
+    const readHere = Number(await page.locator('.report').getAttribute('data-worker-slices-read-here'));
+    if (reader === 'served') assert.equal(readHere, 0, 'the worker read slices itself beside a working reader');
+    // 40 MB: three slices of 16 MB.
+    else assert.equal(readHere, 3, `reader ${reader}: slices the worker read itself`);
+    if (cli) assert.equal(web, cli, `reader ${reader}: web export differs from the CLI`);
+    await context.close();
+  }
+  readerMissing = null;
+  fs.rmSync(big);
+});
+
 test('a trace whose middle looks like a cut inside a string is read whole after all: the report equals the CLI --json', async (t) => {
   const big = path.join(tmp, 'trap.pt.trace.json');
   writeBigTrace(big, 40, { trap: true });
@@ -548,12 +588,11 @@ test('a trace whose middle looks like a cut inside a string is read whole after 
   const trapAt = bytes.indexOf('},{},');
   assert.ok(trapAt > mid && trapAt - mid < 1000, `the trap (${trapAt}) is not just after the middle (${mid})`);
   const { context, page, errors, requests } = await open({ cores: 2 });
-  let started = 0;
-  page.on('worker', () => started++);
+  const started = analysisWorkers(page);
   const web = await analyse(page, requests, big);
   // A second worker read the second part, but the first part ended inside the name, so the
   // lead read the file whole.
-  assert.equal(started, 1, 'no worker was started for a second part');
+  assert.equal(started.count, 1, 'no worker was started for a second part');
   assert.equal(await page.locator('.report').getAttribute('data-worker-parts'), '1');
   if (haveCli()) {
     assert.equal(web, cliJson([big]), 'web export differs from the CLI');
@@ -581,13 +620,12 @@ test('a large .json.gz is inflated by a second worker while the first parses: th
   fs.writeFileSync(damaged, bad);
   for (const cores of [2, 1]) {
     const { context, page, errors, requests } = await open({ cores });
-    let started = 0;
-    page.on('worker', () => started++);
+    const started = analysisWorkers(page);
     for (const file of [gz, cut, damaged]) {
-      const before = started;
+      const before = started.count;
       const web = await analyse(page, requests, file);
       // With two cores one more worker inflates; with one, the first does it all.
-      assert.equal(started - before, cores - 1, `${cores} cores, ${path.basename(file)}: inflating workers started`);
+      assert.equal(started.count - before, cores - 1, `${cores} cores, ${path.basename(file)}: inflating workers started`);
       if (haveCli()) {
         let cli;
         try { cli = cliJson([file]); } catch (e) { cli = e.stdout; } // the CLI may exit non-zero
