@@ -1,13 +1,16 @@
-// Reads slices of a Blob for the analysis worker that started this one (see worker.rs,
-// `Slices`), and hands each over on the request's port, transferred (no copy). Chromium
-// finishes a Blob read on the thread that asked for it: an analysis worker reading ahead for
-// itself gets the bytes only between two parsed slices, so its reads barely overlapped the
-// parsing. This worker does nothing else, so its reads run beside the parser.
+// Reads a Blob for the analysis worker that started this one (see worker.rs, `ReaderChannel`)
+// and hands the bytes over on the request's port, transferred (no copy). Chromium finishes a
+// Blob read on the thread that asked for it: an analysis worker reading ahead for itself got
+// the bytes only between two parsed slices, so its reads barely overlapped the parsing. This
+// worker does nothing else, so its reads run beside the parser.
 //
-// Request: {blob, from, to, slice, ahead, port}. On the port, to the analysis worker:
-// {bytes: ArrayBuffer}, then {end: true}, or {error: text}; from it: {ack: true} per slice
-// taken (at most `ahead` are handed over and not yet taken) or {stop: true}.
-onmessage = async ({ data: { blob, from, to, slice, ahead, port } }) => {
+// Request: {blob, from, to, slice, ahead, port}, and `gunzip: chunk` to inflate the bytes
+// with the browser's DecompressionStream (on this thread) and hand them over in chunks of
+// `chunk` bytes. On the port, to the analysis worker: {bytes: ArrayBuffer, read} (`read`: the
+// bytes of the blob read so far), then {end: true}, or {error: text}; from it: {ack: true} per
+// message taken (at most `ahead` are handed over and not yet taken) or {stop: true}.
+onmessage = async ({ data: request }) => {
+  const { port, ahead } = request;
   let sent = 0;
   let taken = 0;
   let stopped = false;
@@ -17,19 +20,74 @@ onmessage = async ({ data: { blob, from, to, slice, ahead, port } }) => {
     else taken++;
     if (wake) wake();
   };
+  // Hands `bytes` over once the analysis worker has room; false when it wants no more.
+  const hand = async (bytes, read) => {
+    while (sent - taken >= ahead && !stopped) await new Promise((ok) => { wake = ok; });
+    if (stopped) return false;
+    port.postMessage({ bytes, read }, [bytes]);
+    sent++;
+    return true;
+  };
   try {
-    for (let at = from; at < to && !stopped; ) {
-      const end = Math.min(at + slice, to);
-      const bytes = await blob.slice(at, end).arrayBuffer();
-      at = end;
-      while (sent - taken >= ahead && !stopped) await new Promise((ok) => { wake = ok; });
-      if (stopped) break;
-      port.postMessage({ bytes }, [bytes]);
-      sent++;
-    }
-    if (!stopped) port.postMessage({ end: true });
+    const done = request.gunzip ? await inflate(request, hand, () => stopped) : await slices(request, hand, () => stopped);
+    if (done) port.postMessage({ end: true });
   } catch (e) {
     if (!stopped) port.postMessage({ error: String((e && e.message) || e) });
   }
   port.close();
 };
+
+// The blob's bytes `from..to` in slices; true when all were handed over.
+async function slices({ blob, from, to, slice }, hand, stopped) {
+  for (let at = from; at < to; ) {
+    const end = Math.min(at + slice, to);
+    const bytes = await blob.slice(at, end).arrayBuffer();
+    at = end;
+    if (!(await hand(bytes, at - from))) return false;
+  }
+  return !stopped();
+}
+
+// The inflated bytes of the blob's `from..to`, in chunks of `gunzip` bytes; true when all were
+// handed over. Throws where DecompressionStream stops: a truncated or damaged stream, or
+// anything after the first gzip member.
+async function inflate({ blob, from, to, slice, gunzip }, hand, stopped) {
+  const stream = new DecompressionStream('gzip');
+  const writer = stream.writable.getWriter();
+  let read = 0;
+  // Compressed slices in, as the inflated side takes them (write() waits while it is full).
+  const feeding = (async () => {
+    for (let at = from; at < to && !stopped(); ) {
+      const end = Math.min(at + slice, to);
+      const bytes = await blob.slice(at, end).arrayBuffer();
+      await writer.write(new Uint8Array(bytes));
+      read = end - from;
+      at = end;
+    }
+    await writer.close();
+  })().catch((e) => writer.abort(e).catch(() => {}));
+  const inflated = stream.readable.getReader();
+  let chunk = new Uint8Array(gunzip);
+  let fill = 0;
+  for (;;) {
+    const { done, value } = await inflated.read();
+    if (done) break;
+    for (let at = 0; at < value.length; ) {
+      const n = Math.min(value.length - at, chunk.length - fill);
+      chunk.set(value.subarray(at, at + n), fill);
+      fill += n;
+      at += n;
+      if (fill === chunk.length) {
+        if (!(await hand(chunk.buffer, read))) {
+          inflated.cancel().catch(() => {});
+          return false;
+        }
+        chunk = new Uint8Array(gunzip);
+        fill = 0;
+      }
+    }
+  }
+  await feeding;
+  if (fill > 0 && !(await hand(chunk.buffer.slice(0, fill), read))) return false;
+  return !stopped();
+}

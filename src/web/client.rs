@@ -246,23 +246,25 @@ pub enum PoolEvent {
 
 /// How a file was read: the lead worker's wasm memory size, the parts the file was read in
 /// (1: whole, by one worker), the slices the lead read itself rather than through its reader
-/// worker, and when its report reached the page (`Date.now()`, before it is shown: the
-/// benchmark tells reading from drawing by it).
+/// worker, the files its reader inflated, and when its report reached the page
+/// (`Date.now()`, before it is shown: the benchmark tells reading from drawing by it).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct WorkerStats {
     pub wasm_memory_bytes: f64,
     pub parts: u32,
     pub slices_read_here: u32,
+    pub inflated_by_reader: u32,
     pub done_ms: f64,
 }
 
 impl WorkerStats {
-    /// The larger figures of two files' readings (the slices read here: both together).
+    /// The larger figures of two files' readings (the counts: both together).
     pub fn max(self, other: WorkerStats) -> WorkerStats {
         WorkerStats {
             wasm_memory_bytes: self.wasm_memory_bytes.max(other.wasm_memory_bytes),
             parts: self.parts.max(other.parts),
             slices_read_here: self.slices_read_here + other.slices_read_here,
+            inflated_by_reader: self.inflated_by_reader + other.inflated_by_reader,
             done_ms: self.done_ms.max(other.done_ms),
         }
     }
@@ -565,12 +567,13 @@ fn on_client_event(pool: &Weak<RefCell<Pool>>, slot: usize, ev: WorkerEvent) {
         // The inflating worker died: the lead reads the file alone.
         (WorkerEvent::Crashed(_), Some(_), Role::Inflate) => pool.inflate_done(slot, true),
         (
-            WorkerEvent::Message(ToPage::Done { json, wasm_memory_bytes, parts, slices_read_here }),
+            WorkerEvent::Message(ToPage::Done { json, wasm_memory_bytes, parts, slices_read_here, inflated_by_reader }),
             Some(file),
             Role::Lead,
         ) => {
             finished(&pool);
-            let stats = WorkerStats { wasm_memory_bytes, parts, slices_read_here, done_ms: js_sys::Date::now() };
+            let done_ms = js_sys::Date::now();
+            let stats = WorkerStats { wasm_memory_bytes, parts, slices_read_here, inflated_by_reader, done_ms };
             handler(PoolEvent::Finished { file, outcome: Ok(json), stats });
             pool.feed(slot);
         }

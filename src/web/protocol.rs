@@ -82,9 +82,10 @@ pub enum ToPage {
     PartDone { ok: bool },
     /// All files analysed: the combined Report exactly as `tracesight --json` prints it, the
     /// worker's wasm memory size (its high-water mark: wasm memory never shrinks) and the most
-    /// parts a file was read in (1: whole), and how many slices it read itself rather than
-    /// through its reader worker (0 when the reader read them all; see `worker::Slices`).
-    Done { json: String, wasm_memory_bytes: f64, parts: u32, slices_read_here: u32 },
+    /// parts a file was read in (1: whole), how many slices it read itself rather than through
+    /// its reader worker (0 when the reader read them all; see `worker::Slices`), and how many
+    /// files the reader inflated (see `worker::analyse_gunzipped`).
+    Done { json: String, wasm_memory_bytes: f64, parts: u32, slices_read_here: u32, inflated_by_reader: u32 },
 }
 
 /// The name the page gives its first worker (the one that stays while the page is open): that

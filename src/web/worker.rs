@@ -3,16 +3,18 @@
 //! of its own (www/reader.js) does the reads and hands the slices over, so that the browser
 //! reads the next slices while wasm parses this one (see [`Slices`]); memory stays bounded:
 //! the slices read ahead (outside wasm memory) and one slice copied into wasm memory, never
-//! the whole file. A large plain-JSON file can be read in parts by several workers
-//! ([`Job::Lead`], [`Job::Part`]); the lead joins the parts the others encode. A large
-//! .json.gz is read in two stages: another worker inflates it ([`Job::Inflate`]) and hands
-//! the lead the inflated chunks over a `MessagePort`, a few chunks ahead of the parser.
+//! the whole file. A .json.gz is inflated by the reader too, with the browser's
+//! DecompressionStream ([`analyse_gunzipped`]). A large plain-JSON file can be read in parts
+//! by several workers ([`Job::Lead`], [`Job::Part`]); the lead joins the parts the others
+//! encode. Without a reader (or where DecompressionStream stops), a large .json.gz is read in
+//! two stages: another worker inflates it ([`Job::Inflate`]) and hands the lead the inflated
+//! chunks over a `MessagePort`, a few chunks ahead of the parser.
 
 use super::protocol::{object, Job, Request, ToPage, WARM_UP_WORKER};
 use crate::analysis::split::{self, Joined, Part, PartJob, PartReader};
 use crate::input::{CarriedError, InflateStage, Inflating};
 use js_sys::{Array, ArrayBuffer, Promise, Reflect, Uint8Array};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::io;
 use std::thread::LocalKey;
@@ -69,7 +71,9 @@ thread_local! {
     /// The reader worker, once started; None when it could not start or failed.
     static READER: RefCell<Option<Worker>> = const { RefCell::new(None) };
     /// Slices read by this worker itself (not by the reader) in the running analysis.
-    static SLICES_READ_HERE: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    static SLICES_READ_HERE: Cell<u32> = const { Cell::new(0) };
+    /// Files the reader inflated in the running analysis.
+    static INFLATED_BY_READER: Cell<u32> = const { Cell::new(0) };
 }
 
 fn deliver_to(mailbox: &'static LocalKey<Mailbox>, message: JsValue) {
@@ -289,14 +293,16 @@ async fn analyse_files(
     // The page checks the rules before sending them; ones that still fail are not applied.
     let opts = request.options().unwrap_or_default();
     SLICES_READ_HERE.with(|n| n.set(0));
+    INFLATED_BY_READER.with(|n| n.set(0));
     let mut results = Vec::with_capacity(files.length() as usize);
     let mut most_parts = 1;
     for (index, value) in files.iter().enumerate() {
         let index = index as u32;
         let file: File = value.unchecked_into();
         let name = file.name();
-        let led = match job {
-            Job::Lead { workers } if files.length() == 1 => {
+        let led = match (analyse_gunzipped(scope, index, &name, &file, &opts, scratch).await, job) {
+            (Some(result), _) => Some((result, 1)),
+            (None, Job::Lead { workers }) if files.length() == 1 => {
                 match analyse_in_parts(scope, &name, file.clone().into(), workers, &opts, scratch).await {
                     Some(done) => Some(done),
                     None => analyse_in_two_stages(scope, &name, file.clone().into(), &opts, scratch)
@@ -304,7 +310,7 @@ async fn analyse_files(
                         .map(|result| (result, 1)),
                 }
             }
-            _ => None,
+            (None, _) => None,
         };
         let result = match led {
             Some((result, parts)) => {
@@ -329,7 +335,8 @@ async fn analyse_files(
         .unchecked_into::<js_sys::ArrayBuffer>()
         .byte_length() as f64;
     let slices_read_here = SLICES_READ_HERE.with(|n| n.replace(0));
-    post(scope, &ToPage::Done { json, wasm_memory_bytes, parts: most_parts, slices_read_here });
+    let inflated_by_reader = INFLATED_BY_READER.with(|n| n.replace(0));
+    post(scope, &ToPage::Done { json, wasm_memory_bytes, parts: most_parts, slices_read_here, inflated_by_reader });
 }
 
 /// Reads `blob` whole into a push analysis.
@@ -403,6 +410,48 @@ async fn analyse_in_parts(
     let (collector, outcome) = joined.finish()?;
     let report = crate::analysis::report_of_parts(name, collector, Ok(outcome), opts);
     Some((report.map(|t| vec![t]), jobs.len() as u32))
+}
+
+/// Reads a .json.gz that the reader worker inflates with the browser's own
+/// DecompressionStream, on its thread, beside the parsing here: None when there is no reader,
+/// the file is not gzip, or the reader stopped (DecompressionStream stops on a truncated or
+/// damaged stream and after the first gzip member), or the file holds a report: the caller
+/// then reads the file the usual way, whose diagnostics are the CLI's.
+async fn analyse_gunzipped(
+    scope: &DedicatedWorkerGlobalScope,
+    index: u32,
+    name: &str,
+    blob: &Blob,
+    opts: &crate::Options,
+    scratch: &mut Vec<u8>,
+) -> Option<Result<Vec<crate::TraceReport>, crate::TraceError>> {
+    let size = blob.size();
+    if READER.with(|r| r.borrow().is_none())
+        || !read_bytes(blob, 0, 2, size as u64).await.ok()?.starts_with(&[0x1f, 0x8b])
+    {
+        return None;
+    }
+    let reader = ReaderChannel::ask(blob, 0.0, size, GZ_SLICE, Some(INFLATED_CHUNK))?;
+    let mut analysis = crate::Analysis::new(name, opts.clone());
+    let mut progress = Progress::new(index);
+    let result = loop {
+        match reader.next().await {
+            FromReader::Bytes { bytes, read } => {
+                analysis.feed(copy_in(&Uint8Array::new(&bytes), scratch));
+                progress.report(scope, read);
+                if analysis.is_report() {
+                    return None;
+                }
+                if !analysis.wants_more() {
+                    break analysis.finish(None);
+                }
+            }
+            FromReader::End => break analysis.finish(None),
+            FromReader::Failed => return None,
+        }
+    };
+    INFLATED_BY_READER.with(|n| n.set(n.get() + 1));
+    Some(result)
 }
 
 /// Parses a large .json.gz that another worker inflates: None when it is not one (plain, small,
@@ -557,6 +606,71 @@ fn start_reader() {
     READER.with(|r| *r.borrow_mut() = Some(reader));
 }
 
+/// One request to the reader worker (www/reader.js): bytes `from..to` of a blob, as read or
+/// inflated, and this worker's end of the channel they come on. Dropping it tells the reader
+/// to stop (it may be ahead) and closes the channel.
+struct ReaderChannel {
+    port: MessagePort,
+    _on_message: OnMessage,
+}
+
+/// What the reader says next.
+enum FromReader {
+    /// The next bytes, and how many bytes of the blob it has read so far.
+    Bytes { bytes: ArrayBuffer, read: f64 },
+    /// All bytes were handed over.
+    End,
+    /// It could not go on: a read or inflate error, or its script failed.
+    Failed,
+}
+
+impl ReaderChannel {
+    /// Asks the reader, if there is one, for bytes `from..to` of `blob` in slices of `slice`
+    /// bytes, inflated into chunks of `gunzip` bytes when that is given.
+    fn ask(blob: &Blob, from: f64, to: f64, slice: f64, gunzip: Option<usize>) -> Option<ReaderChannel> {
+        let reader = READER.with(|r| r.borrow().clone())?;
+        let channel = MessageChannel::new().ok()?;
+        READS.with(|m| m.queue.borrow_mut().clear());
+        let gunzip = gunzip.map_or(JsValue::FALSE, |chunk| (chunk as f64).into());
+        let request = object(&[
+            ("blob", blob),
+            ("from", &from.into()),
+            ("to", &to.into()),
+            ("slice", &slice.into()),
+            ("ahead", &(AHEAD as f64).into()),
+            ("gunzip", &gunzip),
+            ("port", &channel.port2()),
+        ]);
+        reader.post_message_with_transfer(&request, &Array::of1(&channel.port2())).ok()?;
+        let port = channel.port1();
+        let on_message = OnMessage::new(|ev: MessageEvent| deliver_to(&READS, ev.data()));
+        port.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        Some(ReaderChannel { port, _on_message: on_message })
+    }
+
+    /// The reader's next message (bytes are acknowledged as they are taken).
+    async fn next(&self) -> FromReader {
+        let m = receive_from(&READS).await;
+        if let Some(bytes) = get(&m, "bytes").and_then(|b| b.dyn_into::<ArrayBuffer>().ok()) {
+            send(&self.port, &[("ack", &JsValue::TRUE)], None);
+            let read = get(&m, "read").and_then(|r| r.as_f64()).unwrap_or(0.0);
+            FromReader::Bytes { bytes, read }
+        } else if get(&m, "end").is_some() {
+            FromReader::End
+        } else {
+            FromReader::Failed
+        }
+    }
+}
+
+impl Drop for ReaderChannel {
+    fn drop(&mut self) {
+        send(&self.port, &[("stop", &JsValue::TRUE)], None);
+        self.port.set_onmessage(None);
+        self.port.close();
+    }
+}
+
 /// Bytes `from..to` of a blob in slices of `slice` bytes, up to [`AHEAD`] of them read before
 /// they are wanted: by the reader worker when there is one, else here. Should the reader fail,
 /// the rest is read here. Chromium finishes a Blob read on the thread that asked for it, so
@@ -568,56 +682,32 @@ struct Slices<'a> {
     asked: f64,
     to: f64,
     slice: f64,
-    /// This worker's end of the channel to the reader, and its handler, while the reader reads.
-    reader: Option<(MessagePort, OnMessage)>,
+    reader: Option<ReaderChannel>,
     /// Reads in flight here.
     pending: VecDeque<JsFuture>,
 }
 
 impl<'a> Slices<'a> {
     fn new(blob: &'a Blob, from: f64, to: f64, slice: f64) -> Self {
-        let reader = READER.with(|r| r.borrow().clone()).and_then(|reader| Self::ask(&reader, blob, from, to, slice));
+        let reader = ReaderChannel::ask(blob, from, to, slice, None);
         Slices { blob, asked: from, to, slice, reader, pending: VecDeque::new() }
-    }
-
-    /// Asks `reader` for the slices: the port their messages come on (delivered to [`READS`]),
-    /// None if it cannot be asked.
-    fn ask(reader: &Worker, blob: &Blob, from: f64, to: f64, slice: f64) -> Option<(MessagePort, OnMessage)> {
-        let channel = MessageChannel::new().ok()?;
-        READS.with(|m| m.queue.borrow_mut().clear());
-        let request = object(&[
-            ("blob", blob),
-            ("from", &from.into()),
-            ("to", &to.into()),
-            ("slice", &slice.into()),
-            ("ahead", &(AHEAD as f64).into()),
-            ("port", &channel.port2()),
-        ]);
-        reader.post_message_with_transfer(&request, &Array::of1(&channel.port2())).ok()?;
-        let port = channel.port1();
-        let on_message = OnMessage::new(|ev: MessageEvent| deliver_to(&READS, ev.data()));
-        port.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        Some((port, on_message))
     }
 
     /// The next slice, None after the last.
     async fn next(&mut self) -> Option<Result<ArrayBuffer, io::Error>> {
-        if self.reader.is_some() {
-            let m = receive_from(&READS).await;
-            if let Some(bytes) = get(&m, "bytes").and_then(|b| b.dyn_into::<ArrayBuffer>().ok()) {
-                if let Some((port, _)) = &self.reader {
-                    send(port, &[("ack", &JsValue::TRUE)], None);
+        if let Some(reader) = &self.reader {
+            match reader.next().await {
+                FromReader::Bytes { bytes, .. } => {
+                    self.asked += bytes.byte_length() as f64;
+                    return Some(Ok(bytes));
                 }
-                self.asked += bytes.byte_length() as f64;
-                return Some(Ok(bytes));
+                FromReader::End => {
+                    self.reader = None;
+                    return None;
+                }
+                // The rest is read here, where a lasting error shows again and is reported.
+                FromReader::Failed => self.reader = None,
             }
-            let end = get(&m, "end").is_some();
-            self.stop_reader();
-            if end {
-                return None;
-            }
-            // The reader failed ({failed}) or could not read ({error}): the rest is read here,
-            // where a lasting error shows again and is reported.
         }
         while self.pending.len() < AHEAD && self.asked < self.to {
             let end = (self.asked + self.slice).min(self.to);
@@ -630,21 +720,6 @@ impl<'a> Slices<'a> {
         let read = self.pending.pop_front()?.await;
         SLICES_READ_HERE.with(|n| n.set(n.get() + 1));
         Some(read.map(JsValue::unchecked_into).map_err(js_err))
-    }
-
-    /// Tells the reader to stop (it may be ahead) and closes the channel.
-    fn stop_reader(&mut self) {
-        if let Some((port, _on_message)) = self.reader.take() {
-            send(&port, &[("stop", &JsValue::TRUE)], None);
-            port.set_onmessage(None);
-            port.close();
-        }
-    }
-}
-
-impl Drop for Slices<'_> {
-    fn drop(&mut self) {
-        self.stop_reader();
     }
 }
 

@@ -134,6 +134,7 @@ pub fn ReportScreen(
             data-worker-wasm-bytes=loaded.workers.wasm_memory_bytes.to_string()
             data-worker-parts=loaded.workers.parts.to_string()
             data-worker-slices-read-here=loaded.workers.slices_read_here.to_string()
+            data-worker-inflated-by-reader=loaded.workers.inflated_by_reader.to_string()
             data-worker-done-ms=loaded.workers.done_ms.to_string()
         >
             <div class="toolbar">
