@@ -131,6 +131,19 @@ fn copy_in<'a>(bytes: &Uint8Array, scratch: &'a mut Vec<u8>) -> &'a [u8] {
     scratch
 }
 
+/// Copies the buffers one after another into `scratch` (as [`copy_in`]) and returns them there.
+fn copy_all_in<'a>(buffers: &[ArrayBuffer], scratch: &'a mut Vec<u8>) -> &'a [u8] {
+    let len = buffers.iter().map(|b| b.byte_length() as usize).sum();
+    scratch.resize(len, 0);
+    let mut at = 0;
+    for b in buffers {
+        let n = b.byte_length() as usize;
+        Uint8Array::new(b).copy_to(&mut scratch[at..at + n]);
+        at += n;
+    }
+    scratch
+}
+
 /// A port's message handler.
 type OnMessage = Closure<dyn FnMut(MessageEvent)>;
 
@@ -437,7 +450,7 @@ async fn analyse_gunzipped(
     let result = loop {
         match reader.next().await {
             FromReader::Bytes { bytes, read } => {
-                analysis.feed(copy_in(&Uint8Array::new(&bytes), scratch));
+                analysis.feed(copy_all_in(&bytes, scratch));
                 progress.report(scope, read);
                 if analysis.is_report() {
                     return None;
@@ -616,8 +629,9 @@ struct ReaderChannel {
 
 /// What the reader says next.
 enum FromReader {
-    /// The next bytes, and how many bytes of the blob it has read so far.
-    Bytes { bytes: ArrayBuffer, read: f64 },
+    /// The next bytes (one buffer for a slice, a batch of them for inflated bytes), and how
+    /// many bytes of the blob it has read so far.
+    Bytes { bytes: Vec<ArrayBuffer>, read: f64 },
     /// All bytes were handed over.
     End,
     /// It could not go on: a read or inflate error, or its script failed.
@@ -651,7 +665,11 @@ impl ReaderChannel {
     /// The reader's next message (bytes are acknowledged as they are taken).
     async fn next(&self) -> FromReader {
         let m = receive_from(&READS).await;
-        if let Some(bytes) = get(&m, "bytes").and_then(|b| b.dyn_into::<ArrayBuffer>().ok()) {
+        let bytes = get(&m, "bytes").and_then(|b| match b.dyn_into::<Array>() {
+            Ok(batch) => batch.iter().map(|b| b.dyn_into::<ArrayBuffer>().ok()).collect(),
+            Err(b) => b.dyn_into::<ArrayBuffer>().ok().map(|b| vec![b]),
+        });
+        if let Some(bytes) = bytes {
             send(&self.port, &[("ack", &JsValue::TRUE)], None);
             let read = get(&m, "read").and_then(|r| r.as_f64()).unwrap_or(0.0);
             FromReader::Bytes { bytes, read }
@@ -697,7 +715,8 @@ impl<'a> Slices<'a> {
     async fn next(&mut self) -> Option<Result<ArrayBuffer, io::Error>> {
         if let Some(reader) = &self.reader {
             match reader.next().await {
-                FromReader::Bytes { bytes, .. } => {
+                FromReader::Bytes { bytes, .. } if bytes.len() == 1 => {
+                    let bytes = bytes.into_iter().next()?;
                     self.asked += bytes.byte_length() as f64;
                     return Some(Ok(bytes));
                 }
@@ -706,7 +725,7 @@ impl<'a> Slices<'a> {
                     return None;
                 }
                 // The rest is read here, where a lasting error shows again and is reported.
-                FromReader::Failed => self.reader = None,
+                FromReader::Bytes { .. } | FromReader::Failed => self.reader = None,
             }
         }
         while self.pending.len() < AHEAD && self.asked < self.to {
