@@ -692,8 +692,9 @@ impl Drop for ReaderChannel {
 /// Bytes `from..to` of a blob in slices of `slice` bytes, up to [`AHEAD`] of them read before
 /// they are wanted: by the reader worker when there is one, else here. Should the reader fail,
 /// the rest is read here. Chromium finishes a Blob read on the thread that asked for it, so
-/// reads asked for here made progress only between two parsed slices: reading 500 MB beside a
-/// parser that was busy 1.43 s took 1.9-2.0 s, and 1.50-1.56 s through the reader.
+/// reads asked for here made progress only between two parsed slices: in a test page, reading
+/// 500 MB beside a stand-in parser busy for 1.43 s took 1.9-2.0 s, and 1.50-1.56 s through a
+/// reader worker.
 struct Slices<'a> {
     blob: &'a Blob,
     /// The end of the bytes asked for here or handed out by the reader.
