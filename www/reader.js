@@ -38,13 +38,19 @@ onmessage = async ({ data: request }) => {
   port.close();
 };
 
-// The blob's bytes `from..to` in slices; true when all were handed over.
-async function slices({ blob, from, to, slice }, hand, stopped) {
+// The blob's bytes `from..to`, a slice at a time: [bytes, bytes of the blob read so far].
+async function* slicesOf({ blob, from, to, slice }) {
   for (let at = from; at < to; ) {
     const end = Math.min(at + slice, to);
-    const bytes = await blob.slice(at, end).arrayBuffer();
+    yield [await blob.slice(at, end).arrayBuffer(), end - from];
     at = end;
-    if (!(await hand(bytes, at - from))) return false;
+  }
+}
+
+// The blob's bytes `from..to` in slices; true when all were handed over.
+async function slices(request, hand, stopped) {
+  for await (const [bytes, read] of slicesOf(request)) {
+    if (!(await hand(bytes, read))) return false;
   }
   return !stopped();
 }
@@ -52,18 +58,16 @@ async function slices({ blob, from, to, slice }, hand, stopped) {
 // The inflated bytes of the blob's `from..to`, in batches of about `gunzip` bytes; true when
 // all were handed over. Throws where DecompressionStream stops: a truncated or damaged stream,
 // or anything after the first gzip member.
-async function inflate({ blob, from, to, slice, gunzip }, hand, stopped) {
+async function inflate(request, hand, stopped) {
   const stream = new DecompressionStream('gzip');
   const writer = stream.writable.getWriter();
   let read = 0;
   // Compressed slices in, as the inflated side takes them (write() waits while it is full).
   const feeding = (async () => {
-    for (let at = from; at < to && !stopped(); ) {
-      const end = Math.min(at + slice, to);
-      const bytes = await blob.slice(at, end).arrayBuffer();
+    for await (const [bytes, r] of slicesOf(request)) {
+      if (stopped()) break;
       await writer.write(new Uint8Array(bytes));
-      read = end - from;
-      at = end;
+      read = r;
     }
     await writer.close();
   })().catch((e) => writer.abort(e).catch(() => {}));
@@ -86,7 +90,7 @@ async function inflate({ blob, from, to, slice, gunzip }, hand, stopped) {
     const whole = value.byteOffset === 0 && value.byteLength === value.buffer.byteLength;
     batch.push(whole ? value.buffer : value.slice().buffer);
     fill += value.byteLength;
-    if (fill >= gunzip && !(await handBatch())) return false;
+    if (fill >= request.gunzip && !(await handBatch())) return false;
   }
   await feeding;
   if (fill > 0 && !(await handBatch())) return false;

@@ -285,7 +285,7 @@ pub fn analyze_any<R: Read>(
 
 /// Whether the first bytes of an input (plain or gzip) are those of a tracesight report.
 pub(crate) fn is_report(prefix: &[u8]) -> bool {
-    if prefix.starts_with(&[0x1f, 0x8b]) {
+    if prefix.starts_with(&crate::input::GZIP_MAGIC) {
         let mut out = Vec::new();
         let _ = flate2::read::MultiGzDecoder::new(prefix).take(256).read_to_end(&mut out);
         is_report_prefix(&out)
@@ -432,7 +432,7 @@ impl Analysis {
         let prefix = std::mem::take(prefix);
         self.stage = if may_be_report && is_report(&prefix) {
             Stage::Report(prefix)
-        } else if prefix.starts_with(&[0x1f, 0x8b]) {
+        } else if prefix.starts_with(&crate::input::GZIP_MAGIC) {
             // The same pieces as `input::decode` reads: the two magic bytes, then the rest.
             let mut inflater = Box::new(input::Inflater::new());
             let mut f = Feed::new();

@@ -9,6 +9,9 @@ use std::cell::Cell;
 use std::io::{self, BufReader, Read};
 use std::rc::Rc;
 
+/// The first two bytes of every gzip member (RFC 1952).
+pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
 /// Size of the buffer between the raw source and the decompressor.
 const RAW_BUFFER: usize = 256 * 1024;
 
@@ -152,7 +155,7 @@ pub fn decode<R: Read>(reader: R) -> io::Result<Decoded<R>> {
         }
         head.extend_from_slice(&byte[..n]);
     }
-    let is_gzip = head == [0x1f, 0x8b];
+    let is_gzip = head == GZIP_MAGIC;
     let raw = BufReader::with_capacity(RAW_BUFFER, io::Cursor::new(head).chain(counting));
     let (inner, encoding) = if is_gzip {
         let decoder = flate2::bufread::MultiGzDecoder::new(raw);

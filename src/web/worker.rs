@@ -12,7 +12,7 @@
 
 use super::protocol::{object, Job, Request, ToPage, WARM_UP_WORKER};
 use crate::analysis::split::{self, Joined, Part, PartJob, PartReader};
-use crate::input::{CarriedError, InflateStage, Inflating};
+use crate::input::{CarriedError, InflateStage, Inflating, GZIP_MAGIC};
 use js_sys::{Array, ArrayBuffer, Promise, Reflect, Uint8Array};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -313,15 +313,16 @@ async fn analyse_files(
         let index = index as u32;
         let file: File = value.unchecked_into();
         let name = file.name();
-        let led = match (analyse_gunzipped(scope, index, &name, &file, &opts, scratch).await, job) {
+        let gzip = read_bytes(&file, 0, 2, file.size() as u64).await.is_ok_and(|b| b.starts_with(&GZIP_MAGIC));
+        let gunzipped = if gzip { analyse_gunzipped(scope, index, &name, &file, &opts, scratch).await } else { None };
+        let led = match (gunzipped, job) {
             (Some(result), _) => Some((result, 1)),
+            // A .json.gz is never split; it may be read in two stages.
+            (None, Job::Lead { .. }) if gzip && files.length() == 1 => {
+                analyse_in_two_stages(scope, &name, file.clone().into(), &opts, scratch).await.map(|result| (result, 1))
+            }
             (None, Job::Lead { workers }) if files.length() == 1 => {
-                match analyse_in_parts(scope, &name, file.clone().into(), workers, &opts, scratch).await {
-                    Some(done) => Some(done),
-                    None => analyse_in_two_stages(scope, &name, file.clone().into(), &opts, scratch)
-                        .await
-                        .map(|result| (result, 1)),
-                }
+                analyse_in_parts(scope, &name, file.clone().into(), workers, &opts, scratch).await
             }
             (None, _) => None,
         };
@@ -427,7 +428,7 @@ async fn analyse_in_parts(
 
 /// Reads a .json.gz that the reader worker inflates with the browser's own
 /// DecompressionStream, on its thread, beside the parsing here: None when there is no reader,
-/// the file is not gzip, or the reader stopped (DecompressionStream stops on a truncated or
+/// or the reader stopped (DecompressionStream stops on a truncated or
 /// damaged stream and after the first gzip member), or the file holds a report: the caller
 /// then reads the file the usual way, whose diagnostics are the CLI's.
 async fn analyse_gunzipped(
@@ -438,13 +439,7 @@ async fn analyse_gunzipped(
     opts: &crate::Options,
     scratch: &mut Vec<u8>,
 ) -> Option<Result<Vec<crate::TraceReport>, crate::TraceError>> {
-    let size = blob.size();
-    if READER.with(|r| r.borrow().is_none())
-        || !read_bytes(blob, 0, 2, size as u64).await.ok()?.starts_with(&[0x1f, 0x8b])
-    {
-        return None;
-    }
-    let reader = ReaderChannel::ask(blob, 0.0, size, GZ_SLICE, Some(INFLATED_CHUNK))?;
+    let reader = ReaderChannel::ask(blob, 0.0, blob.size(), GZ_SLICE, Some(INFLATED_CHUNK))?;
     let mut analysis = crate::Analysis::new(name, opts.clone());
     let mut progress = Progress::new(index);
     let result = loop {
@@ -467,8 +462,8 @@ async fn analyse_gunzipped(
     Some(result)
 }
 
-/// Parses a large .json.gz that another worker inflates: None when it is not one (plain, small,
-/// a gzip report), or no inflating worker could help (the caller then reads it alone).
+/// Parses a large .json.gz that another worker inflates: None when it is small or a gzip
+/// report, or no inflating worker could help (the caller then reads it alone).
 async fn analyse_in_two_stages(
     scope: &DedicatedWorkerGlobalScope,
     name: &str,
@@ -476,8 +471,7 @@ async fn analyse_in_two_stages(
     opts: &crate::Options,
     scratch: &mut Vec<u8>,
 ) -> Option<Result<Vec<crate::TraceReport>, crate::TraceError>> {
-    let size = blob.size();
-    if size < MIN_TWO_STAGE_BYTES || !read_bytes(&blob, 0, 2, size as u64).await.ok()?.starts_with(&[0x1f, 0x8b]) {
+    if blob.size() < MIN_TWO_STAGE_BYTES {
         return None;
     }
     post(scope, &ToPage::Inflate);
