@@ -580,6 +580,70 @@ test('slices are read by the reader worker; without it the analysis worker reads
   fs.rmSync(big);
 });
 
+test('reader.js hands over exactly the bytes asked for, slice by slice, no more than `ahead` untaken, and stops when told', async () => {
+  const { context, page, errors } = await open({ cores: 1 });
+  // 10 MB and a bit of made-up bytes, read from byte 1000 to 7 before the end in slices of up
+  // to 2 MB, as the analysis worker asks; the slices are taken late, to see that the reader
+  // waits. Then the same, told to stop after three slices.
+  for (const stopAfter of [Infinity, 3]) {
+    const got = await page.evaluate(async (stopAfter) => {
+      const size = (10 << 20) + 123;
+      const all = new Uint8Array(size);
+      for (let i = 0; i < size; i++) all[i] = (i * 7 + (i >> 13)) & 255;
+      const blob = new Blob([all]);
+      const [from, to, slice, ahead] = [1000, size - 7, 2 << 20, 2];
+      const reader = new Worker('./reader.js');
+      const channel = new MessageChannel();
+      const out = { lengths: [], reads: [], same: true, mostUntaken: 0, end: null, at: from };
+      let untaken = 0;
+      const settle = () => new Promise((ok) => setTimeout(ok, 20));
+      await new Promise((done) => {
+        channel.port1.onmessage = async ({ data }) => {
+          if (!data.bytes) { out.end = data; done(); return; }
+          out.mostUntaken = Math.max(out.mostUntaken, ++untaken);
+          const bytes = new Uint8Array(data.bytes);
+          out.lengths.push(bytes.length);
+          out.reads.push(data.read);
+          for (let i = 0; i < bytes.length; i += 4099) out.same &&= bytes[i] === all[out.at + i];
+          out.same &&= bytes[bytes.length - 1] === all[out.at + bytes.length - 1];
+          out.at += bytes.length;
+          if (out.lengths.length === stopAfter) {
+            channel.port1.postMessage({ stop: true });
+            // Nothing more comes, no bytes and no end, even with room made after the stop.
+            channel.port1.postMessage({ ack: true });
+            channel.port1.postMessage({ ack: true });
+            await new Promise((ok) => setTimeout(ok, 300));
+            done();
+            return;
+          }
+          await settle();
+          untaken--;
+          channel.port1.postMessage({ ack: true });
+        };
+        reader.postMessage({ blob, from, to, slice, ahead, gunzip: false, port: channel.port2 }, [channel.port2]);
+      });
+      reader.terminate();
+      return { ...out, to, slice, ahead };
+    }, stopAfter);
+    const what = stopAfter === Infinity ? 'read through' : `stopped after ${stopAfter}`;
+    // The first slice is 1 MB (the parsing starts sooner), then 2 MB ones, then what is left.
+    const want = [];
+    for (let at = 1000, size = 1 << 20; at < got.to; at += size, size = Math.min(got.slice, 2 * size)) want.push(Math.min(size, got.to - at));
+    assert.deepEqual(got.lengths, want.slice(0, stopAfter), `${what}: slices`);
+    assert.ok(got.same, `${what}: the bytes differ from the blob's`);
+    assert.deepEqual(got.reads, got.lengths.map((_, i) => got.lengths.slice(0, i + 1).reduce((a, b) => a + b)), `${what}: bytes read, as reported`);
+    assert.ok(got.mostUntaken <= got.ahead, `${what}: ${got.mostUntaken} slices handed over and not taken`);
+    if (stopAfter === Infinity) {
+      assert.equal(got.at, got.to, `${what}: bytes handed over`);
+      assert.deepEqual(got.end, { end: true }, what);
+    } else {
+      assert.equal(got.end, null, `${what}: the reader went on: ${JSON.stringify(got.end)}`);
+    }
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('a trace whose middle looks like a cut inside a string is read whole after all: the report equals the CLI --json', async (t) => {
   const big = path.join(tmp, 'trap.pt.trace.json');
   writeBigTrace(big, 40, { trap: true });
