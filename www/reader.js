@@ -4,7 +4,8 @@
 // the bytes only between two parsed slices, so its reads barely overlapped the parsing. This
 // worker does nothing else, so its reads run beside the parser.
 //
-// Request: {blob, from, to, slice, ahead, port}, and `gunzip: chunk` to inflate the bytes
+// Request: {blob, from, to, slice, ahead, port} (slices of up to `slice` bytes, the first ones
+// smaller), and `gunzip: chunk` to inflate the bytes
 // with the browser's DecompressionStream (on this thread) and hand them over in batches of
 // about `chunk` bytes. On the port, to the analysis worker: {bytes, read} (`bytes`: an
 // ArrayBuffer, or an array of them for a batch; `read`: the bytes of the blob read so far),

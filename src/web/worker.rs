@@ -633,7 +633,7 @@ enum FromReader {
 }
 
 impl ReaderChannel {
-    /// Asks the reader, if there is one, for bytes `from..to` of `blob` in slices of `slice`
+    /// Asks the reader, if there is one, for bytes `from..to` of `blob` in slices of up to `slice`
     /// bytes, inflated into chunks of `gunzip` bytes when that is given.
     fn ask(blob: &Blob, from: f64, to: f64, slice: f64, gunzip: Option<usize>) -> Option<ReaderChannel> {
         let reader = READER.with(|r| r.borrow().clone())?;
