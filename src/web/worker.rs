@@ -60,6 +60,15 @@ impl Mailbox {
     const fn new() -> Self {
         Mailbox { queue: RefCell::new(VecDeque::new()), wake: RefCell::new(None) }
     }
+
+    fn pop(&self) -> Option<JsValue> {
+        self.queue.borrow_mut().pop_front()
+    }
+
+    /// Drops the messages of an earlier reading.
+    fn clear(&self) {
+        self.queue.borrow_mut().clear();
+    }
 }
 
 thread_local! {
@@ -77,8 +86,11 @@ thread_local! {
 }
 
 fn deliver_to(mailbox: &'static LocalKey<Mailbox>, message: JsValue) {
-    mailbox.with(|m| m.queue.borrow_mut().push_back(message));
-    if let Some(wake) = mailbox.with(|m| m.wake.borrow_mut().take()) {
+    let wake = mailbox.with(|m| {
+        m.queue.borrow_mut().push_back(message);
+        m.wake.borrow_mut().take()
+    });
+    if let Some(wake) = wake {
         let _ = wake.call0(&JsValue::NULL);
     }
 }
@@ -86,7 +98,7 @@ fn deliver_to(mailbox: &'static LocalKey<Mailbox>, message: JsValue) {
 /// The next message in `mailbox`, waiting for it.
 async fn receive_from(mailbox: &'static LocalKey<Mailbox>) -> JsValue {
     loop {
-        if let Some(m) = mailbox.with(|m| m.queue.borrow_mut().pop_front()) {
+        if let Some(m) = mailbox.with(Mailbox::pop) {
             return m;
         }
         let woken = Promise::new(&mut |resolve, _| mailbox.with(|m| *m.wake.borrow_mut() = Some(resolve)));
@@ -105,7 +117,7 @@ async fn receive() -> JsValue {
 
 /// The next message for the running analysis, if one is there.
 fn try_receive() -> Option<JsValue> {
-    MAILBOX.with(|m| m.queue.borrow_mut().pop_front())
+    MAILBOX.with(Mailbox::pop)
 }
 
 /// The message's `name` property, when it has one.
@@ -149,7 +161,7 @@ type OnMessage = Closure<dyn FnMut(MessageEvent)>;
 
 /// Hands the port's messages to [`receive`].
 fn listen(port: &MessagePort) {
-    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|ev: MessageEvent| deliver(ev.data()));
+    let on_message = OnMessage::new(|ev: MessageEvent| deliver(ev.data()));
     port.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // One small handler per two-stage reading, kept for the worker's life.
     on_message.forget();
@@ -165,7 +177,7 @@ pub fn run() {
             deliver(data);
             return;
         };
-        MAILBOX.with(|m| m.queue.borrow_mut().clear());
+        MAILBOX.with(Mailbox::clear);
         let text = |name: &str| get(&data, name).and_then(|v| v.as_string()).unwrap_or_default();
         let request: Request = serde_json::from_str(&text("request")).unwrap_or_default();
         let job: Job = serde_json::from_str(&text("job")).unwrap_or_default();
@@ -638,7 +650,7 @@ impl ReaderChannel {
     fn ask(blob: &Blob, from: f64, to: f64, slice: f64, gunzip: Option<usize>) -> Option<ReaderChannel> {
         let reader = READER.with(|r| r.borrow().clone())?;
         let channel = MessageChannel::new().ok()?;
-        READS.with(|m| m.queue.borrow_mut().clear());
+        READS.with(Mailbox::clear);
         let gunzip = gunzip.map_or(JsValue::FALSE, |chunk| (chunk as f64).into());
         let request = object(&[
             ("blob", blob),
