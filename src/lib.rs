@@ -16,6 +16,7 @@ pub mod report;
 pub mod share_link;
 pub mod text;
 pub mod trace;
+pub mod vocab;
 
 #[cfg(target_arch = "wasm32")]
 pub mod web;
@@ -26,5 +27,4 @@ pub use analysis::{
 };
 pub use report::{Report, TraceReport};
 
-/// The version written into every report.
-pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
+pub use vocab::TOOL_VERSION;

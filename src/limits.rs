@@ -3,6 +3,8 @@
 //! hostile input (a gzip bomb, a 10 MB name, millions of distinct names) and are far above
 //! what real profiler traces need.
 
+#![forbid(unsafe_code)]
+
 /// The largest single JSON value (one event, one top-level metadata value) read into memory.
 /// Reading stops at a larger one (diagnostic `value_too_large`).
 pub const MAX_VALUE_BYTES: usize = 64 << 20;
@@ -26,8 +28,8 @@ pub const MAX_DEPTH: usize = 128;
 
 /// Rows kept per kind (GPU rows, runtime calls, CPU ops, module spans, memory events): later
 /// events of that kind are read and counted but not analysed (diagnostic `row_limit`). About
-/// 23-24 bytes per GPU row, 40 per runtime call or CPU op (see the README). Sized for real traces
+/// 23-24 bytes per GPU row, 40 per runtime call or CPU op (see docs/definitions.md). Sized for real traces
 /// first: a 10 GB Kineto trace has a few million rows of each kind, and its numbers must be
 /// exact; hostile input (10 million tiny kernels, a gzip bomb) fills the GPU rows' limit in
-/// about 230 MB, see the README's measured figures.
+/// about 230 MB, see docs/performance.md.
 pub const MAX_ROWS: usize = 1 << 23;

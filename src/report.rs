@@ -1,34 +1,12 @@
 //! The Report: the one result every front end shows (CLI text, CLI `--json`, the web views,
-//! share links, golden tests). Field names listed in the README's JSON contract are stable:
+//! share links, golden tests). Field names listed in the JSON contract (docs/cli.md) are stable:
 //! add fields freely, never rename those. Times are microseconds (f64), shares are percent.
 
-use crate::analysis::diagnostics::DiagnosticId;
-use crate::analysis::hints::HintId;
-use crate::analysis::idle::IdleCause;
-use crate::analysis::taxonomy::{Backend, Bucket as BucketId};
+#![forbid(unsafe_code)]
+
+pub use crate::vocab::Severity;
+use crate::vocab::{Backend, Bucket as BucketId, DiagnosticId, HintId, IdleCause};
 use serde::{Deserialize, Serialize};
-
-/// How much a hint or diagnostic matters. Ordered from least to most severe.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    #[default]
-    Info,
-    Warning,
-    Error,
-    Critical,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-            Severity::Critical => "critical",
-        }
-    }
-}
 
 /// Everything tracesight says about one or more trace files.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -534,7 +512,7 @@ pub struct DeviceInfo {
     pub count: usize,
 }
 
-/// Time metrics in the HolisticTraceAnalysis / TensorBoard sense (see README).
+/// Time metrics in the HolisticTraceAnalysis / TensorBoard sense (see docs/definitions.md).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GpuTime {
     /// Sum of GPU row durations (kernels + memcpy + memset), overlaps counted twice.
@@ -577,7 +555,7 @@ pub struct DeviceTime {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Bucket {
-    /// The stable id (`gemm`, `attention`, ..., see the README's taxonomy).
+    /// The stable id (`gemm`, `attention`, ..., see docs/definitions.md).
     pub id: BucketId,
     /// Display name.
     pub name: String,
@@ -737,12 +715,6 @@ pub struct LaunchStats {
     pub launch_call_us: f64,
     /// Total time in synchronising runtime calls (cudaDeviceSynchronize, ...).
     pub sync_call_us: f64,
-}
-
-impl std::fmt::Display for Severity {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 impl std::fmt::Display for EvidenceKind {

@@ -12,6 +12,8 @@
 //! schema (unknown keys, wrong types, out-of-range indices are errors) and no panics, so it
 //! can be fuzzed directly.
 
+#![forbid(unsafe_code)]
+
 use crate::analysis::diagnostics::DiagnosticId;
 use crate::analysis::hints::HintId;
 use crate::analysis::taxonomy::{Backend, Bucket as BucketId};

@@ -1,24 +1,14 @@
 //! Plain-text rendering of a Report (the CLI's default output, in the seed's section order),
 //! and the small formatting helpers the web views share.
 
+#![forbid(unsafe_code)]
+
 use crate::analysis::idle::IdleCause;
 use crate::analysis::taxonomy::{Backend, Bucket};
 use crate::report::{Report, TraceReport};
 use std::fmt::Write;
 
-/// Microseconds with a unit chosen by magnitude, as the seed printed them.
-pub fn fmt_us(us: f64) -> String {
-    let a = us.abs();
-    if a >= 1e6 {
-        format!("{:.2} s", us / 1e6)
-    } else if a >= 1e3 {
-        format!("{:.2} ms", us / 1e3)
-    } else if a >= 10.0 || a == 0.0 {
-        format!("{us:.0} us")
-    } else {
-        format!("{us:.2} us")
-    }
-}
+pub use crate::vocab::units::fmt_us;
 
 pub use crate::analysis::kernel_name::short_name;
 

@@ -7,7 +7,7 @@
 //! (matmul gradients around the softmax gradient), which is found the same way.
 
 use super::attribution::{Attribution, NO};
-use super::build::Classes;
+use super::classify::Classes;
 use super::classify::Why;
 use super::collect::{Collector, GpuKind, Interner};
 use super::kernel_name::{full_name, short_name};

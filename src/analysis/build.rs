@@ -5,12 +5,12 @@
 use super::attention::{find_eager, launch_order, AttentionEvidence};
 use super::attribution::SpanTree;
 use super::attribution::{attribute, NO};
-use super::classify::{Chains, CopyKind, Why};
+use super::classify::{Chains, Classes, CopyKind, Why};
 use super::collect::{Collector, CommArgs, GpuKind, RuntimeCall, NAME_BACKWARD, NAME_GRAPH_LAUNCH, NONE, NO_NAME};
+use super::options::Options;
 use super::steps::{step_of, step_windows, us, Lanes};
 use super::tables::{tables, RowMap};
 use super::taxonomy::{Backend, Bucket, KernelFacts, TensorCore, OP_CONTEXT_RULES};
-use super::Options;
 use super::{idle, layers, memory, timeline};
 use crate::report::*;
 use rustc_hash::FxHashMap;
@@ -427,50 +427,6 @@ fn step_times(c: &Collector, row_step: &[u32], buckets: &[Bucket], steps: usize)
             lanes.time()
         })
         .collect()
-}
-
-/// Each row's (bucket, why), as an index into the distinct classes (a few hundred in a
-/// trace): 4 bytes per row instead of 12.
-pub struct Classes {
-    distinct: Vec<(Bucket, Why)>,
-    ids: FxHashMap<(Bucket, Why), u32>,
-    of_row: Vec<u32>,
-}
-
-impl Classes {
-    fn with_capacity(rows: usize) -> Self {
-        Classes { distinct: Vec::new(), ids: FxHashMap::default(), of_row: Vec::with_capacity(rows) }
-    }
-
-    fn id(&mut self, class: (Bucket, Why)) -> u32 {
-        let next = self.distinct.len() as u32;
-        let id = *self.ids.entry(class).or_insert(next);
-        if id == next {
-            self.distinct.push(class);
-        }
-        id
-    }
-
-    fn push(&mut self, class: (Bucket, Why)) {
-        let id = self.id(class);
-        self.of_row.push(id);
-    }
-
-    pub fn set(&mut self, row: usize, class: (Bucket, Why)) {
-        self.of_row[row] = self.id(class);
-    }
-
-    pub fn get(&self, row: usize) -> (Bucket, Why) {
-        self.distinct[self.of_row[row] as usize]
-    }
-
-    pub fn any_bucket(&self, b: Bucket) -> bool {
-        self.distinct.iter().any(|c| c.0 == b)
-    }
-
-    fn buckets(&self) -> Vec<Bucket> {
-        self.of_row.iter().map(|&k| self.distinct[k as usize].0).collect()
-    }
 }
 
 /// What a collective kernel was: its own metadata, else that of a `record_param_comms` op around

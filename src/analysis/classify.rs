@@ -15,6 +15,7 @@
 use super::attribution::{SpanTree, NO};
 use super::collect::{GpuKind, Interner};
 use super::taxonomy::{self, Bucket, Identity, KernelFacts, OpContext, KERNEL_RULES, LEAF_OP_RULES, OP_CONTEXT_RULES};
+use rustc_hash::FxHashMap;
 
 /// Why a row went to its bucket (indices into the taxonomy tables, name ids).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -166,5 +167,49 @@ impl Chains {
             }
         }
         (Bucket::Other, Why::Unmatched)
+    }
+}
+
+/// Each row's (bucket, why), as an index into the distinct classes (a few hundred in a
+/// trace): 4 bytes per row instead of 12.
+pub struct Classes {
+    distinct: Vec<(Bucket, Why)>,
+    ids: FxHashMap<(Bucket, Why), u32>,
+    of_row: Vec<u32>,
+}
+
+impl Classes {
+    pub fn with_capacity(rows: usize) -> Self {
+        Classes { distinct: Vec::new(), ids: FxHashMap::default(), of_row: Vec::with_capacity(rows) }
+    }
+
+    fn id(&mut self, class: (Bucket, Why)) -> u32 {
+        let next = self.distinct.len() as u32;
+        let id = *self.ids.entry(class).or_insert(next);
+        if id == next {
+            self.distinct.push(class);
+        }
+        id
+    }
+
+    pub fn push(&mut self, class: (Bucket, Why)) {
+        let id = self.id(class);
+        self.of_row.push(id);
+    }
+
+    pub fn set(&mut self, row: usize, class: (Bucket, Why)) {
+        self.of_row[row] = self.id(class);
+    }
+
+    pub fn get(&self, row: usize) -> (Bucket, Why) {
+        self.distinct[self.of_row[row] as usize]
+    }
+
+    pub fn any_bucket(&self, b: Bucket) -> bool {
+        self.distinct.iter().any(|c| c.0 == b)
+    }
+
+    pub fn buckets(&self) -> Vec<Bucket> {
+        self.of_row.iter().map(|&k| self.distinct[k as usize].0).collect()
     }
 }

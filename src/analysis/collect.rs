@@ -2,7 +2,7 @@
 //! interned names and fixed-size records. Nothing here depends on event order, because
 //! Kineto writes CPU and GPU rows, and metadata, in no guaranteed order.
 
-pub use super::rows::GpuRows;
+pub use super::rows::{GpuKind, GpuRow, GpuRows, NONE};
 use crate::limits;
 use crate::trace::{Id, Loose, RawEvent, Sink};
 use rustc_hash::FxHashMap;
@@ -128,27 +128,6 @@ fn cut_str(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
-/// What kind of GPU row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum GpuKind {
-    Kernel,
-    Memcpy,
-    Memset,
-}
-
-/// A kernel, memcpy or memset row, as [`GpuRows`] hands it out (its correlation and
-/// External ids are read separately, by attribution only).
-#[derive(Debug, Clone, Copy)]
-pub struct GpuRow {
-    pub start: i64,
-    pub dur: i64,
-    pub name: u32,
-    pub device: i32,
-    /// args.stream, else the tid (old traces write "stream 7").
-    pub stream: i32,
-    pub kind: GpuKind,
-}
-
 /// A runtime (launch, memcpy, sync) call on the CPU.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct RuntimeCall {
@@ -203,8 +182,6 @@ pub struct SdpaCall {
     pub input_types: Option<String>,
     pub concrete_inputs: Option<String>,
 }
-
-pub const NONE: i64 = i64::MIN;
 
 /// Collective metadata a kernel or a `record_param_comms` op carries (current Kineto writes
 /// it on NCCL kernels, older versions on the op). Names are interned; absent fields are

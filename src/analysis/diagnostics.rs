@@ -3,142 +3,9 @@
 
 use super::build::Extra;
 use super::collect::Collector;
-use crate::report::{Diagnostic, Severity};
+use crate::report::Diagnostic;
 use crate::trace::{self, End};
-use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DiagnosticId {
-    Truncated,
-    InvalidJson,
-    CorruptGzip,
-    InputError,
-    ValueTooLarge,
-    NoGpuRows,
-    MalformedEvent,
-    UnknownCategory,
-    MissingTimestamp,
-    NegativeDuration,
-    ExternalIdMismatch,
-    DanglingCorrelation,
-    UnattributedGpuRows,
-    GpuRowWithoutCorrelation,
-    ZeroDurationGpuRows,
-    CudaSyncRows,
-    GpuUserAnnotations,
-    BeginEndEvents,
-    FlowEvents,
-    InstantEvents,
-    CounterEvents,
-    NoCategory,
-    StrayCommas,
-    TrailingData,
-    LongName,
-    NameLimit,
-    RowLimit,
-}
-
-impl DiagnosticId {
-    pub const ALL: [DiagnosticId; 27] = [
-        DiagnosticId::Truncated,
-        DiagnosticId::InvalidJson,
-        DiagnosticId::CorruptGzip,
-        DiagnosticId::InputError,
-        DiagnosticId::ValueTooLarge,
-        DiagnosticId::NoGpuRows,
-        DiagnosticId::MalformedEvent,
-        DiagnosticId::UnknownCategory,
-        DiagnosticId::MissingTimestamp,
-        DiagnosticId::NegativeDuration,
-        DiagnosticId::ExternalIdMismatch,
-        DiagnosticId::DanglingCorrelation,
-        DiagnosticId::UnattributedGpuRows,
-        DiagnosticId::GpuRowWithoutCorrelation,
-        DiagnosticId::ZeroDurationGpuRows,
-        DiagnosticId::CudaSyncRows,
-        DiagnosticId::GpuUserAnnotations,
-        DiagnosticId::BeginEndEvents,
-        DiagnosticId::FlowEvents,
-        DiagnosticId::InstantEvents,
-        DiagnosticId::CounterEvents,
-        DiagnosticId::NoCategory,
-        DiagnosticId::StrayCommas,
-        DiagnosticId::TrailingData,
-        DiagnosticId::LongName,
-        DiagnosticId::NameLimit,
-        DiagnosticId::RowLimit,
-    ];
-
-    pub fn severity(self) -> Severity {
-        use DiagnosticId::*;
-        match self {
-            Truncated | InvalidJson | CorruptGzip | InputError | ValueTooLarge => Severity::Error,
-            NoGpuRows | MalformedEvent | UnknownCategory | MissingTimestamp | NegativeDuration | ExternalIdMismatch
-            | BeginEndEvents | TrailingData | LongName | NameLimit | RowLimit => Severity::Warning,
-            DanglingCorrelation
-            | UnattributedGpuRows
-            | GpuRowWithoutCorrelation
-            | ZeroDurationGpuRows
-            | CudaSyncRows
-            | GpuUserAnnotations
-            | FlowEvents
-            | InstantEvents
-            | CounterEvents
-            | NoCategory
-            | StrayCommas => Severity::Info,
-        }
-    }
-
-    /// The stable id, as in the JSON.
-    pub fn id(self) -> String {
-        serde_json::to_value(self).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
-    }
-
-    /// What the diagnostic means, for the README's table.
-    pub fn meaning(self) -> &'static str {
-        use DiagnosticId::*;
-        match self {
-            Truncated => {
-                "the file (plain or gzip) ends inside the trace; the report covers the events before the cut"
-            }
-            InvalidJson => "invalid JSON inside traceEvents; reading stopped there",
-            CorruptGzip => {
-                "damaged gzip data (bad header, invalid deflate data, CRC-32 or size mismatch, garbage after a member); reading stopped there"
-            }
-            InputError => "the file could not be read to its end (a read error); reading stopped there",
-            ValueTooLarge => "one event or metadata value is larger than the 64 MiB limit; reading stopped there",
-            NoGpuRows => "no kernel, memcpy or memset rows: a CPU-only trace or an unknown accelerator",
-            MalformedEvent => "array elements that are not readable event objects were skipped",
-            UnknownCategory => {
-                "events with categories tracesight does not know were not analysed (the categories are listed)"
-            }
-            MissingTimestamp => "complete events without a readable ts were skipped",
-            NegativeDuration => "events with a negative dur were counted as 0",
-            ExternalIdMismatch => {
-                "launch calls whose External id names an op that does not enclose the call; the enclosing op was used"
-            }
-            DanglingCorrelation => "GPU rows whose correlation id matches no launch call",
-            UnattributedGpuRows => "GPU rows with no launching op (bucketed by kernel name only)",
-            GpuRowWithoutCorrelation => "GPU rows without args.correlation",
-            ZeroDurationGpuRows => "GPU rows with dur 0",
-            CudaSyncRows => "cuda_sync rows are waits, not GPU work; not counted",
-            GpuUserAnnotations => "gpu_user_annotation spans are annotations, not GPU work; not counted",
-            BeginEndEvents => "B/E events are not analysed; only complete (X) events are",
-            FlowEvents => "flow events are not needed (launches are linked by correlation id)",
-            InstantEvents => "instant events are not analysed",
-            CounterEvents => "counter events are not analysed",
-            NoCategory => "events without a cat (old [memory] events) were skipped",
-            StrayCommas => "empty elements (stray commas) in traceEvents were skipped",
-            TrailingData => "data after the end of the top-level JSON value was ignored",
-            LongName => "names longer than the 4096-byte limit were cut to it",
-            NameLimit => "past the limit of distinct names, new names were merged into one placeholder",
-            RowLimit => {
-                "past the limit of kept rows of one kind (GPU rows, runtime calls, CPU ops), later events were counted, not analysed"
-            }
-        }
-    }
-}
+pub use crate::vocab::DiagnosticId;
 
 fn diag(id: DiagnosticId, count: u64, message: String) -> Diagnostic {
     Diagnostic { id, count, severity: id.severity(), message }
@@ -263,13 +130,7 @@ pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnost
     d
 }
 
-impl std::fmt::Display for DiagnosticId {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str(&self.id())
-    }
-}
-
-/// The diagnostics vocabulary as Markdown, for the README.
+/// The diagnostics vocabulary as Markdown, for docs/definitions.md.
 pub fn markdown() -> String {
     let mut o = String::from("| id | severity | meaning |\n|---|---|---|\n");
     for d in DiagnosticId::ALL {

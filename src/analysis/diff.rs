@@ -4,7 +4,7 @@
 
 use super::taxonomy::{Backend, Bucket};
 use crate::report::TraceReport;
-use crate::text::fmt_us;
+use crate::vocab::fmt_us;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 

@@ -6,10 +6,10 @@
 use super::build::Extra;
 use super::taxonomy::{Backend, Bucket};
 use crate::report::{Hint, Severity, TraceReport};
-use crate::text::fmt_us;
-use serde::{Deserialize, Serialize};
+use crate::vocab::fmt_us;
+pub use crate::vocab::HintId;
 
-/// Thresholds, in one place so the README can quote them.
+/// Thresholds, in one place so docs/definitions.md can quote them.
 pub const COLLECTIVE_SHARE: f64 = 15.0;
 pub const ELEMENTWISE_SHARE: f64 = 15.0;
 pub const MEMORY_SHARE: f64 = 8.0;
@@ -23,32 +23,6 @@ pub const HOST_COPY_SHARE: f64 = 10.0;
 pub const DATALOADER_SHARE: f64 = 10.0;
 pub const SIMT_GEMM_SHARE: f64 = 20.0;
 pub const SYNC_SHARE: f64 = 10.0;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HintId {
-    GpuIdle,
-    LaunchBound,
-    HostSync,
-    CollectiveShare,
-    ExposedComm,
-    ElementwiseShare,
-    /// Device-side layout copies (the seed's memory-share rule).
-    MemoryShare,
-    /// Host <-> device copies.
-    MemcpyShare,
-    Dataloader,
-    NoTensorCores,
-    AttentionNotFlash,
-    EagerAttention,
-    CoreComputeLow,
-}
-
-impl HintId {
-    pub fn id(self) -> String {
-        serde_json::to_value(self).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
-    }
-}
 
 /// What a rule reads.
 pub struct Facts<'a> {
@@ -430,30 +404,8 @@ fn core_compute_low(f: &Facts) -> Option<Fired> {
     )
 }
 
-impl std::fmt::Display for HintId {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str(&self.id())
-    }
-}
-
 impl HintId {
-    pub const ALL: [HintId; 13] = [
-        HintId::AttentionNotFlash,
-        HintId::EagerAttention,
-        HintId::GpuIdle,
-        HintId::LaunchBound,
-        HintId::HostSync,
-        HintId::CollectiveShare,
-        HintId::ExposedComm,
-        HintId::ElementwiseShare,
-        HintId::MemoryShare,
-        HintId::MemcpyShare,
-        HintId::Dataloader,
-        HintId::NoTensorCores,
-        HintId::CoreComputeLow,
-    ];
-
-    /// When the rule fires, for the README.
+    /// When the rule fires, for docs/definitions.md.
     pub fn fires_when(self) -> String {
         match self {
             HintId::GpuIdle => format!("idle > {IDLE_SHARE}% of span (critical above {IDLE_SHARE_CRITICAL}%)"),
@@ -473,7 +425,7 @@ impl HintId {
     }
 }
 
-/// The hint rules as Markdown, for the README.
+/// The hint rules as Markdown, for docs/definitions.md.
 pub fn markdown() -> String {
     let mut o = String::from("| id | fires when |\n|---|---|\n");
     for h in HintId::ALL {

@@ -10,6 +10,7 @@ use super::collect::{Collector, RuntimeCall};
 use super::intervals::Span;
 use super::steps::{step_of, us, StepWindow};
 use crate::report::{IdleCauses, NameTime, StreamIdle};
+pub use crate::vocab::IdleCause;
 use rustc_hash::FxHashMap;
 
 /// Gaps shorter than this are kernel waits. (HolisticTraceAnalysis' `consecutive_kernel_delay`
@@ -17,41 +18,7 @@ use rustc_hash::FxHashMap;
 /// scripts/compare_hta_idle.py.)
 pub const KERNEL_WAIT_NS: i64 = 50_000;
 
-/// Why a gap between GPU rows on a stream happened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IdleCause {
-    Host,
-    Kernel,
-    Other,
-}
-
 impl IdleCause {
-    pub const ALL: [IdleCause; 3] = [IdleCause::Host, IdleCause::Kernel, IdleCause::Other];
-
-    pub fn label(self) -> &'static str {
-        match self {
-            IdleCause::Host => "host wait",
-            IdleCause::Kernel => "kernel wait",
-            IdleCause::Other => "other",
-        }
-    }
-
-    /// What the cause means (`threshold_us`: the kernel-wait threshold).
-    pub fn meaning(self, threshold_us: f64) -> String {
-        match self {
-            IdleCause::Host => {
-                "the next kernel's launch call began after the previous kernel ended: the CPU was late".into()
-            }
-            IdleCause::Kernel => {
-                format!(
-                    "gaps shorter than {}: launch overhead between back-to-back kernels",
-                    crate::text::fmt_us(threshold_us)
-                )
-            }
-            IdleCause::Other => "waiting on another stream or event, or rows with no launch call".into(),
-        }
-    }
-
     /// The cause of a gap of `gap` ns after the stream's rows ended at `end`, before a row whose
     /// launch call (if known) began at `launch`.
     pub fn of_gap(end: i64, gap: i64, launch: Option<i64>) -> IdleCause {

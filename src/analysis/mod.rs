@@ -1,5 +1,7 @@
 //! The analysis: stream a trace into the collector, then build the Report.
 
+#![forbid(unsafe_code)]
+
 mod attention;
 mod attribution;
 mod build;
@@ -14,6 +16,7 @@ pub mod intervals;
 pub mod kernel_name;
 mod layers;
 mod memory;
+mod options;
 pub mod ranks;
 mod rows;
 pub mod split;
@@ -23,126 +26,13 @@ pub mod taxonomy;
 pub mod timeline;
 pub mod tokens;
 
+use crate::input::sniff::is_report;
 use crate::input::{self, Failure};
 use crate::report::*;
 use crate::trace::{self, End, Fatal};
 use collect::Collector;
-use std::fmt;
+pub use options::{ErrorKind, Options, Range, TraceError};
 use std::io::Read;
-
-/// What the caller can tune.
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// Rows in the top-kernels and top-ops tables.
-    pub top_n: usize,
-    /// Decoded bytes per parse chunk (tests use tiny chunks).
-    pub chunk_size: usize,
-    /// The user's own bucket rules, tried before the built-in ones.
-    pub rules: Vec<taxonomy::UserRule>,
-    /// Restrict the analysis to GPU time inside this range (rows clipped to it).
-    pub window: Option<Range>,
-    /// How the report build runs its independent passes: one after the other unless the
-    /// caller hands in threads.
-    pub fork: fork::Fork,
-}
-
-/// A time range to analyse.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Range {
-    /// Nanoseconds on the trace's own clock (what the page's timeline selects).
-    Clock { start_ns: i64, end_ns: i64 },
-    /// Nanoseconds after the trace's first GPU row (what the timeline's axis shows; the CLI's
-    /// `--range`).
-    FromFirstRow { start_ns: i64, end_ns: i64 },
-}
-
-impl Range {
-    /// `FROM..TO` in milliseconds after the first GPU row (`12.5..40`, `ms` allowed after a
-    /// number); either end may be left out (`..40`, `100..`).
-    pub fn parse_ms(text: &str) -> Result<Range, String> {
-        let bad = || format!("`{text}` is not a range: write FROM..TO in milliseconds, e.g. 120..135.5");
-        let (a, b) = text.split_once("..").ok_or_else(bad)?;
-        let ns = |s: &str, default: i64| -> Result<i64, String> {
-            let s = s.trim();
-            let s = s.strip_suffix("ms").unwrap_or(s).trim();
-            if s.is_empty() {
-                return Ok(default);
-            }
-            let v: f64 = s.parse().map_err(|_| bad())?;
-            if !v.is_finite() || v < 0.0 {
-                return Err(bad());
-            }
-            Ok((v * 1e6).round().min(i64::MAX as f64) as i64)
-        };
-        let (start_ns, end_ns) = (ns(a, 0)?, ns(b, i64::MAX)?);
-        if end_ns <= start_ns {
-            return Err(format!("`{text}`: the range ends before it starts"));
-        }
-        Ok(Range::FromFirstRow { start_ns, end_ns })
-    }
-
-    /// The range on the trace's clock, given the first GPU row's start.
-    pub fn resolve(self, first_row_ns: i64) -> TimeWindow {
-        let (start_ns, end_ns) = match self {
-            Range::Clock { start_ns, end_ns } => (start_ns, end_ns),
-            Range::FromFirstRow { start_ns, end_ns } => {
-                (first_row_ns.saturating_add(start_ns), first_row_ns.saturating_add(end_ns))
-            }
-        };
-        TimeWindow { start_ns, end_ns: end_ns.max(start_ns.saturating_add(1)), origin_ns: first_row_ns }
-    }
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options { top_n: 25, chunk_size: trace::CHUNK, rules: Vec::new(), window: None, fork: fork::Fork::default() }
-    }
-}
-
-/// Why a file could not be analysed at all.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorKind {
-    /// No JSON in it (an empty or all-whitespace file).
-    Empty,
-    /// The first byte (or the first invalid JSON) is not JSON.
-    NotJson,
-    /// An object without `traceEvents`.
-    NotATrace,
-    /// A top-level string, number, boolean or null.
-    WrongTopLevel,
-    /// The file (plain or gzip) ends before the first event.
-    Truncated,
-    /// The gzip data is damaged before the first event.
-    Corrupt,
-    /// The source could not be read.
-    Io,
-    Cancelled,
-}
-
-impl ErrorKind {
-    fn of(f: Failure) -> ErrorKind {
-        match f {
-            Failure::Truncated => ErrorKind::Truncated,
-            Failure::Corrupt => ErrorKind::Corrupt,
-            Failure::Source => ErrorKind::Io,
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TraceError {
-    pub file: String,
-    pub kind: ErrorKind,
-    pub message: String,
-}
-
-impl fmt::Display for TraceError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "{}: {}", self.file, self.message)
-    }
-}
-
-impl std::error::Error for TraceError {}
 
 /// Analyses one trace streamed from `reader` (plain JSON or gzip, sniffed by magic bytes).
 /// `progress` receives the number of input bytes consumed so far, every chunk; returning
@@ -238,14 +128,6 @@ fn conclude(
     Ok(report(file, collector, &outcome, opts))
 }
 
-/// What a Report written by `tracesight --json` starts with (our serializer writes
-/// `tool_version` first), after optional whitespace.
-fn is_report_prefix(bytes: &[u8]) -> bool {
-    let t = bytes.trim_ascii_start();
-    let Some(rest) = t.strip_prefix(b"{") else { return false };
-    rest.trim_ascii_start().starts_with(b"\"tool_version\"")
-}
-
 /// Analyses a trace, or reads the traces of a Report that `tracesight --json` wrote (plain
 /// or gzip), so per-rank reports made elsewhere (one job per rank on a cluster) can be combined
 /// like the traces themselves.
@@ -281,17 +163,6 @@ pub fn analyze_any<R: Read>(
         return analyze_reader(file, whole, opts, progress).map(|t| vec![t]);
     }
     read_report(file, whole)
-}
-
-/// Whether the first bytes of an input (plain or gzip) are those of a tracesight report.
-pub(crate) fn is_report(prefix: &[u8]) -> bool {
-    if prefix.starts_with(&crate::input::GZIP_MAGIC) {
-        let mut out = Vec::new();
-        let _ = flate2::read::MultiGzDecoder::new(prefix).take(256).read_to_end(&mut out);
-        is_report_prefix(&out)
-    } else {
-        is_report_prefix(prefix)
-    }
 }
 
 /// The traces of a Report that `tracesight --json` wrote (plain or gzip).
@@ -625,5 +496,5 @@ fn assemble(mut traces: Vec<TraceReport>, errors: Vec<FileError>) -> Report {
     } else {
         (Vec::new(), None)
     };
-    Report { tool_version: crate::TOOL_VERSION.to_string(), traces, errors, ranks, job }
+    Report { tool_version: crate::vocab::TOOL_VERSION.to_string(), traces, errors, ranks, job }
 }

@@ -2,7 +2,9 @@
 //! 4 bytes, and the rare one that does not is kept exactly in a side table, so nothing is
 //! rounded or cut. Millions of tiny kernels are what fills memory, so this is where it pays.
 
-use super::collect::{GpuKind, GpuRow, NONE};
+/// "No value" for an i64 field of a row (a timestamp or id that the event did not carry).
+pub const NONE: i64 = i64::MIN;
+
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -380,4 +382,25 @@ mod tests {
         g.retain_clipped(|r| (r.stream % 3 == 0).then_some((r.start, r.dur)));
         assert!(g.iter().enumerate().all(|(i, r)| r.stream == 3 * i as i32));
     }
+}
+
+/// What kind of GPU row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GpuKind {
+    Kernel,
+    Memcpy,
+    Memset,
+}
+
+/// A kernel, memcpy or memset row, as [`GpuRows`] hands it out (its correlation and
+/// External ids are read separately, by attribution only).
+#[derive(Debug, Clone, Copy)]
+pub struct GpuRow {
+    pub start: i64,
+    pub dur: i64,
+    pub name: u32,
+    pub device: i32,
+    /// args.stream, else the tid (old traces write "stream 7").
+    pub stream: i32,
+    pub kind: GpuKind,
 }

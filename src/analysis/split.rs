@@ -30,7 +30,7 @@ pub struct Layout {
 /// How a file may be split, from its first bytes (up to [`HEAD_BYTES`]); None when it is not
 /// one to split: gzip, a tracesight report, not a JSON object or array.
 pub fn layout(head: &[u8]) -> Option<Layout> {
-    if head.starts_with(&crate::input::GZIP_MAGIC) || super::is_report(head) {
+    if head.starts_with(&crate::input::GZIP_MAGIC) || crate::input::sniff::is_report(head) {
         return None;
     }
     let in_object = match head.iter().find(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t' | 0xEF | 0xBB | 0xBF)) {

@@ -8,17 +8,7 @@ use super::taxonomy::Bucket;
 use crate::report::GpuTime;
 use rustc_hash::FxHashMap;
 
-pub fn us(ns: i64) -> f64 {
-    ns as f64 / 1000.0
-}
-
-pub fn pct(part: i64, whole: i64) -> f64 {
-    if whole <= 0 {
-        0.0
-    } else {
-        part as f64 * 100.0 / whole as f64
-    }
-}
+pub use crate::vocab::units::{pct, us};
 
 /// A ProfilerStep window on the CPU.
 pub struct StepWindow {

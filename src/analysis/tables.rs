@@ -55,7 +55,7 @@ pub fn tables(
     names: &Interner,
     facts: &FxHashMap<u32, KernelFacts>,
     total_ns: i64,
-    opts: &super::Options,
+    opts: &super::options::Options,
 ) -> Tables {
     let top_n = opts.top_n;
     let mut bucket_agg: FxHashMap<Bucket, Agg> = FxHashMap::default();

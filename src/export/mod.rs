@@ -1,5 +1,7 @@
 //! Exports of a Report besides its JSON: a Markdown summary (for GitHub issues and chat) and
 //! the tables as CSV. Pure functions of the Report, shared by the CLI and the web page.
 
+#![forbid(unsafe_code)]
+
 pub mod csv;
 pub mod markdown;

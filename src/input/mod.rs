@@ -5,6 +5,10 @@
 //! `cat a.gz b.gz` or parallel compressors write) is read to the end, and every member's CRC-32
 //! and size trailer is verified by flate2 (whose pure-Rust backend is miniz_oxide).
 
+#![forbid(unsafe_code)]
+
+pub mod sniff;
+
 use std::cell::Cell;
 use std::io::{self, BufReader, Read};
 use std::rc::Rc;

@@ -6,6 +6,8 @@
 //! serde_json straight from the chunk slice, borrowing strings from it. An event cut by the
 //! chunk's end reports "EOF" to serde; the chunk is then refilled and the event parsed again.
 
+#![forbid(unsafe_code)]
+
 pub mod event;
 mod scan;
 

@@ -1,6 +1,6 @@
 //! Getting results out of the page: the JSON download and the clipboard.
 
-use crate::Report;
+use crate::report::Report;
 use std::time::Duration;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, Url};

@@ -46,7 +46,7 @@ pub fn check(url: &str) -> Result<String, FetchError> {
             "This page may not fetch traces from that host",
             vec![
                 format!("{url}: {origin} is not in this site's allowed list ({allowed})."),
-                "The hosts are fixed when the site is built (TRACESIGHT_TRACE_ORIGINS, see the README), so a link cannot send your browser elsewhere.".into(),
+                "The hosts are fixed when the site is built (TRACESIGHT_TRACE_ORIGINS, see docs/browser.md), so a link cannot send your browser elsewhere.".into(),
             ],
         ));
     }
@@ -75,7 +75,7 @@ pub async fn fetch_trace(url: &str, mut progress: impl FnMut(f64, f64)) -> Resul
                 "The trace server did not let this page read the trace",
                 vec![
                     format!("{url}: {}", describe(&e)),
-                    "Either the server cannot be reached, or it does not send the CORS header this page needs (Access-Control-Allow-Origin with this site's origin; see the README).".into(),
+                    "Either the server cannot be reached, or it does not send the CORS header this page needs (Access-Control-Allow-Origin with this site's origin; see docs/browser.md).".into(),
                 ],
             ))
         }

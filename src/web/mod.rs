@@ -2,7 +2,7 @@
 //! (`worker`) that runs the streaming core on a dropped `File`, chunk by chunk.
 //!
 //! The page never reads trace bytes itself: it posts the `File` handles to the worker, shows
-//! progress, and renders the combined [`crate::Report`] the worker sends back.
+//! progress, and renders the combined [`crate::report::Report`] the worker sends back.
 
 mod app;
 mod client;
@@ -12,6 +12,7 @@ mod format;
 mod perfetto;
 mod protocol;
 mod share;
+mod state;
 mod views;
 mod worker;
 

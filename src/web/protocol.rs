@@ -32,10 +32,10 @@ pub struct Request {
 
 impl Request {
     /// The analysis options, or why the rules cannot be used.
-    pub fn options(&self) -> Result<crate::Options, String> {
+    pub fn options(&self) -> Result<crate::analysis::Options, String> {
         let rules = crate::analysis::taxonomy::parse_rules(&self.rules)?;
         let window = self.range.map(|(start_ns, end_ns)| crate::Range::Clock { start_ns, end_ns });
-        Ok(crate::Options { rules, window, ..crate::Options::default() })
+        Ok(crate::analysis::Options { rules, window, ..crate::analysis::Options::default() })
     }
 }
 

@@ -8,8 +8,8 @@
 //! The fragment is decoded by the core's [`crate::share_link::decode`] (bounded, strict); a
 //! bad one gives an error screen that says what is wrong with the link.
 
+use crate::report::Report;
 use crate::share_link::{self, LinkError, Scope, SharedView, ViewState};
-use crate::Report;
 use wasm_bindgen::JsCast;
 
 /// What the page was opened with.

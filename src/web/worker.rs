@@ -236,7 +236,7 @@ fn warm_up() -> u32 {
         );
     }
     text.push_str(r#"{"ph":"i","cat":"global","name":"end","pid":1,"tid":1,"ts":1000000,"s":"g"}]}"#);
-    let mut analysis = crate::Analysis::new("warm-up", crate::Options::default());
+    let mut analysis = crate::analysis::Analysis::new("warm-up", crate::analysis::Options::default());
     for piece in text.as_bytes().chunks(1 << 20) {
         analysis.feed(piece);
     }
@@ -371,10 +371,10 @@ async fn analyse_file(
     index: u32,
     name: &str,
     blob: Blob,
-    opts: &crate::Options,
+    opts: &crate::analysis::Options,
     scratch: &mut Vec<u8>,
-) -> Result<Vec<crate::TraceReport>, crate::TraceError> {
-    let mut analysis = crate::Analysis::new(name, opts.clone());
+) -> Result<Vec<crate::report::TraceReport>, crate::analysis::TraceError> {
+    let mut analysis = crate::analysis::Analysis::new(name, opts.clone());
     let size = blob.size();
     let read = read_range(scope, index, &blob, 0.0, size, scratch, &mut |piece| {
         analysis.feed(piece);
@@ -392,9 +392,9 @@ async fn analyse_in_parts(
     name: &str,
     blob: Blob,
     workers: u32,
-    opts: &crate::Options,
+    opts: &crate::analysis::Options,
     scratch: &mut Vec<u8>,
-) -> Option<(Result<Vec<crate::TraceReport>, crate::TraceError>, u32)> {
+) -> Option<(Result<Vec<crate::report::TraceReport>, crate::analysis::TraceError>, u32)> {
     let size = blob.size() as u64;
     if workers < 2 || size < split::MIN_SPLIT_BYTES {
         return None;
@@ -448,11 +448,11 @@ async fn analyse_gunzipped(
     index: u32,
     name: &str,
     blob: &Blob,
-    opts: &crate::Options,
+    opts: &crate::analysis::Options,
     scratch: &mut Vec<u8>,
-) -> Option<Result<Vec<crate::TraceReport>, crate::TraceError>> {
+) -> Option<Result<Vec<crate::report::TraceReport>, crate::analysis::TraceError>> {
     let reader = ReaderChannel::ask(blob, 0.0, blob.size(), GZ_SLICE, Some(INFLATED_CHUNK))?;
-    let mut analysis = crate::Analysis::new(name, opts.clone());
+    let mut analysis = crate::analysis::Analysis::new(name, opts.clone());
     let mut progress = Progress::new(index);
     let result = loop {
         match reader.next().await {
@@ -480,9 +480,9 @@ async fn analyse_in_two_stages(
     scope: &DedicatedWorkerGlobalScope,
     name: &str,
     blob: Blob,
-    opts: &crate::Options,
+    opts: &crate::analysis::Options,
     scratch: &mut Vec<u8>,
-) -> Option<Result<Vec<crate::TraceReport>, crate::TraceError>> {
+) -> Option<Result<Vec<crate::report::TraceReport>, crate::analysis::TraceError>> {
     if blob.size() < MIN_TWO_STAGE_BYTES {
         return None;
     }
@@ -497,7 +497,7 @@ async fn analyse_in_two_stages(
         }
     };
     listen(&port);
-    let mut analysis = crate::Analysis::new(name, opts.clone());
+    let mut analysis = crate::analysis::Analysis::new(name, opts.clone());
     let result = loop {
         let m = receive().await;
         if let Some(bytes) = get(&m, "bytes").and_then(|b| b.dyn_into::<Uint8Array>().ok()) {

@@ -1,4 +1,4 @@
-use super::report::{backend_class, backend_label};
+use super::widgets::{backend_class, backend_label};
 use crate::analysis::taxonomy::Backend;
 use crate::report::Attention;
 use crate::web::format;
@@ -75,7 +75,7 @@ pub fn AttentionSection(attention: Attention) -> impl IntoView {
             {not_flash.then(|| view! {
                 <div class="fix">
                     <h3>"Try"</h3>
-                    {a.fix.as_deref().map(|fix| view! { <p>{super::rich(fix)}</p> })}
+                    {a.fix.as_deref().map(|fix| view! { <p>{super::widgets::rich(fix)}</p> })}
                     <pre><code>{FLASH_SNIPPET}</code></pre>
                 </div>
             })}

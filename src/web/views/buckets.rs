@@ -1,3 +1,4 @@
+use super::widgets::bucket_class;
 use crate::analysis::taxonomy::Bucket as BucketId;
 use crate::report::{Bucket, GpuTime};
 use crate::web::format;
@@ -83,7 +84,7 @@ pub fn BucketSection(
             })
         };
         let on_toggle = move |ev: leptos::ev::Event| {
-            if let Some(now) = super::tables::details_open(&ev) {
+            if let Some(now) = super::widgets::details_open(&ev) {
                 if now != is_open() {
                     open.update(|o| {
                         o.retain(|&b| b != id);
@@ -117,7 +118,7 @@ pub fn BucketSection(
 
     view! {
         <section class="panel" aria-labelledby="buckets-h">
-            <h2 id="buckets-h">"GPU time by category" {super::tables::csv_button(csv_name, move || csv.run(()))}</h2>
+            <h2 id="buckets-h">"GPU time by category" {super::widgets::csv_button(csv_name, move || csv.run(()))}</h2>
             <p class="muted">
                 {format!("Summed kernel time {} (overlapping streams count twice); wall-clock busy {}. ",
                     format::us(gpu.kernel_time_us), format::us(gpu.busy_us))}
@@ -138,9 +139,4 @@ pub fn BucketSection(
             </table>
         </section>
     }
-}
-
-/// The colour class of a bucket, from its id (the name is always printed next to it).
-pub fn bucket_class(id: BucketId) -> String {
-    format!("b-{}", id.id())
 }

@@ -1,5 +1,5 @@
-use super::FilePicker;
-use crate::web::app::Failure;
+use super::widgets::FilePicker;
+use crate::web::state::Failure;
 use leptos::prelude::*;
 use web_sys::File;
 

@@ -17,11 +17,11 @@ pub fn HintCards(mut hints: Vec<Hint>) -> impl IntoView {
                             <span class=format!("badge sev-{}", h.severity.as_str())>{h.severity.as_str()}</span>
                             <code class="muted">{h.id.id()}</code>
                         </header>
-                        <p class="hint-msg">{super::rich(&h.message)}</p>
+                        <p class="hint-msg">{super::widgets::rich(&h.message)}</p>
                         {(!h.evidence.is_empty()).then(|| view! {
                             <ul class="evidence">{h.evidence.iter().map(|e| view! { <li class="num">{e.clone()}</li> }).collect_view()}</ul>
                         })}
-                        {(!h.fix.is_empty()).then(|| view! { <p class="hint-fix"><strong>"Try: "</strong>{super::rich(&h.fix)}</p> })}
+                        {(!h.fix.is_empty()).then(|| view! { <p class="hint-fix"><strong>"Try: "</strong>{super::widgets::rich(&h.fix)}</p> })}
                     </article>
                 }).collect_view()}
             </div>

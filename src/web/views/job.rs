@@ -1,8 +1,8 @@
 //! Several traces: the ranks of one job side by side (table, chart, spread, straggler and the
 //! collectives that waited), and the before/after comparison of two of them.
 
-use super::tables::csv_button;
-use super::FilePicker;
+use super::widgets::csv_button;
+use super::widgets::FilePicker;
 use crate::analysis::diff::{diff_refs, Change, Diff, Status};
 use crate::report::{JobView, RankMetric, RankRow, Report};
 use crate::share_link::{CompareSets, Side};
@@ -421,7 +421,7 @@ pub fn CompareSection(
             view! {
                 <li class="assign" data-testid="assign" title=t.file.clone()>
                     {side_button(i, Side::A)}{side_button(i, Side::B)}
-                    <span class="assign-name">{super::report::rank_label(t)}</span>
+                    <span class="assign-name">{super::widgets::rank_label(t)}</span>
                 </li>
             }
         })
@@ -441,7 +441,7 @@ pub fn CompareSection(
                 let Some(s) = s else { return String::new() };
                 let describe = |set: &[u32]| match set {
                     [] => "nothing yet".to_string(),
-                    [one] => report.traces.get(*one as usize).map(super::report::rank_label).unwrap_or_default(),
+                    [one] => report.traces.get(*one as usize).map(super::widgets::rank_label).unwrap_or_default(),
                     many => format!("{} traces (numbers are means per rank)", many.len()),
                 };
                 format!("A (before): {} · B (after): {}", describe(&s.a), describe(&s.b))

@@ -1,6 +1,6 @@
-use crate::web::app::{now_ms, FileProgress, FileState, ProgressRows};
 use crate::web::client::WorkerPool;
 use crate::web::format;
+use crate::web::state::{now_ms, FileProgress, FileState, ProgressRows};
 use leptos::prelude::*;
 
 /// Per-file progress while the workers read: a row per file (bytes of total, MB/s and time

@@ -6,11 +6,11 @@ use super::rules::RulesSection;
 use super::tables::{StepTable, TopKind, TopTable};
 use super::timeline::{RangeRequest, TimelineSection};
 use super::why::{IdleSection, LayerSection, MemorySection};
-use super::FilePicker;
-use crate::analysis::taxonomy::{Backend, Bucket as BucketId};
+use super::widgets::{backend_class, backend_label, rank_label, FilePicker, TraceRef};
+use crate::analysis::taxonomy::Bucket as BucketId;
 use crate::report::{Report, Severity, TraceReport};
 use crate::share_link::{CompareSets, Scope, TableState, ViewState};
-use crate::web::app::{Loaded, ProgressRows};
+use crate::web::state::{Loaded, ProgressRows};
 use crate::web::{export, format, share};
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -182,7 +182,7 @@ pub fn ReportScreen(
             {(!report.errors.is_empty()).then(|| view! {
                 <div class="notice warning" data-testid="file-errors">
                     <strong>"Some files could not be read:"</strong>
-                    <ul>{report.errors.iter().map(|e| view! { <li><code>{crate::web::app::file_message(e)}</code></li> }).collect_view()}</ul>
+                    <ul>{report.errors.iter().map(|e| view! { <li><code>{crate::web::state::file_message(e)}</code></li> }).collect_view()}</ul>
                 </div>
             })}
             {(!report.ranks.is_empty()).then(|| view! {
@@ -225,13 +225,6 @@ fn subtitle(traces: &[TraceReport]) -> String {
     format!("{} events · {} of JSON", format::count(events), format::bytes(bytes as f64))
 }
 
-pub fn rank_label(t: &TraceReport) -> String {
-    match t.rank {
-        Some(r) => format!("rank {r} · {}", t.file),
-        None => t.file.clone(),
-    }
-}
-
 /// Up to this many traces get a tab each; more are picked from a list.
 const MAX_TABS: usize = 12;
 
@@ -270,27 +263,6 @@ fn TracePicker(traces: Arc<Report>, selected: RwSignal<usize>, on_pick: Callback
         </label>
     }
     .into_any()
-}
-
-/// One trace of the report on screen, for the sections that read many of its parts: shared,
-/// not copied (a trace's report holds every collective call, for one).
-#[derive(Clone)]
-pub struct TraceRef {
-    report: Arc<Report>,
-    index: usize,
-}
-
-impl TraceRef {
-    pub fn new(report: Arc<Report>, index: usize) -> Option<TraceRef> {
-        (index < report.traces.len()).then_some(TraceRef { report, index })
-    }
-}
-
-impl std::ops::Deref for TraceRef {
-    type Target = TraceReport;
-    fn deref(&self) -> &TraceReport {
-        &self.report.traces[self.index]
-    }
 }
 
 /// One trace's sections.
@@ -429,22 +401,5 @@ fn Summary(trace: TraceRef) -> impl IntoView {
                 </div>
             })}
         </section>
-    }
-}
-
-/// CSS class for the backend badge: the colour repeats what the text says.
-pub fn backend_class(backend: Backend) -> &'static str {
-    match backend {
-        Backend::Flash | Backend::FlashAttn => "good",
-        Backend::MemEfficient | Backend::Cudnn | Backend::Vendor => "ok",
-        Backend::Math | Backend::Eager => "bad",
-        Backend::None => "none",
-    }
-}
-
-pub fn backend_label(backend: Backend) -> &'static str {
-    match backend {
-        Backend::None => "no attention",
-        b => b.label(),
     }
 }

@@ -2,7 +2,7 @@
 //! (what each rule takes, and from which bucket), kept in the browser's local storage, applied
 //! by analysing the trace again, and carried in share links.
 
-use super::buckets::bucket_class;
+use super::widgets::bucket_class;
 use crate::analysis::taxonomy::{parse_rules, rule_effects, RuleEffect, UserRule};
 use crate::report::TraceReport;
 use crate::web::format;
@@ -48,7 +48,7 @@ fn check(text: &str, trace: &TraceReport) -> Checked {
 
 #[component]
 pub fn RulesSection(
-    trace: super::report::TraceRef,
+    trace: super::widgets::TraceRef,
     /// The rules this report was made with.
     applied: String,
     /// Analyses the trace again with new rules (None: no trace to read, e.g. a share link).

@@ -1,4 +1,4 @@
-use super::FilePicker;
+use super::widgets::FilePicker;
 use leptos::prelude::*;
 use web_sys::File;
 

@@ -1,29 +1,15 @@
-use super::buckets::bucket_class;
+use super::widgets::bucket_class;
+use super::widgets::{csv_button, details_open};
 use crate::analysis::taxonomy::Bucket as BucketId;
 use crate::report::{Step, TopRow};
 use crate::share_link::{SortCol as Col, TableState};
 use crate::web::{export, format};
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 #[derive(Clone, Copy, PartialEq)]
 pub enum TopKind {
     Kernels,
     Ops,
-}
-
-/// Whether a `<details>` toggled by the user is now open.
-pub fn details_open(ev: &leptos::ev::Event) -> Option<bool> {
-    ev.target()?.dyn_into::<web_sys::HtmlDetailsElement>().ok().map(|d| d.open())
-}
-
-/// A small button that downloads `csv()` as `name`.
-pub fn csv_button(name: String, csv: impl Fn() -> String + 'static) -> impl IntoView {
-    let testid = format!("csv-{}", name.rsplit('.').nth(1).unwrap_or("table"));
-    view! {
-        <button type="button" class="button tiny csv" data-testid=testid title=format!("Download {name}")
-            on:click=move |_| export::download(&name, &csv(), "text/csv")>"CSV"</button>
-    }
 }
 
 /// Top kernels / top ops: sortable by any numeric column, searchable over the full name,

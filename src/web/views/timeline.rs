@@ -3,7 +3,7 @@
 //! lines. Hover says what ran in a bin; dragging (or picking a step) analyses that range
 //! again, so every table below follows it.
 
-use super::buckets::bucket_class;
+use super::widgets::bucket_class;
 use crate::analysis::idle::IdleCause;
 use crate::analysis::taxonomy::Bucket;
 use crate::report::{LaneBin, TimeWindow, Timeline};
