@@ -89,6 +89,15 @@ const FAMILIES: &[(&str, &[(&str, Bucket)])] = &[
         ("void moe_permute_kernel<__nv_bfloat16, float, 128>(__nv_bfloat16 const*, __nv_bfloat16*, int const*, float const*, float*, int, int, int)", Bucket::MoeRouting),
         ("grouped_topk_kernel", Bucket::MoeRouting),
         ("_ZN5aiter22opus_moe_sorting_entryIiEEvPKiPiS3_S3_i", Bucket::MoeRouting),
+        // Triton's triton_kernels package (python/triton_kernels/triton_kernels/routing.py and
+        // routing_details/, topk_details/), which vLLM and SGLang use for gpt-oss MoE routing.
+        ("_combined_routing_compute", Bucket::MoeRouting),
+        ("_combined_routing_memset", Bucket::MoeRouting),
+        ("_routing_clear_bitmatrix", Bucket::MoeRouting),
+        ("_sum_bitmatrix_rows", Bucket::MoeRouting),
+        ("_expt_data_compute", Bucket::MoeRouting),
+        ("_expt_data_memset", Bucket::MoeRouting),
+        ("_topk_forward", Bucket::MoeRouting),
     ]),
     ("quantization", &[
         ("void vllm::dynamic_per_token_scaled_fp8_quant_kernel<c10::BFloat16, c10::Float8_e4m3fn>(c10::Float8_e4m3fn*, float*, c10::BFloat16 const*, float const*, int)", Bucket::Quantization),
@@ -192,6 +201,8 @@ fn false_friends_from_signatures() {
     // `lambda` in a functor signature is not the LAMB optimizer.
     assert_eq!(bucket("void at::native::vectorized_elementwise_kernel<4, at::native::threshold_kernel_impl<float>(at::TensorIteratorBase&, float, float)::{lambda(float, float)#1}, at::detail::Array<char*, 3> >(int, at::native::threshold_kernel_impl<float>(at::TensorIteratorBase&, float, float)::{lambda(float, float)#1}, at::detail::Array<char*, 3>)"), Some(Bucket::Elementwise));
     assert_eq!(bucket("mystery_kernel_xyz"), None);
+    // PyTorch's own top-k is not MoE routing by its name (an MoE context would make it so).
+    assert_ne!(bucket("void at::native::sbtopk::gatherTopK<float, unsigned int, 2, false>(at::cuda::detail::TensorInfo<float, unsigned int>, unsigned int, unsigned int, bool, unsigned int, unsigned int, at::cuda::detail::TensorInfo<float, unsigned int>, unsigned int, at::cuda::detail::TensorInfo<long, unsigned int>, unsigned int, float*)"), Some(Bucket::MoeRouting));
 }
 
 #[test]
