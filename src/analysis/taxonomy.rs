@@ -163,8 +163,16 @@ pub static KERNEL_RULES: &[KernelRule] = &[
     rule(B::Memory, Own, Match::Any(&["*copy*", "memcpy*", "memset*", "transpose*", "*transpose*", "permute*", "*permute*", "cat array*", "catarray*", "contiguous*", "nchw to nhwc*", "nhwc to nchw*", "nchw2nhwc*", "nhwc2nchw*", "*nchw to nhwc*", "*nhwc to nchw*", "batched transpose*", "tensor copy*", "strided copy*", "flip*", "roll*", "repeat*", "pad*", "constant pad*", "reflection pad*", "replication pad*", "im2row*", "unfold*", "chunk cat*", "split with sizes*", "index put*", "scatter gather*", "direct copy*", "jagged*", "dense to jagged*", "jagged to padded*", "pack*", "unpack*"]), "device copy / layout change (copy, transpose/permute, cat, NCHW<->NHWC, pad, jagged)"),
     rule(B::Memory, Own, Match::Any(&["sub tensor op with sub tensor*", "sub tensor op with cast*", "sub tensor op with transform*", "universal transpose*"]), "MIOpen tensor copy / cast (SubTensorOpWithSubTensor, SubTensorOpWithCastTensor)"),
     rule(B::Memory, Neutral, Match::Any(&["fill*", "*fill", "*fill*", "zero*", "zeros*", "arange*", "iota*", "linspace*", "sub tensor op with scalar*"]), "fill / zero / arange (the op chain decides, e.g. zero_grad)"),
+    // Top-k selects by value (TensorTopK.cu gatherTopK): a reduction, though its name says gather.
+    rule(B::Elementwise, Neutral, Match::Any(&["gather top k*", "gathertopk*"]), "top-k selection (ATen TensorTopK gatherTopK)"),
+    // ATen's indexing kernels move memory, whatever the elementwise template around them
+    // (aten/src/ATen/native/cuda: IndexKernel.cu index_elementwise_kernel, IndexKernelUtils.cu
+    // vectorized_gather_kernel, ScatterGatherKernel.cu _scatter_gather_elementwise_kernel,
+    // Indexing.cu indexSelect*/indexFunc*, Nonzero.cu, MaskedSelect); the op chain decides
+    // first (an index_select under an embedding is embedding time).
+    rule(B::Memory, Neutral, Match::Any(&["vectorized gather*", "index elementwise*", "index select*", "indexselect*", "index func*", "index*", "gather*", "*gather", "scatter*", "*scatter", "take*", "masked select*", "masked scatter*", "nonzero*", "write indices*", "flag kernel*"]), "indexing / gather / scatter / nonzero (ATen IndexKernel, ScatterGatherKernel, Indexing)"),
     // Generic compute the op chain may claim.
-    rule(B::Elementwise, Neutral, Match::Any(&["*elementwise*", "gelu*", "*gelu", "silu*", "*silu", "relu*", "*relu", "swiglu*", "geglu*", "act and mul*", "silu and mul*", "gelu and mul*", "mul and silu*", "activation*", "sigmoid*", "tanh*", "reduce kernel*", "reduce*", "*reduce", "pointwise*", "vectorized*", "unrolled*", "add kernel*", "mul kernel*", "pow*", "exp", "expf", "sqrt*", "rsqrt*", "where*", "clamp*", "max pool*", "avg pool*", "maxpool*", "avgpool*", "pool*", "*pool*", "adaptive*", "upsample*", "interpolate*", "grid sampler*", "index select*", "indexselect*", "index*", "gather*", "*gather", "scatter*", "*scatter", "sort*", "radix*", "*radix*", "segmented sort*", "cumsum*", "scan*", "random*", "philox*", "distribution*", "bernoulli*", "uniform*", "normal*", "sampling*", "top k top p*", "top p sampling*", "min p*", "topk*", "*topk", "argmax*", "argmin*", "sum*", "mean*", "norm*", "*norm", "sub tensor op*", "subtensorop*", "op tensor*", "optensor*", "bias*", "*bias", "add bias*", "scale*", "masked*", "mask*", "triu*", "tril*", "compare*", "eq*", "nonzero*", "unique*", "bincount*", "histc*", "mse*", "l1 loss*", "bce*", "binary cross*", "kernel3d*", "cub*", "device reduce*", "device scan*", "device select*", "device radix*", "tensor op*", "elementwise", "functor*", "*functor"]), "elementwise / reduction / activation / indexing"),
+    rule(B::Elementwise, Neutral, Match::Any(&["*elementwise*", "gelu*", "*gelu", "silu*", "*silu", "relu*", "*relu", "swiglu*", "geglu*", "act and mul*", "silu and mul*", "gelu and mul*", "mul and silu*", "activation*", "sigmoid*", "tanh*", "reduce kernel*", "reduce*", "*reduce", "pointwise*", "vectorized*", "unrolled*", "add kernel*", "mul kernel*", "pow*", "exp", "expf", "sqrt*", "rsqrt*", "where*", "clamp*", "max pool*", "avg pool*", "maxpool*", "avgpool*", "pool*", "*pool*", "adaptive*", "upsample*", "interpolate*", "grid sampler*", "sort*", "radix*", "*radix*", "segmented sort*", "cumsum*", "scan*", "random*", "philox*", "distribution*", "bernoulli*", "uniform*", "normal*", "sampling*", "top k top p*", "top p sampling*", "min p*", "topk*", "*topk", "argmax*", "argmin*", "sum*", "mean*", "norm*", "*norm", "sub tensor op*", "subtensorop*", "op tensor*", "optensor*", "bias*", "*bias", "add bias*", "scale*", "masked*", "mask*", "triu*", "tril*", "compare*", "eq*", "unique*", "bincount*", "histc*", "mse*", "l1 loss*", "bce*", "binary cross*", "kernel3d*", "cub*", "device reduce*", "device scan*", "device select*", "device radix*", "tensor op*", "elementwise", "functor*", "*functor"]), "elementwise / reduction / activation / sort"),
 ];
 
 /// How a GEMM / convolution kernel computes.
@@ -636,8 +644,18 @@ pub static LEAF_OP_RULES: &[LeafOpRule] = &[
             "new_zeros",
             "constant_pad_nd",
             "pad",
+            "index_select",
+            "index",
+            "index_add_",
+            "gather",
+            "scatter",
+            "scatter_add_",
+            "take",
+            "masked_select",
+            "masked_scatter_",
+            "nonzero",
         ],
-        why: "aten copy / layout op (aten::copy_, to, contiguous, cat, fill_)",
+        why: "aten copy / layout / indexing op (aten::copy_, to, contiguous, cat, fill_, index_select, gather, scatter, nonzero)",
     },
     LeafOpRule {
         bucket: B::Elementwise,
@@ -697,10 +715,6 @@ pub static LEAF_OP_RULES: &[LeafOpRule] = &[
             "argmax",
             "masked_fill",
             "masked_fill_",
-            "index_select",
-            "gather",
-            "scatter",
-            "scatter_add_",
         ],
         why: "aten elementwise / norm / activation op (aten::add, mul, layer_norm, relu, sum)",
     },
