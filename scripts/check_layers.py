@@ -29,12 +29,11 @@ MAX_LINES, SOFT_LINES, MAX_SOFT = 600, 400, 5
 # Files over 400 lines when this check came in, at their size then (lines). Split them; never
 # raise a figure.
 OVERSIZED = {
-    "share_link.rs": 1309,
     "analysis/taxonomy.rs": 784,
     "analysis/collect.rs": 844,
     "web/worker.rs": 788,
     "trace/event.rs": 755,
-    "report.rs": 728,
+    "report/mod.rs": 728,
     "trace/mod.rs": 688,
     "web/client.rs": 591,
     "analysis/mod.rs": 500,

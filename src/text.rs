@@ -453,7 +453,7 @@ fn render_trace(o: &mut String, t: &TraceReport) {
         let _ = writeln!(o, " (none triggered)");
     }
     for h in &t.hints {
-        let _ = writeln!(o, " [{}] {}: {}", h.severity, h.id, h.message);
+        let _ = writeln!(o, " [{}] {} ({} at stake): {}", h.severity, h.id, fmt_us(h.stake_us), h.message);
         for e in &h.evidence {
             let _ = writeln!(o, "     {e}");
         }

@@ -333,10 +333,12 @@ fn hint_exposed_communication() {
 
 #[test]
 fn hint_host_sync() {
+    // The sync (CPU 100-900 us) falls in the GPU's gap (100-1000 us): it kept the GPU idle.
     let mut t = Trace::new("NVIDIA A100", (8, 0));
+    t.cpu = 0;
     t.launch(&["aten::mm"], GEMM, 0, 100);
-    t.span("cuda_runtime", "cudaDeviceSynchronize", t.cpu, 800, CPU_TID, None);
-    t.cpu += 900;
+    t.span("cuda_runtime", "cudaDeviceSynchronize", 100, 800, CPU_TID, None);
+    t.cpu = 950;
     t.launch(&["aten::mm"], GEMM, 1_000, 100);
     let r = t.report();
     assert!(fired(&r, HintId::HostSync), "{:?}", r.hints.iter().map(|h| h.id).collect::<Vec<_>>());

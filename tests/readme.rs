@@ -4,7 +4,7 @@
 //! README and docs/ names a file that exists.
 
 use std::path::Path;
-use tracesight::analysis::{diagnostics, hints, taxonomy};
+use tracesight::analysis::{diagnostics, hints_doc, taxonomy};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 /// The README is for users; definitions, internals and figures live in docs/.
@@ -22,8 +22,11 @@ fn section(text: &str, name: &str) -> Option<(usize, usize)> {
 fn generated_tables_match_the_code() {
     let path = Path::new(ROOT).join("docs/definitions.md");
     let mut doc = std::fs::read_to_string(&path).unwrap();
-    let tables =
-        [("taxonomy", taxonomy::markdown()), ("hints", hints::markdown()), ("diagnostics", diagnostics::markdown())];
+    let tables = [
+        ("taxonomy", taxonomy::markdown()),
+        ("hints", hints_doc::markdown()),
+        ("diagnostics", diagnostics::markdown()),
+    ];
     let update = std::env::var_os("UPDATE_DOCS").is_some();
     for (name, text) in tables {
         let (a, b) = section(&doc, name).unwrap_or_else(|| panic!("docs/definitions.md has no {name} section markers"));

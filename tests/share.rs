@@ -222,11 +222,12 @@ fn shared_traces_link_sizes() {
     for (name, n) in &sizes {
         println!("{n:>8}  {name}");
     }
-    let over: Vec<_> = sizes.iter().filter(|(_, n)| *n > 8192).collect();
-    // Single traces stay under 8 KB; eight ranks in one link may be larger.
+    // Single traces stay under 8.5 KB (8 KB until hints carried their time at stake); eight
+    // ranks in one link may be larger.
+    let over: Vec<_> = sizes.iter().filter(|(_, n)| *n > 8704).collect();
     assert!(
         over.iter().all(|(name, _)| name.contains("8 ranks") || name.contains("ranks view")),
-        "links over 8 KB: {over:?}"
+        "links over 8.5 KB: {over:?}"
     );
 }
 

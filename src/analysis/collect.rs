@@ -2,6 +2,7 @@
 //! interned names and fixed-size records. Nothing here depends on event order, because
 //! Kineto writes CPU and GPU rows, and metadata, in no guaranteed order.
 
+pub use super::name_flags::*;
 pub use super::rows::{GpuKind, GpuRow, GpuRows, NONE};
 use crate::limits;
 use crate::trace::{Id, Loose, RawEvent, Sink};
@@ -21,42 +22,6 @@ pub struct Interner {
     /// Occurrences of new names past [`limits::MAX_NAMES`], merged into one placeholder.
     pub over_limit: u64,
     other: Option<u32>,
-}
-
-pub const NAME_SYNC: u8 = 1;
-pub const NAME_LAUNCH: u8 = 2;
-pub const NAME_SDPA: u8 = 4;
-pub const NAME_STEP: u8 = 8;
-pub const NAME_DATALOADER: u8 = 16;
-/// A CUDA/HIP graph launch: one call replays many kernels.
-pub const NAME_GRAPH_LAUNCH: u8 = 32;
-/// An autograd backward op (the trace is of training).
-pub const NAME_BACKWARD: u8 = 64;
-
-fn name_flags(name: &[u8]) -> u8 {
-    let mut f = 0;
-    if contains(name, b"Synchronize") {
-        f |= NAME_SYNC;
-    }
-    if contains(name, b"Launch") || contains(name, b"launch") {
-        f |= NAME_LAUNCH;
-    }
-    if name.starts_with(b"aten::scaled_dot_product_attention") || name.starts_with(b"aten::_scaled_dot_product_") {
-        f |= NAME_SDPA;
-    }
-    if name.starts_with(b"ProfilerStep#") {
-        f |= NAME_STEP;
-    }
-    if name.starts_with(b"enumerate(DataLoader)") {
-        f |= NAME_DATALOADER;
-    }
-    if contains(name, b"GraphLaunch") {
-        f |= NAME_GRAPH_LAUNCH;
-    }
-    if contains(name, b"Backward") || contains(name, b"autograd::engine") || contains(name, b"_backward") {
-        f |= NAME_BACKWARD;
-    }
-    f
 }
 
 impl Interner {
@@ -402,10 +367,6 @@ fn stream_of(arg: Option<i64>, tid: &Id) -> i32 {
         _ => None,
     });
     n.unwrap_or(0).clamp(i32::MIN as i64, i32::MAX as i64) as i32
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    memchr::memmem::find(hay, needle).is_some()
 }
 
 impl Collector {

@@ -4,6 +4,9 @@
 //! bucket-share rules keep its thresholds (15% / 15% / 8%).
 
 use super::build::Extra;
+use super::generation::{generation, Generation};
+use super::stakes::derived_stake;
+pub use super::stakes::SMALL_STAKE_PCT;
 use super::taxonomy::{Backend, Bucket};
 use crate::report::{Hint, Severity, TraceReport};
 use crate::vocab::fmt_us;
@@ -43,19 +46,28 @@ impl Facts<'_> {
 }
 
 struct Fired {
+    /// The GPU time the hint is about (what fixing it could win at most), in microseconds;
+    /// None where the report's summary gives it ([`derived_stake`]).
+    stake_us: Option<f64>,
     severity: Severity,
     message: String,
     evidence: Vec<String>,
     fix: String,
 }
 
-fn fired(severity: Severity, message: String, evidence: Vec<String>, fix: impl Into<String>) -> Option<Fired> {
-    Some(Fired { severity, message, evidence, fix: fix.into() })
+fn fired(
+    stake_us: Option<f64>,
+    severity: Severity,
+    message: String,
+    evidence: Vec<String>,
+    fix: impl Into<String>,
+) -> Option<Fired> {
+    Some(Fired { stake_us, severity, message, evidence, fix: fix.into() })
 }
 
 type Rule = fn(&Facts) -> Option<Fired>;
 
-/// The rules, in report order for equal severity.
+/// The rules, in report order for equal time at stake.
 static RULES: &[(HintId, Rule)] = &[
     (HintId::AttentionNotFlash, attention_not_flash),
     (HintId::EagerAttention, eager_attention),
@@ -72,25 +84,32 @@ static RULES: &[(HintId, Rule)] = &[
     (HintId::CoreComputeLow, core_compute_low),
 ];
 
-/// Evaluates every rule; most severe first, table order within a severity.
+/// Evaluates every rule. Hints are ranked by the GPU time they put at stake, largest first (table
+/// order for equal stakes); a hint whose stake is under [`SMALL_STAKE_PCT`] of the span is info.
 pub fn hints(r: &TraceReport, x: &Extra) -> Vec<Hint> {
     if !r.has_gpu || r.gpu.kernel_time_us <= 0.0 {
         return Vec::new();
     }
     let f = Facts { r, x };
+    let small = f.span() * SMALL_STAKE_PCT / 100.0;
     let mut out: Vec<Hint> = RULES
         .iter()
         .filter_map(|(id, rule)| {
-            rule(&f).map(|h| Hint {
-                id: *id,
-                severity: h.severity,
-                message: h.message,
-                evidence: h.evidence,
-                fix: h.fix,
+            rule(&f).map(|h| {
+                // Whole microseconds: a bound, not a measurement to the nanosecond.
+                let stake_us = h.stake_us.or_else(|| derived_stake(*id, r)).unwrap_or(0.0).max(0.0).round();
+                Hint {
+                    id: *id,
+                    severity: if stake_us < small { Severity::Info } else { h.severity },
+                    message: h.message,
+                    evidence: h.evidence,
+                    fix: h.fix,
+                    stake_us,
+                }
             })
         })
         .collect();
-    out.sort_by_key(|h| std::cmp::Reverse(h.severity));
+    out.sort_by(|a, b| b.stake_us.total_cmp(&a.stake_us));
     out
 }
 
@@ -106,6 +125,7 @@ fn gpu_idle(f: &Facts) -> Option<Fired> {
         "look at the CPU timeline in the gaps: request scheduling, sampling and Python overhead between forward passes; capture decode steps in CUDA graphs, batch more requests, overlap scheduling with GPU work"
     };
     fired(
+        None,
         if idle_pct > IDLE_SHARE_CRITICAL { Severity::Critical } else { Severity::Warning },
         format!("The GPU is idle {idle_pct:.1}% of the traced span (>{IDLE_SHARE:.0}% is high): the host is not feeding it."),
         vec![
@@ -139,6 +159,7 @@ fn launch_bound(f: &Facts) -> Option<Fired> {
         evidence.push(format!("kernels replayed by graph launches (not counted) = {}", l.graph_kernels));
     }
     fired(
+        Some((f.r.idle.host_wait_us + f.r.idle.kernel_wait_us).min(f.r.gpu.idle_us)),
         Severity::Warning,
         format!("{share:.1}% of individually launched kernels ran shorter than the CPU call that launched them: the run is launch-bound."),
         evidence,
@@ -150,15 +171,28 @@ fn host_sync(f: &Facts) -> Option<Fired> {
     // Waiting on the GPU costs something only when the GPU then runs dry: a CPU that is
     // ahead and blocks in cudaDeviceSynchronize while the GPU stays busy is fine.
     let l = &f.r.launch;
-    let sync_pct = l.sync_call_us / f.span() * 100.0;
+    let sync_idle_us: f64 = f.r.idle.syncs.iter().map(|s| s.time_us).sum();
+    let sync_pct = sync_idle_us / f.span() * 100.0;
     let idle_pct = f.idle_pct();
     if sync_pct <= SYNC_SHARE || idle_pct <= IDLE_SHARE {
         return None;
     }
+    let top = f.r.idle.syncs.iter().max_by(|a, b| a.time_us.total_cmp(&b.time_us));
     fired(
+        Some(sync_idle_us),
         Severity::Warning,
-        format!("The CPU spends {} in synchronising calls ({sync_pct:.1}% of the GPU span) while the GPU is idle {idle_pct:.1}% of the span: syncs serialise host and device.", fmt_us(l.sync_call_us)),
-        vec![format!("synchronize calls = {}", fmt_us(l.sync_call_us)), format!("span = {}", fmt_us(f.r.gpu.span_us)), format!("GPU idle = {}", fmt_us(f.r.gpu.idle_us))],
+        format!("The GPU idles {} while the CPU is blocked in synchronising calls ({sync_pct:.1}% of the GPU span; the GPU is idle {idle_pct:.1}% of it): syncs serialise host and device.", fmt_us(sync_idle_us)),
+        {
+            let mut e = vec![
+                format!("sync time overlapping GPU idle = {}", fmt_us(sync_idle_us)),
+                format!("all synchronising calls = {}", fmt_us(l.sync_call_us)),
+                format!("GPU idle = {}", fmt_us(f.r.gpu.idle_us)),
+            ];
+            if let Some(t) = top {
+                e.push(format!("largest: {} = {} in {} calls", t.name, fmt_us(t.time_us), t.count));
+            }
+            e
+        },
         "remove implicit syncs in the step (.item(), .cpu(), .tolist(), printing tensors, torch.cuda.synchronize()); keep values on the GPU until the step ends",
     )
 }
@@ -174,6 +208,7 @@ fn collective_share(f: &Facts) -> Option<Fired> {
         "inference: lower the tensor-parallel degree or use a custom / fused all-reduce (vLLM/SGLang custom all-reduce, all-reduce fused with RMSNorm), keep tensor parallelism within one NVLink domain; for expert parallelism overlap dispatch/combine with compute (two-batch overlap)"
     };
     fired(
+        None,
         Severity::Warning,
         format!("Communication takes {comm_pct:.1}% of GPU kernel time (>{COLLECTIVE_SHARE:.0}% is high)."),
         vec![
@@ -199,6 +234,7 @@ fn exposed_comm(f: &Facts) -> Option<Fired> {
         "overlap communication with compute (micro-batch / two-batch overlap, async tensor parallelism), or fuse the all-reduce with the following norm"
     };
     fired(
+        None,
         Severity::Warning,
         format!("{exposed_pct:.1}% of the span is communication not hidden behind computation ({:.1}% of communication overlaps compute).", g.overlap_pct),
         vec![
@@ -216,6 +252,7 @@ fn elementwise_share(f: &Facts) -> Option<Fired> {
         return None;
     }
     fired(
+        None,
         Severity::Warning,
         format!("Elementwise / norm / activation kernels take {pct:.1}% of GPU time (>{ELEMENTWISE_SHARE:.0}% is high): memory-bandwidth bound."),
         vec![format!("elementwise share = {pct:.1}%")],
@@ -233,6 +270,7 @@ fn memory_share(f: &Facts) -> Option<Fired> {
         return None;
     }
     fired(
+        Some(pct / 100.0 * total),
         Severity::Warning,
         format!("Device-side copies and layout changes take {pct:.1}% of GPU time (>{MEMORY_SHARE:.0}% is high)."),
         vec![format!("device-side memory movement = {pct:.1}% of GPU time"), format!("device-to-device memcpy = {}", fmt_us(c.device_to_device_us))],
@@ -254,6 +292,7 @@ fn memcpy_share(f: &Facts) -> Option<Fired> {
         "move data to the device once per step and keep it there; avoid host <-> device round trips (.cpu(), .item()) inside the model; overlap copies with compute on a side stream"
     };
     fired(
+        Some(host),
         Severity::Warning,
         format!("Host <-> device copies are {pct:.1}% of GPU busy time ({pageable_pct:.0}% of them from or to pageable memory)."),
         vec![
@@ -279,42 +318,12 @@ fn dataloader(f: &Facts) -> Option<Fired> {
         return None;
     }
     fired(
+        Some((x.dataloader_ns as f64 / 1000.0).min(f.r.gpu.idle_us)),
         Severity::Warning,
         format!("The data loader takes {pct:.1}% of {what} on the CPU."),
         vec![format!("DataLoader time = {}", fmt_us(x.dataloader_ns as f64 / 1000.0)), format!("{what} = {}", fmt_us(whole as f64 / 1000.0))],
         "raise num_workers, set pin_memory=True and persistent_workers=True, prefetch; move decoding/augmentation off the training process",
     )
-}
-
-/// Tensor cores by compute capability: none before Volta (7.0), fp16 only on Volta/Turing,
-/// TF32 and bf16 from Ampere (8.0).
-enum Generation {
-    NoTensorCores,
-    Fp16Only,
-    Tf32,
-    Amd,
-    Unknown,
-}
-
-fn generation(r: &TraceReport) -> Generation {
-    let name = r.device.name.as_deref().unwrap_or("");
-    if name.contains("AMD") || name.contains("Instinct") || name.contains("Radeon") || name.starts_with("MI") {
-        return Generation::Amd;
-    }
-    let major =
-        r.device.compute_capability.as_deref().and_then(|c| c.split('.').next()).and_then(|m| m.parse::<u32>().ok());
-    match major {
-        Some(m) if m < 7 => Generation::NoTensorCores,
-        Some(7) => Generation::Fp16Only,
-        Some(_) => Generation::Tf32,
-        None if name.contains("V100") || name.contains("T4") || name.contains("RTX 20") || name.contains("Titan V") => {
-            Generation::Fp16Only
-        }
-        None if name.contains("P100") || name.contains("GP100") || name.contains("K80") || name.contains("GTX") => {
-            Generation::NoTensorCores
-        }
-        None => Generation::Unknown,
-    }
 }
 
 fn no_tensor_cores(f: &Facts) -> Option<Fired> {
@@ -336,6 +345,7 @@ fn no_tensor_cores(f: &Facts) -> Option<Fired> {
         Generation::Unknown => "use reduced precision: bf16 autocast on Ampere and newer (or allow TF32 there), fp16 autocast with a GradScaler on Volta/Turing; keep GEMM dims multiples of 8",
     };
     fired(
+        Some(t.simt_us),
         Severity::Warning,
         format!("{simt:.1}% of GEMM / convolution time runs in kernels that do not use tensor cores (fp32 SIMT: sgemm, gemv, fp32 cuDNN winograd / FFT / implicit GEMM)."),
         vec![
@@ -357,6 +367,7 @@ fn attention_not_flash(f: &Facts) -> Option<Fired> {
     let mut evidence = vec![format!("{} attention = {}", a.backend.id(), fmt_us(a.time_us))];
     evidence.extend(a.not_flash_reasons.iter().cloned());
     fired(
+        None,
         severity,
         format!(
             "Attention runs the {} backend, not FlashAttention{}.",
@@ -384,6 +395,7 @@ fn eager_attention(f: &Facts) -> Option<Fired> {
             .map(|e| format!("in {} = {}", e.name, fmt_us(e.time_us))),
     );
     fired(
+        None,
         if pct > 20.0 { Severity::Critical } else { Severity::Warning },
         format!("Attention is written by hand (matmul, softmax, matmul): {pct:.1}% of GPU time, with the attention matrix written to memory."),
         evidence,
@@ -397,39 +409,10 @@ fn core_compute_low(f: &Facts) -> Option<Fired> {
         return None;
     }
     fired(
+        None,
         Severity::Info,
         format!("Matmul + attention (core compute) is {core:.1}% of GPU time (<{CORE_COMPUTE_LOW:.0}%): most time goes to non-core ops, so there is large room to optimise. Llama-3-style training typically shows 60-75%."),
         vec![format!("GEMM + attention = {core:.1}%")],
         "look at the largest non-GEMM buckets above; fuse or remove them",
     )
-}
-
-impl HintId {
-    /// When the rule fires, for docs/definitions.md.
-    pub fn fires_when(self) -> String {
-        match self {
-            HintId::GpuIdle => format!("idle > {IDLE_SHARE}% of span (critical above {IDLE_SHARE_CRITICAL}%)"),
-            HintId::LaunchBound => format!("> {LAUNCH_BOUND_SHARE}% of at least {LAUNCH_BOUND_MIN_KERNELS} individually launched kernels ran shorter than their launch call (kernels replayed by CUDA/HIP graph launches are not counted)"),
-            HintId::HostSync => format!("synchronising runtime calls > {SYNC_SHARE}% of span while the GPU idles > {IDLE_SHARE}%"),
-            HintId::CollectiveShare => format!("communication > {COLLECTIVE_SHARE}% of kernel time; training or inference advice by whether the trace has backward ops or an optimizer"),
-            HintId::ExposedComm => format!("communication not overlapped with compute > {EXPOSED_COMM_SHARE}% of span"),
-            HintId::ElementwiseShare => format!("elementwise / norm > {ELEMENTWISE_SHARE}% of kernel time"),
-            HintId::MemoryShare => format!("device-side copies and layout changes (memory bucket less host copies) > {MEMORY_SHARE}% of kernel time"),
-            HintId::MemcpyShare => format!("host <-> device memcpy rows > {HOST_COPY_SHARE}% of busy time; pin_memory advice when most are pageable"),
-            HintId::Dataloader => format!("top-level `enumerate(DataLoader)` spans > {DATALOADER_SHARE}% of ProfilerStep time (of the traced CPU time without steps)"),
-            HintId::NoTensorCores => format!("> {SIMT_GEMM_SHARE}% of GEMM/conv time with a known family runs SIMT fp32 kernels (sgemm, fp32 cuDNN winograd/FFT/implicit GEMM; gemv-shaped kernels excluded); advice by compute capability, none before Volta"),
-            HintId::AttentionNotFlash => "backend is math (critical) or memory-efficient / cuDNN (info), with the reasons read from the SDPA op's arguments".to_string(),
-            HintId::EagerAttention => "hand-written attention found (warning; critical above 20% of kernel time)".to_string(),
-            HintId::CoreComputeLow => format!("GEMM + attention < {CORE_COMPUTE_LOW}% of kernel time (info)"),
-        }
-    }
-}
-
-/// The hint rules as Markdown, for docs/definitions.md.
-pub fn markdown() -> String {
-    let mut o = String::from("| id | fires when |\n|---|---|\n");
-    for h in HintId::ALL {
-        o.push_str(&format!("| `{}` | {} |\n", h.id(), h.fires_when()));
-    }
-    o
 }

@@ -65,9 +65,9 @@ pub fn table(t: &TraceReport, which: &str) -> Option<String> {
             }
         }
         "hints" => {
-            w.row(["id", "severity", "message", "evidence", "fix"]);
+            w.row(["id", "severity", "stake_us", "message", "evidence", "fix"]);
             for h in &t.hints {
-                w.row([&h.id.id(), h.severity.as_str(), &h.message, &h.evidence.join("; "), &h.fix]);
+                w.row([&h.id.id(), h.severity.as_str(), &num(h.stake_us), &h.message, &h.evidence.join("; "), &h.fix]);
             }
         }
         _ => return None,

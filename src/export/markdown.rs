@@ -145,10 +145,16 @@ fn trace(o: &mut String, t: &TraceReport) {
     if t.hints.is_empty() {
         let _ = writeln!(o, "No hint rule fired.\n");
     } else {
-        let mut hints: Vec<_> = t.hints.iter().collect();
-        hints.sort_by_key(|h| std::cmp::Reverse(h.severity));
-        for h in hints {
-            let _ = writeln!(o, "- **{}** `{}`: {}", h.severity, h.id.id(), prose(&h.message));
+        // In the report's order: largest time at stake first.
+        for h in &t.hints {
+            let _ = writeln!(
+                o,
+                "- **{}** `{}` ({} at stake): {}",
+                h.severity,
+                h.id.id(),
+                fmt_us(h.stake_us),
+                prose(&h.message)
+            );
             if !h.evidence.is_empty() {
                 let ev: Vec<String> = h.evidence.iter().map(|e| prose(e)).collect();
                 let _ = writeln!(o, "  - {}", ev.join(" · "));

@@ -1,10 +1,11 @@
 use crate::report::{Diagnostic, Hint};
+use crate::web::format;
 use leptos::prelude::*;
 
-/// Hints as cards, most severe first, each with the numbers that triggered it.
+/// Hints as cards in the report's order (largest GPU time at stake first), each with the time
+/// at stake and the numbers that triggered it.
 #[component]
-pub fn HintCards(mut hints: Vec<Hint>) -> impl IntoView {
-    hints.sort_by_key(|h| std::cmp::Reverse(h.severity));
+pub fn HintCards(hints: Vec<Hint>) -> impl IntoView {
     let empty = hints.is_empty();
     view! {
         <section class="panel" aria-labelledby="hints-h" data-testid="hints">
@@ -16,6 +17,7 @@ pub fn HintCards(mut hints: Vec<Hint>) -> impl IntoView {
                         <header>
                             <span class=format!("badge sev-{}", h.severity.as_str())>{h.severity.as_str()}</span>
                             <code class="muted">{h.id.id()}</code>
+                            <span class="num muted" data-testid="hint-stake">{format!("{} at stake", format::us(h.stake_us))}</span>
                         </header>
                         <p class="hint-msg">{super::widgets::rich(&h.message)}</p>
                         {(!h.evidence.is_empty()).then(|| view! {

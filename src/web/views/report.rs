@@ -361,7 +361,7 @@ fn Summary(trace: TraceRef) -> impl IntoView {
             None => format!("rank {r}"),
         });
     }
-    let top_hint = trace.hints.iter().max_by_key(|h| h.severity).cloned();
+    let top_hint = trace.hints.first().cloned();
     let backend = trace.attention.backend;
     let cards: Vec<(&str, String, String)> = vec![
         ("GPU span", format::us(g.span_us), "first kernel start to last kernel end".into()),
@@ -397,7 +397,7 @@ fn Summary(trace: TraceRef) -> impl IntoView {
                 <div class=format!("card wide hint-{}", h.severity.as_str())>
                     <span class="card-label">"Most important hint"</span>
                     <span class="card-value small">{h.message}</span>
-                    <span class="card-detail">{h.evidence.join(" · ")}</span>
+                    <span class="card-detail">{format!("{} at stake · {}", format::us(h.stake_us), h.evidence.join(" · "))}</span>
                 </div>
             })}
         </section>

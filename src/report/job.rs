@@ -1,0 +1,151 @@
+//! The job view of several ranks: the side-by-side table, each metric's spread and outliers,
+//! waiting in collectives and the straggler.
+
+use crate::vocab::Bucket as BucketId;
+use serde::{Deserialize, Serialize};
+
+/// One row of the cross-rank table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RankRow {
+    pub file: String,
+    pub rank: Option<i64>,
+    pub kernel_time_us: f64,
+    pub busy_us: f64,
+    pub span_us: f64,
+    pub idle_us: f64,
+    #[serde(default)]
+    pub compute_us: f64,
+    pub comm_us: f64,
+    pub exposed_comm_us: f64,
+    /// Mean ProfilerStep duration on the CPU, when the trace has steps.
+    #[serde(default)]
+    pub step_us: Option<f64>,
+    /// The three largest buckets with their share of kernel time.
+    #[serde(default)]
+    pub top_buckets: Vec<(BucketId, f64)>,
+    /// busy_us of this rank relative to the slowest (largest busy) rank, percent.
+    pub busy_vs_max_pct: f64,
+    /// Time this rank's collectives spent waiting for other ranks.
+    #[serde(default)]
+    pub wait_us: f64,
+    /// The metrics on which this rank is an outlier.
+    #[serde(default)]
+    pub outlier: Vec<RankMetric>,
+}
+
+/// A per-rank number whose spread across ranks is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RankMetric {
+    Busy,
+    Idle,
+    Compute,
+    Comm,
+    ExposedComm,
+    Step,
+}
+
+impl RankMetric {
+    pub const ALL: [RankMetric; 6] = [
+        RankMetric::Busy,
+        RankMetric::Idle,
+        RankMetric::Compute,
+        RankMetric::Comm,
+        RankMetric::ExposedComm,
+        RankMetric::Step,
+    ];
+
+    pub fn of(self, r: &RankRow) -> Option<f64> {
+        match self {
+            RankMetric::Busy => Some(r.busy_us),
+            RankMetric::Idle => Some(r.idle_us),
+            RankMetric::Compute => Some(r.compute_us),
+            RankMetric::Comm => Some(r.comm_us),
+            RankMetric::ExposedComm => Some(r.exposed_comm_us),
+            RankMetric::Step => r.step_us,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            RankMetric::Busy => "GPU busy",
+            RankMetric::Idle => "GPU idle",
+            RankMetric::Compute => "compute",
+            RankMetric::Comm => "communication",
+            RankMetric::ExposedComm => "exposed communication",
+            RankMetric::Step => "step time",
+        }
+    }
+}
+
+/// Min / median / max of one metric across ranks (rows index `Report::ranks`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricSpread {
+    pub metric: RankMetric,
+    pub min: f64,
+    pub median: f64,
+    pub max: f64,
+    pub min_row: usize,
+    pub max_row: usize,
+    pub outliers: Vec<usize>,
+}
+
+/// Waiting in collectives, per rank.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RankWait {
+    pub row: usize,
+    pub rank: Option<i64>,
+    /// Time this rank's collectives waited for the last rank to arrive.
+    pub wait_us: f64,
+    /// Waiting this rank caused the others by arriving last.
+    pub caused_us: f64,
+    /// Collectives this rank arrived at last.
+    pub last_count: u64,
+}
+
+/// One collective matched across ranks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatchedCollective {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<i64>,
+    /// Occurrence of this (group, name) on each rank, or the sequence number.
+    pub index: i64,
+    pub ranks: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<i64>,
+    /// The shortest duration across ranks: the transfer itself.
+    pub transfer_us: f64,
+    /// Summed waiting of all ranks (duration minus transfer).
+    pub wait_us: f64,
+    /// Latest start minus earliest start (meaningful when the ranks share a clock).
+    pub skew_us: f64,
+    /// The row of the rank that arrived last (its kernel was the shortest).
+    pub last_row: usize,
+    /// (row, duration) per rank.
+    pub durations_us: Vec<(usize, f64)>,
+    /// Algorithm bandwidth: bytes / transfer time, when the message size is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub algbw_gbps: Option<f64>,
+}
+
+/// The ranks of one job: whether they are one job, the spread of each metric, and the
+/// collectives matched across ranks with the rank that holds the others back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobView {
+    pub one_job: bool,
+    pub notes: Vec<String>,
+    pub world_size: Option<i64>,
+    pub metrics: Vec<MetricSpread>,
+    /// Collectives matched by sequence number (else by order of name per group).
+    pub matched_by_seq: bool,
+    /// Collectives found on one rank only.
+    pub unmatched: u64,
+    /// The row of the rank that caused the most waiting, if any.
+    pub straggler: Option<usize>,
+    pub waits: Vec<RankWait>,
+    /// Matched collectives, largest wait first (at most 200).
+    pub collectives: Vec<MatchedCollective>,
+}

@@ -1,0 +1,168 @@
+//! Share links: the view state (selected trace, sort, search, bucket filter, expanded rows,
+//! compare pair) and, unless the page opened the trace itself by `?trace=`, the summary the
+//! views show, packed into a URL fragment.
+//!
+//! Wire format: `s=` + base64url(raw deflate(JSON)) for view state + summary, `v=` + the same
+//! for view state only. The JSON uses one- or two-letter keys and leaves out whatever the
+//! views derive themselves (bucket names and definitions from the bucket id, a kernel's short
+//! name from its full name), so a typical report's link stays well under 8 KB.
+//!
+//! A fragment is untrusted input: [`decode`] is a pure function with bounded work (fragment
+//! length, inflated size, row counts, string lengths, number ranges are all capped), a strict
+//! schema (unknown keys, wrong types, out-of-range indices are errors) and no panics, so it
+//! can be fuzzed directly.
+
+#![forbid(unsafe_code)]
+
+mod check;
+mod common;
+mod pack;
+mod pack_trace;
+mod state;
+mod wire;
+
+pub use check::{check_state, MAX_RULES_BYTES};
+pub use common::*;
+pub use pack::for_link;
+pub use state::*;
+
+use crate::report::Report;
+use check::check_report;
+use pack::{pack_report, unpack_report};
+use std::io::{Read, Write};
+use wire::WLink;
+
+// ---------------------------------------------------------------------------------------
+
+/// The fragment (without `#`) for `state` and, when given, the report's summary.
+pub fn encode(report: Option<&Report>, state: &ViewState) -> String {
+    let link = WLink { v: 1, s: state.clone(), r: report.map(pack_report) };
+    let json = serde_json::to_vec(&link).unwrap_or_default();
+    let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+    let packed = enc.write_all(&json).and_then(|_| enc.finish()).unwrap_or_default();
+    use base64::Engine;
+    let data = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(packed);
+    format!("{}={data}", if report.is_some() { "s" } else { "v" })
+}
+
+/// What a summary link holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Every trace's summary (and the ranks view): the receiver sees every view.
+    Full,
+    /// The ranks view of every rank and the summary of the selected trace only: for more
+    /// traces than a link may hold ([`MAX_TRACES`], [`MAX_FRAGMENT`]).
+    RanksAndSelected,
+}
+
+/// The fragment of a summary link for `report` and `state`: every trace when they fit, else
+/// the ranks view and the selected trace (the view state then selects it and compares
+/// nothing). None when even that does not fit.
+pub fn encode_summary(report: &Report, state: &ViewState) -> Option<(String, Scope)> {
+    if report.traces.len() <= MAX_TRACES {
+        let full = encode(Some(report), state);
+        if full.len() <= MAX_FRAGMENT {
+            return Some((full, Scope::Full));
+        }
+    }
+    encode_ranks_and_selected(report, state).map(|link| (link, Scope::RanksAndSelected))
+}
+
+/// The [`Scope::RanksAndSelected`] fragment: None without a ranks view or when too large.
+pub fn encode_ranks_and_selected(report: &Report, state: &ViewState) -> Option<String> {
+    if report.ranks.is_empty() || report.ranks.len() > MAX_RANKS {
+        return None;
+    }
+    let selected = report.traces.get(state.trace as usize)?;
+    let compact = Report {
+        tool_version: report.tool_version.clone(),
+        traces: vec![selected.clone()],
+        errors: report.errors.iter().take(MAX_TRACES).cloned().collect(),
+        ranks: report.ranks.clone(),
+        job: report.job.clone(),
+    };
+    let state = ViewState { trace: 0, compare: None, ..state.clone() };
+    let link = encode(Some(&compact), &state);
+    (link.len() <= MAX_FRAGMENT).then_some(link)
+}
+
+/// Reads a fragment (with or without its leading `#`). Bounded, strict, never panics.
+pub fn decode(fragment: &str) -> Result<SharedView, LinkError> {
+    let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
+    if fragment.len() > MAX_FRAGMENT + 2 {
+        return Err(LinkError::TooLong { len: fragment.len() });
+    }
+    let (with_report, data) = if let Some(d) = fragment.strip_prefix("s=") {
+        (true, d)
+    } else if let Some(d) = fragment.strip_prefix("v=") {
+        (false, d)
+    } else if fragment.starts_with("r=") {
+        return Err(LinkError::OldFormat);
+    } else {
+        return Err(LinkError::Absent);
+    };
+    use base64::Engine;
+    let packed = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(data.as_bytes())
+        .map_err(|_| LinkError::Corrupt("not base64url"))?;
+    let mut json = Vec::new();
+    flate2::read::DeflateDecoder::new(packed.as_slice())
+        .take(MAX_INFLATED as u64 + 1)
+        .read_to_end(&mut json)
+        .map_err(|_| LinkError::Corrupt("not deflate data"))?;
+    if json.len() > MAX_INFLATED {
+        return Err(LinkError::TooLarge);
+    }
+    let link: WLink = serde_json::from_slice(&json).map_err(|e| LinkError::Invalid(e.to_string()))?;
+    if link.v != 1 {
+        return Err(LinkError::Invalid(format!("unknown format version {}", link.v)));
+    }
+    if link.r.is_some() != with_report {
+        return Err(LinkError::Invalid("the data does not match the link's kind".into()));
+    }
+    if let Some(r) = &link.r {
+        check_report(r).map_err(LinkError::Invalid)?;
+    }
+    let report = link.r.map(unpack_report);
+    check_state(&link.s, report.as_ref()).map_err(LinkError::Invalid)?;
+    Ok(SharedView { state: link.s, report })
+}
+
+/// A stable, short file name stem for exports: the trace file name without `.json[.gz]`.
+pub fn stem(file: &str) -> String {
+    let base = file.rsplit(['/', '\\']).next().unwrap_or("trace");
+    base.trim_end_matches(".gz").trim_end_matches(".json").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vocab::Bucket as BucketId;
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        for f in ["", "#", "#x", "#s=", "#s=@@@", "#v=AAAA", "#s=////", "#r=abc", "s=%3Cscript%3E"] {
+            let r = decode(f);
+            assert!(r.is_err(), "{f}: {r:?}");
+        }
+        let long = format!("s={}", "A".repeat(MAX_FRAGMENT + 10));
+        assert!(matches!(decode(&long), Err(LinkError::TooLong { .. })));
+    }
+
+    #[test]
+    fn state_only_round_trip() {
+        let s = ViewState {
+            trace: 3,
+            bucket: Some(BucketId::Gemm),
+            kernels: TableState { sort: SortCol::Mean, desc: false, query: "gemm".into(), expanded: vec![0, 4] },
+            ops: TableState::default(),
+            buckets_open: vec![BucketId::Attention],
+            compare: Some(CompareSets::pair(0, 2)),
+            rules: "attn_fwd* => attention".into(),
+        };
+        let f = encode(None, &s);
+        assert!(f.starts_with("v="));
+        assert_eq!(decode(&f).unwrap(), SharedView { state: s, report: None });
+        assert!(encode(None, &ViewState::default()).len() < 40);
+    }
+}

@@ -1,0 +1,137 @@
+//! Hints earn their place with the GPU time they put at stake: ranked by it, info when it is
+//! small, and a sync warning only for syncs that left the GPU idle.
+
+mod common;
+use common::{shared_traces, trace_files, Trace, CPU_TID};
+use tracesight::analysis::hints::{HintId, SMALL_STAKE_PCT};
+use tracesight::report::{Severity, TraceReport};
+
+const GEMM: &str = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64";
+
+fn hint(r: &TraceReport, id: HintId) -> Option<&tracesight::report::Hint> {
+    r.hints.iter().find(|h| h.id == id)
+}
+
+/// Ranked by stake, every stake a finite non-negative time, small stakes info.
+fn assert_ranked(name: &str, r: &TraceReport) {
+    for w in r.hints.windows(2) {
+        assert!(
+            w[0].stake_us >= w[1].stake_us,
+            "{name}: {} ({}) ranked above {} ({})",
+            w[0].id,
+            w[0].stake_us,
+            w[1].id,
+            w[1].stake_us
+        );
+    }
+    let small = r.gpu.span_us * SMALL_STAKE_PCT / 100.0;
+    for h in &r.hints {
+        assert!(h.stake_us.is_finite() && h.stake_us >= 0.0, "{name}: {} stake {}", h.id, h.stake_us);
+        if h.stake_us < small {
+            assert_eq!(
+                h.severity,
+                Severity::Info,
+                "{name}: {} has a small stake ({} us) but is {}",
+                h.id,
+                h.stake_us,
+                h.severity
+            );
+        }
+    }
+}
+
+#[test]
+fn a_sync_while_the_gpu_idles_is_a_warning_with_its_overlap_at_stake() {
+    // The GPU runs 100 us, then idles while the CPU blocks in cudaDeviceSynchronize for 800 us,
+    // then runs again: the sync overlaps the idle gap.
+    let mut t = Trace::new("NVIDIA A100", (8, 0));
+    t.cpu = 0;
+    t.launch(&["aten::mm"], GEMM, 0, 100);
+    t.span("cuda_runtime", "cudaDeviceSynchronize", 100, 800, CPU_TID, None);
+    t.cpu = 950;
+    t.launch(&["aten::mm"], GEMM, 1_000, 100);
+    let r = t.report();
+    let h = hint(&r, HintId::HostSync).expect("host_sync fires");
+    assert_eq!(h.severity, Severity::Warning);
+    // The idle gap is 100..1000 us; the sync covers 100..900 of it.
+    assert_eq!(h.stake_us, 800.0);
+    assert!(h.evidence.iter().any(|e| e.contains("cudaDeviceSynchronize")), "{:?}", h.evidence);
+    assert_ranked("sync", &r);
+}
+
+#[test]
+fn a_sync_while_the_gpu_is_busy_is_no_warning() {
+    // The CPU is ahead: it blocks for 800 us while a 1 ms kernel runs. The GPU never waits on
+    // the sync; the trace's idle comes from a later gap with no sync in it.
+    let mut t = Trace::new("NVIDIA A100", (8, 0));
+    t.cpu = 0;
+    t.launch(&["aten::mm"], GEMM, 0, 1_000);
+    t.span("cuda_runtime", "cudaDeviceSynchronize", 100, 800, CPU_TID, None);
+    t.cpu = 2_000;
+    t.launch(&["aten::mm"], GEMM, 2_100, 100);
+    let r = t.report();
+    assert!(r.gpu.idle_us > 1_000.0, "the trace idles: {}", r.gpu.idle_us);
+    assert!(hint(&r, HintId::HostSync).is_none(), "{:?}", r.hints.iter().map(|h| h.id).collect::<Vec<_>>());
+}
+
+#[test]
+fn blocking_copies_and_frees_count_as_syncs() {
+    for call in ["cudaMemcpy", "hipMemcpyWithStream", "cudaFree"] {
+        let mut t = Trace::new("NVIDIA A100", (8, 0));
+        t.cpu = 0;
+        t.launch(&["aten::mm"], GEMM, 0, 100);
+        t.span("cuda_runtime", call, 100, 800, CPU_TID, None);
+        t.cpu = 950;
+        t.launch(&["aten::mm"], GEMM, 1_000, 100);
+        let r = t.report();
+        assert_eq!(r.launch.sync_call_us, 800.0, "{call}");
+        assert_eq!(hint(&r, HintId::HostSync).map(|h| h.stake_us), Some(800.0), "{call}");
+    }
+    // The asynchronous copy does not block.
+    let mut t = Trace::new("NVIDIA A100", (8, 0));
+    t.cpu = 0;
+    t.launch(&["aten::mm"], GEMM, 0, 100);
+    t.span("cuda_runtime", "cudaMemcpyAsync", 100, 800, CPU_TID, None);
+    t.cpu = 950;
+    t.launch(&["aten::mm"], GEMM, 1_000, 100);
+    let r = t.report();
+    assert_eq!(r.launch.sync_call_us, 0.0);
+    assert!(hint(&r, HintId::HostSync).is_none());
+}
+
+#[test]
+fn the_largest_stake_comes_first_whatever_the_rule_order() {
+    // Mostly idle (gpu_idle, stake = the idle time) with an elementwise-heavy busy part
+    // (elementwise_share, stake = its 300 us). The idle stake is larger, so gpu_idle leads.
+    let mut t = Trace::new("NVIDIA A100", (8, 0));
+    t.cpu = 0;
+    let add = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)";
+    t.launch(&["aten::add"], add, 0, 300);
+    t.launch(&["aten::mm"], GEMM, 300, 100);
+    t.cpu = 5_000;
+    t.launch(&["aten::mm"], GEMM, 5_000, 100);
+    let r = t.report();
+    let ids: Vec<HintId> = r.hints.iter().map(|h| h.id).collect();
+    assert_eq!(ids.first(), Some(&HintId::GpuIdle), "{ids:?}");
+    let idle = hint(&r, HintId::GpuIdle).unwrap();
+    assert_eq!(idle.stake_us, r.gpu.idle_us);
+    let elementwise = hint(&r, HintId::ElementwiseShare).expect("elementwise share fires");
+    assert!((elementwise.stake_us - 300.0).abs() < 1e-9, "{}", elementwise.stake_us);
+    assert_ranked("mixed", &r);
+}
+
+#[test]
+fn every_fixture_and_shared_trace_ranks_its_hints_by_stake() {
+    for f in common::json_fixtures() {
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        if let Ok(r) = common::analyze_bytes(&name, &std::fs::read(&f).unwrap()) {
+            assert_ranked(&name, &r);
+        }
+    }
+    let Some(dir) = shared_traces() else { return };
+    for f in trace_files(&dir) {
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        let r = common::analyze_bytes(&name, &std::fs::read(&f).unwrap()).unwrap();
+        assert_ranked(&name, &r);
+    }
+}
