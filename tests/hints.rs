@@ -44,13 +44,7 @@ fn assert_ranked(name: &str, r: &TraceReport) {
 fn a_sync_while_the_gpu_idles_is_a_warning_with_its_overlap_at_stake() {
     // The GPU runs 100 us, then idles while the CPU blocks in cudaDeviceSynchronize for 800 us,
     // then runs again: the sync overlaps the idle gap.
-    let mut t = Trace::new("NVIDIA A100", (8, 0));
-    t.cpu = 0;
-    t.launch(&["aten::mm"], GEMM, 0, 100);
-    t.span("cuda_runtime", "cudaDeviceSynchronize", 100, 800, CPU_TID, None);
-    t.cpu = 950;
-    t.launch(&["aten::mm"], GEMM, 1_000, 100);
-    let r = t.report();
+    let r = Trace::call_in_gpu_gap("cudaDeviceSynchronize", GEMM).report();
     let h = hint(&r, HintId::HostSync).expect("host_sync fires");
     assert_eq!(h.severity, Severity::Warning);
     // The idle gap is 100..1000 us; the sync covers 100..900 of it.
@@ -77,24 +71,12 @@ fn a_sync_while_the_gpu_is_busy_is_no_warning() {
 #[test]
 fn blocking_copies_and_frees_count_as_syncs() {
     for call in ["cudaMemcpy", "hipMemcpyWithStream", "cudaFree"] {
-        let mut t = Trace::new("NVIDIA A100", (8, 0));
-        t.cpu = 0;
-        t.launch(&["aten::mm"], GEMM, 0, 100);
-        t.span("cuda_runtime", call, 100, 800, CPU_TID, None);
-        t.cpu = 950;
-        t.launch(&["aten::mm"], GEMM, 1_000, 100);
-        let r = t.report();
+        let r = Trace::call_in_gpu_gap(call, GEMM).report();
         assert_eq!(r.launch.sync_call_us, 800.0, "{call}");
         assert_eq!(hint(&r, HintId::HostSync).map(|h| h.stake_us), Some(800.0), "{call}");
     }
     // The asynchronous copy does not block.
-    let mut t = Trace::new("NVIDIA A100", (8, 0));
-    t.cpu = 0;
-    t.launch(&["aten::mm"], GEMM, 0, 100);
-    t.span("cuda_runtime", "cudaMemcpyAsync", 100, 800, CPU_TID, None);
-    t.cpu = 950;
-    t.launch(&["aten::mm"], GEMM, 1_000, 100);
-    let r = t.report();
+    let r = Trace::call_in_gpu_gap("cudaMemcpyAsync", GEMM).report();
     assert_eq!(r.launch.sync_call_us, 0.0);
     assert!(hint(&r, HintId::HostSync).is_none());
 }

@@ -334,13 +334,7 @@ fn hint_exposed_communication() {
 #[test]
 fn hint_host_sync() {
     // The sync (CPU 100-900 us) falls in the GPU's gap (100-1000 us): it kept the GPU idle.
-    let mut t = Trace::new("NVIDIA A100", (8, 0));
-    t.cpu = 0;
-    t.launch(&["aten::mm"], GEMM, 0, 100);
-    t.span("cuda_runtime", "cudaDeviceSynchronize", 100, 800, CPU_TID, None);
-    t.cpu = 950;
-    t.launch(&["aten::mm"], GEMM, 1_000, 100);
-    let r = t.report();
+    let r = Trace::call_in_gpu_gap("cudaDeviceSynchronize", GEMM).report();
     assert!(fired(&r, HintId::HostSync), "{:?}", r.hints.iter().map(|h| h.id).collect::<Vec<_>>());
     let quiet = busy_trace("NVIDIA A100", (8, 0), &[(&["aten::mm"], GEMM, 100)]);
     assert!(!fired(&quiet, HintId::HostSync));

@@ -136,6 +136,7 @@ fn pack_row(r: &TopRow, total_us: f64) -> WRow {
 pub fn unpack_trace(w: WTrace) -> TraceReport {
     let u = w.u;
     let total = u[0];
+    let carried: Vec<bool> = w.h.iter().map(|h| h.k.is_some()).collect();
     let mut t = TraceReport {
         file: w.f,
         events: w.n,
@@ -228,8 +229,7 @@ pub fn unpack_trace(w: WTrace) -> TraceReport {
                 message: h.m,
                 evidence: h.e,
                 fix: h.f,
-                // NaN marks a stake to derive once the rest is unpacked (below).
-                stake_us: h.k.unwrap_or(f64::NAN),
+                stake_us: h.k.unwrap_or_default(),
             })
             .collect(),
         diagnostics: w
@@ -255,9 +255,9 @@ pub fn unpack_trace(w: WTrace) -> TraceReport {
             origin_ns,
         }),
     };
-    // Stakes the link left out are the ones the summary gives.
-    for i in 0..t.hints.len() {
-        if t.hints[i].stake_us.is_nan() {
+    // Stakes the link left out are the ones the summary gives, derived once it is unpacked.
+    for (i, carried) in carried.into_iter().enumerate() {
+        if !carried {
             t.hints[i].stake_us = derived_stake(t.hints[i].id, &t).unwrap_or(0.0);
         }
     }

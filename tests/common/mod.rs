@@ -237,6 +237,18 @@ impl Trace {
         serde_json::to_vec(&doc).unwrap()
     }
 
+    /// A kernel at GPU 0-100 us, then `call` blocking the CPU at 100-900 us inside the GPU's gap,
+    /// then the next kernel at 1000 us.
+    pub fn call_in_gpu_gap(call: &str, kernel: &str) -> Trace {
+        let mut t = Trace::new("NVIDIA A100", (8, 0));
+        t.cpu = 0;
+        t.launch(&["aten::mm"], kernel, 0, 100);
+        t.span("cuda_runtime", call, 100, 800, CPU_TID, None);
+        t.cpu = 950;
+        t.launch(&["aten::mm"], kernel, 1_000, 100);
+        t
+    }
+
     pub fn report(&self) -> TraceReport {
         analyze_bytes("synthetic.json", &self.bytes()).unwrap()
     }
