@@ -29,21 +29,11 @@ MAX_LINES, SOFT_LINES, MAX_SOFT = 600, 400, 5
 # Files over 400 lines when this check came in, at their size then (lines). Split them; never
 # raise a figure.
 OVERSIZED = {
-    "analysis/taxonomy.rs": 784,
-    "analysis/collect.rs": 844,
-    "web/worker.rs": 788,
-    "trace/event.rs": 755,
-    "report/mod.rs": 728,
-    "trace/mod.rs": 688,
-    "web/client.rs": 591,
-    "analysis/mod.rs": 500,
+    "report/mod.rs": 590,
     "text.rs": 493,
     "web/views/job.rs": 488,
     "analysis/build.rs": 475,
     "web/app.rs": 456,
-    "analysis/hints.rs": 435,
-    "analysis/rows.rs": 406,
-    "web/views/report.rs": 405,
 }
 
 

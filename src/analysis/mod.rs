@@ -8,6 +8,7 @@ mod build;
 mod classify;
 pub mod collect;
 pub mod combine;
+mod conclude;
 pub mod diagnostics;
 pub mod diff;
 pub mod fork;
@@ -31,12 +32,13 @@ pub mod taxonomy;
 pub mod timeline;
 pub mod tokens;
 
+use crate::input;
 use crate::input::sniff::is_report;
-use crate::input::{self, Failure};
 use crate::report::*;
-use crate::trace::{self, End, Fatal};
+use crate::trace::{self, Fatal};
 use collect::Collector;
 pub use combine::{combine, combine_all, merge, merge_labelled};
+use conclude::*;
 pub use options::{ErrorKind, Options, Range, TraceError};
 use std::io::Read;
 
@@ -57,18 +59,6 @@ pub fn analyze_reader<R: Read>(
     conclude(file, collector, read, opts)
 }
 
-/// A stream that fails before any JSON, whether while sniffing or at the first read.
-fn stream_failed(file: &str, failure: Failure, message: String) -> TraceError {
-    let err = |kind, message: String| TraceError { file: file.to_string(), kind, message };
-    match failure {
-        // The same words as a plain file cut before its first event.
-        Failure::Truncated => {
-            err(ErrorKind::Truncated, "truncated: the JSON ends at byte 0 before any trace event".into())
-        }
-        _ => err(ErrorKind::of(failure), message),
-    }
-}
-
 /// The report of a trace read in parts (the CLI's reading on several threads), given how
 /// reading ended: the same as [`analyze_reader`] gives for the same bytes read in one go.
 pub fn report_of_parts(
@@ -78,60 +68,6 @@ pub fn report_of_parts(
     opts: &Options,
 ) -> Result<TraceReport, TraceError> {
     conclude(file, collector, read, opts)
-}
-
-/// Turns what the reader found into the trace's report, or says why there is none.
-fn conclude(
-    file: &str,
-    collector: Collector,
-    read: Result<trace::Outcome, Fatal>,
-    opts: &Options,
-) -> Result<TraceReport, TraceError> {
-    let err = |kind, message: String| TraceError { file: file.to_string(), kind, message };
-    let outcome = read.map_err(|f| match f {
-        Fatal::Empty => err(ErrorKind::Empty, "empty file: no JSON in it".into()),
-        Fatal::NotJson { at, found } => err(
-            ErrorKind::NotJson,
-            format!("not JSON at byte {at}: found {found} where a trace starts with '{{' or '['"),
-        ),
-        Fatal::WrongTopLevel { kind } => err(
-            ErrorKind::WrongTopLevel,
-            format!(
-                "not a trace: the top-level JSON value is {kind}, not an object with traceEvents or an array of events"
-            ),
-        ),
-        Fatal::Stream(failure, m) => stream_failed(file, failure, m),
-        Fatal::Cancelled => err(ErrorKind::Cancelled, "cancelled".into()),
-    })?;
-    if outcome.end == End::Cancelled {
-        return Err(err(ErrorKind::Cancelled, "cancelled".into()));
-    }
-    if outcome.events == 0 {
-        // Nothing was read: say what is wrong instead of printing an empty report.
-        match &outcome.end {
-            End::Truncated { at } => {
-                return Err(err(
-                    ErrorKind::Truncated,
-                    format!("truncated: the JSON ends at byte {at} before any trace event"),
-                ))
-            }
-            End::Invalid { at, message } => {
-                return Err(err(ErrorKind::NotJson, format!("not JSON at byte {at}: {message}")))
-            }
-            End::Corrupt { message, .. } => return Err(err(ErrorKind::Corrupt, message.clone())),
-            End::Io { message, .. } => return Err(err(ErrorKind::Io, message.clone())),
-            End::ValueTooLarge { .. } => {}
-            End::Complete | End::Cancelled => {
-                if !outcome.found_events {
-                    return Err(err(
-                        ErrorKind::NotATrace,
-                        "not a trace: the JSON object has no traceEvents array".into(),
-                    ));
-                }
-            }
-        }
-    }
-    Ok(report(file, collector, &outcome, opts))
 }
 
 /// Analyses a trace, or reads the traces of a Report that `tracesight --json` wrote (plain
@@ -169,18 +105,6 @@ pub fn analyze_any<R: Read>(
         return analyze_reader(file, whole, opts, progress).map(|t| vec![t]);
     }
     read_report(file, whole)
-}
-
-/// The traces of a Report that `tracesight --json` wrote (plain or gzip).
-fn read_report<R: Read>(file: &str, whole: R) -> Result<Vec<TraceReport>, TraceError> {
-    let err = |kind, message: String| TraceError { file: file.to_string(), kind, message };
-    let mut json = Vec::new();
-    input::decode(whole)
-        .and_then(|mut d| d.read_to_end(&mut json))
-        .map_err(|e| err(ErrorKind::of(input::classify(&e)), input::describe(&e)))?;
-    let report: Report = serde_json::from_slice(&json)
-        .map_err(|e| err(ErrorKind::NotATrace, format!("a tracesight report that cannot be read: {e}")))?;
-    Ok(report.traces)
 }
 
 /// Bytes [`analyze_any`] looks at to tell a report from a trace.
@@ -374,69 +298,4 @@ impl Read for FailOnce {
 /// Analyses a trace held in memory.
 pub fn analyze_slice(file: &str, bytes: &[u8], opts: &Options) -> Result<TraceReport, TraceError> {
     analyze_reader(file, bytes, opts, &mut |_| true)
-}
-
-fn report(file: &str, c: Collector, outcome: &trace::Outcome, opts: &Options) -> TraceReport {
-    let (b, c) = build::build(c, opts);
-    let mut r = TraceReport {
-        file: file.to_string(),
-        events: outcome.events,
-        json_bytes: outcome.bytes,
-        device: device_info(&c),
-        rank: c.meta.rank,
-        world_size: c.meta.world_size,
-        distributed_backend: c.meta.backend.clone(),
-        has_gpu: !c.gpu.is_empty(),
-        gpu: b.gpu,
-        devices: b.devices,
-        buckets: b.buckets,
-        attention: b.attention,
-        top_kernels: b.top_kernels,
-        top_ops: b.top_ops,
-        steps: b.steps,
-        hints: Vec::new(),
-        diagnostics: diagnostics::diagnostics(&c, outcome, &b.extra),
-        launch: b.launch,
-        training: b.training,
-        copies: b.copies,
-        tensor_cores: b.tensor_cores,
-        kernels: b.kernels,
-        ops: b.ops,
-        collectives: b.collectives,
-        idle: b.idle,
-        layers: b.layers,
-        memory: b.memory,
-        timeline: b.timeline,
-        window: b.window,
-    };
-    r.hints = hints::hints(&r, &b.extra);
-    r
-}
-
-fn device_info(c: &Collector) -> DeviceInfo {
-    // The device the GPU rows ran on most, else the first listed.
-    let mut counts: Vec<(i32, u64)> = Vec::new();
-    for g in c.gpu.iter() {
-        match counts.iter_mut().find(|(d, _)| *d == g.device) {
-            Some(e) => e.1 += 1,
-            None => counts.push((g.device, 1)),
-        }
-    }
-    let main = counts.iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))).map(|x| x.0 as i64);
-    let devs = &c.meta.devices;
-    let d = main.and_then(|m| devs.iter().find(|d| d.id.and_then(|i| i.as_i64()) == Some(m))).or_else(|| devs.first());
-    let Some(d) = d else {
-        return DeviceInfo { count: devs.len(), ..Default::default() };
-    };
-    let int = |v: Option<trace::Loose>| v.and_then(|x| x.as_i64());
-    DeviceInfo {
-        name: d.name.clone(),
-        sm_count: int(d.num_sms),
-        compute_capability: match (int(d.compute_major), int(d.compute_minor)) {
-            (Some(a), Some(b)) => Some(format!("{a}.{b}")),
-            _ => None,
-        },
-        memory_gb: int(d.total_global_mem).map(|b| (b as f64 / (1u64 << 30) as f64 * 10.0).round() / 10.0),
-        count: devs.len(),
-    }
 }

@@ -6,10 +6,10 @@
 //! the bytes. Skipped values are checked only for their structure (balanced brackets,
 //! terminated strings), not for full JSON grammar; anything it cannot read as an event is
 //! reported so the caller can fall back to serde_json for an exact verdict and message.
-//! The serde implementation in `event.rs` stays as the reference; tests compare the two on
+//! The serde implementation in `event/` stays as the reference; tests compare the two on
 //! every real trace and on hand-made edge cases.
 //!
-//! What a member means is not decided here: keys are looked up in `event.rs`'s key tables
+//! What a member means is not decided here: keys are looked up in `event/mod.rs`'s key tables
 //! (`event_member` / `arg_member`, the same functions the serde visitors call), and numbers
 //! go through the same `Num` -> `Loose` / `Id` conversions. This file only reads the JSON
 //! syntax, and falls back wherever serde_json would disagree on a value it reads (a number

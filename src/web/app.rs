@@ -1,7 +1,7 @@
 //! The top component: owns the page's state (which screen, per-file progress, whether the
 //! worker is ready) and the worker client; the views below only render what they are given.
 
-use super::client::{PoolEvent, WorkerPool, WorkerStats};
+use super::pool::{PoolEvent, WorkerPool, WorkerStats};
 use super::protocol::Request;
 use super::share::Opening;
 use super::state::*;

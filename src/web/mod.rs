@@ -10,6 +10,7 @@ mod export;
 mod fetch;
 mod format;
 mod perfetto;
+mod pool;
 mod protocol;
 mod share;
 mod state;

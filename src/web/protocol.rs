@@ -86,6 +86,9 @@ pub enum ToPage {
     /// its reader worker (0 when the reader read them all; see `worker::Slices`), and how many
     /// files the reader inflated (see `worker::analyse_gunzipped`).
     Done { json: String, wasm_memory_bytes: f64, parts: u32, slices_read_here: u32, inflated_by_reader: u32 },
+    /// The page's message could not be read (a request or job that is not valid JSON of its
+    /// type): the worker did nothing with it, and the page shows this as the worker's error.
+    Malformed { message: String },
 }
 
 /// The name the page gives its first worker (the one that stays while the page is open): that

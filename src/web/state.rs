@@ -1,7 +1,7 @@
 //! The page's state: which screen it shows, the finished analysis and the per-file progress
 //! rows. `app::App` owns it; the views read it.
 
-use super::client::WorkerStats;
+use super::pool::WorkerStats;
 use super::protocol::Request;
 use crate::report::Report;
 use crate::share_link::ViewState;

@@ -644,6 +644,32 @@ test('reader.js hands over exactly the bytes asked for, slice by slice, no more 
   await context.close();
 });
 
+test('the analysis worker answers a malformed request with an error, and goes on reading good ones', async () => {
+  const { context, page, errors } = await open({ cores: 1 });
+  const got = await page.evaluate(async () => {
+    const worker = new Worker('./worker.js', { type: 'module' });
+    const next = () => new Promise((ok) => { worker.onmessage = ({ data }) => ok(data); });
+    const ready = await next();
+    const files = [new Blob(['{"traceEvents":[]}'])];
+    const answers = [];
+    for (const [request, job] of [['{"rules": 7}', '"Whole"'], ['{}', 'not json'], ['{}', '"Whole"']]) {
+      worker.postMessage({ files, request, job });
+      let msg = await next();
+      while (msg.type !== 'malformed' && msg.type !== 'done') msg = await next();
+      answers.push(msg);
+    }
+    worker.terminate();
+    return { ready, answers };
+  });
+  assert.equal(got.ready.type, 'ready');
+  assert.deepEqual(got.answers.map((m) => m.type), ['malformed', 'malformed', 'done'], JSON.stringify(got.answers).slice(0, 400));
+  const text = JSON.stringify(got.answers[0]);
+  assert.match(text, /request/, text);
+  assert.match(JSON.stringify(got.answers[1]), /job/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('a trace whose middle looks like a cut inside a string is read whole after all: the report equals the CLI --json', async (t) => {
   const big = path.join(tmp, 'trap.pt.trace.json');
   writeBigTrace(big, 40, { trap: true });

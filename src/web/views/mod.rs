@@ -10,6 +10,7 @@ mod progress;
 mod report;
 mod rules;
 mod start;
+mod summary;
 mod tables;
 mod timeline;
 mod why;

@@ -1,5 +1,5 @@
-use crate::web::client::WorkerPool;
 use crate::web::format;
+use crate::web::pool::WorkerPool;
 use crate::web::state::{now_ms, FileProgress, FileState, ProgressRows};
 use leptos::prelude::*;
 

@@ -3,10 +3,11 @@ use super::buckets::BucketSection;
 use super::hints::{Diagnostics, HintCards};
 use super::job::{CompareSection, JobSection};
 use super::rules::RulesSection;
+use super::summary::Summary;
 use super::tables::{StepTable, TopKind, TopTable};
 use super::timeline::{RangeRequest, TimelineSection};
 use super::why::{IdleSection, LayerSection, MemorySection};
-use super::widgets::{backend_class, backend_label, rank_label, FilePicker, TraceRef};
+use super::widgets::{rank_label, FilePicker, TraceRef};
 use crate::analysis::taxonomy::Bucket as BucketId;
 use crate::report::{Report, Severity, TraceReport};
 use crate::share_link::{CompareSets, Scope, TableState, ViewState};
@@ -329,77 +330,5 @@ fn TraceView(
         <HintCards hints=trace.hints.clone() />
         {trace.has_gpu.then(|| view! { <RulesSection trace=trace.clone() applied=rules on_apply=on_rules /> })}
         <Diagnostics diagnostics=trace.diagnostics.clone() />
-    }
-}
-
-/// Overview cards: the numbers a performance engineer reads first.
-#[component]
-fn Summary(trace: TraceRef) -> impl IntoView {
-    let g = &trace.gpu;
-    let share = |v: f64| {
-        if g.span_us > 0.0 {
-            format::pct(100.0 * v / g.span_us) + " of span"
-        } else {
-            String::new()
-        }
-    };
-    let device =
-        trace.device.name.clone().unwrap_or_else(|| if trace.has_gpu { "GPU".into() } else { "no GPU rows".into() });
-    let mut device_detail = Vec::new();
-    if trace.device.count > 1 {
-        device_detail.push(format!("{} devices", trace.device.count));
-    }
-    if let Some(sm) = trace.device.sm_count {
-        device_detail.push(format!("{sm} SMs"));
-    }
-    if let Some(cc) = &trace.device.compute_capability {
-        device_detail.push(format!("sm {cc}"));
-    }
-    if let Some(r) = trace.rank {
-        device_detail.push(match trace.world_size {
-            Some(w) => format!("rank {r} of {w}"),
-            None => format!("rank {r}"),
-        });
-    }
-    let top_hint = trace.hints.first().cloned();
-    let backend = trace.attention.backend;
-    let cards: Vec<(&str, String, String)> = vec![
-        ("GPU span", format::us(g.span_us), "first kernel start to last kernel end".into()),
-        ("GPU busy", format::us(g.busy_us), share(g.busy_us)),
-        ("GPU idle", format::us(g.idle_us), share(g.idle_us)),
-        ("Kernel time", format::us(g.kernel_time_us), format!("{} GPU rows", format::count(g.kernel_count))),
-        (
-            "Steps",
-            trace.steps.len().to_string(),
-            if trace.steps.is_empty() { "no ProfilerStep spans".into() } else { "ProfilerStep spans".into() },
-        ),
-    ];
-    view! {
-        <section class="summary" data-testid="summary" aria-label="Summary">
-            <div class="card device">
-                <span class="card-label">"Device"</span>
-                <span class="card-value small">{device}</span>
-                <span class="card-detail">{device_detail.join(" · ")}</span>
-            </div>
-            {cards.into_iter().map(|(label, value, detail)| view! {
-                <div class="card">
-                    <span class="card-label">{label}</span>
-                    <span class="card-value num">{value}</span>
-                    <span class="card-detail">{detail}</span>
-                </div>
-            }).collect_view()}
-            <div class="card">
-                <span class="card-label">"Attention"</span>
-                <span class="card-value"><span class=format!("badge backend-{}", backend_class(backend))>{backend_label(backend)}</span></span>
-                <span class="card-detail">{format::us(trace.attention.total_us.max(trace.attention.time_us))}" of GPU time"</span>
-            </div>
-            {top_hint.map(|h| view! {
-                <div class=format!("card wide hint-{}", h.severity.as_str())>
-                    <span class="card-label">"Most important hint"</span>
-                    <span class="card-value small">{h.message}</span>
-                    <span class="card-detail">{format!("{} at stake · {}", format::us(h.stake_us), h.evidence.join(" · "))}</span>
-                </div>
-            })}
-        </section>
     }
 }

@@ -1,0 +1,103 @@
+//! The fixed-size records the collector keeps per event.
+
+use serde::{Deserialize, Serialize};
+
+/// A runtime (launch, memcpy, sync) call on the CPU.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct RuntimeCall {
+    pub correlation: i64,
+    pub external: i64,
+    pub start: i64,
+    pub dur: i64,
+    pub thread: u32,
+    pub name: u32,
+}
+
+/// A CPU op or annotation (`cpu_op`, `user_annotation`, old `Operator`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct OpRow {
+    pub start: i64,
+    pub end: i64,
+    pub external: i64,
+    /// Autograd sequence number (links a backward op to its forward op), or NONE.
+    pub seq: i64,
+    pub name: u32,
+    pub thread: u32,
+}
+
+/// A `[memory]` event: an allocation (bytes > 0) or a free (bytes < 0).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct MemEvent {
+    pub ts: i64,
+    pub bytes: i64,
+    /// The block's address, or NONE (older traces do not write it).
+    pub addr: i64,
+    /// The allocator's totals after the event, or NONE.
+    pub total_allocated: i64,
+    pub total_reserved: i64,
+    pub device: i32,
+    pub thread: u32,
+}
+
+/// A synchronising runtime call (cudaDeviceSynchronize, cudaStreamSynchronize, ...).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct SyncCall {
+    pub start: i64,
+    pub end: i64,
+    pub name: u32,
+    pub thread: u32,
+}
+
+/// Arguments of a scaled-dot-product-attention op, kept (a few) to explain the backend.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SdpaCall {
+    pub op: String,
+    pub input_dims: Option<String>,
+    pub input_types: Option<String>,
+    pub concrete_inputs: Option<String>,
+}
+
+/// Collective metadata a kernel or a `record_param_comms` op carries (current Kineto writes
+/// it on NCCL kernels, older versions on the op). Names are interned; absent fields are
+/// `NO_NAME` / `NONE`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct CommArgs {
+    pub name: u32,
+    pub group: u32,
+    pub seq: i64,
+    pub bytes: i64,
+}
+
+/// Bytes per element of the dtype names PyTorch records (`Float`, `BFloat16`, ...).
+pub(super) fn dtype_size(dtype: &str) -> Option<i64> {
+    Some(match dtype {
+        "Double" | "Long" | "ComplexFloat" => 8,
+        "Float" | "Int" | "ComplexHalf" => 4,
+        "Half" | "BFloat16" | "Short" => 2,
+        "Byte" | "Char" | "Bool" | "QInt8" | "QUInt8" => 1,
+        d if d.starts_with("Float8") => 1,
+        _ => return None,
+    })
+}
+
+/// Event counters that feed the diagnostics table.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+pub struct Counters {
+    pub no_category: u64,
+    pub missing_ts: u64,
+    pub negative_dur: u64,
+    pub zero_dur_gpu: u64,
+    pub cuda_sync_rows: u64,
+    pub gpu_annotations: u64,
+    pub begin_end: u64,
+    pub malformed: u64,
+    pub first_malformed: Option<(u64, String)>,
+    pub gpu_without_correlation: u64,
+    pub flow: u64,
+    pub instant: u64,
+    pub counters: u64,
+    /// Unknown categories with their counts, in first-seen order.
+    pub unknown_cats: Vec<(String, u64)>,
+    /// Events not kept because their kind reached [`limits::MAX_ROWS`].
+    pub rows_dropped: u64,
+}

@@ -1,0 +1,153 @@
+//! From a finished reading to the trace's report: the outcome's diagnostics, the built parts,
+//! the device; and a file that is a tracesight report read back.
+
+use super::collect::Collector;
+use super::options::{ErrorKind, Options, TraceError};
+use super::{build, diagnostics, hints};
+use crate::input::{self, Failure};
+use crate::report::*;
+use crate::trace::{self, End, Fatal};
+use std::io::Read;
+
+/// A stream that fails before any JSON, whether while sniffing or at the first read.
+pub(super) fn stream_failed(file: &str, failure: Failure, message: String) -> TraceError {
+    let err = |kind, message: String| TraceError { file: file.to_string(), kind, message };
+    match failure {
+        // The same words as a plain file cut before its first event.
+        Failure::Truncated => {
+            err(ErrorKind::Truncated, "truncated: the JSON ends at byte 0 before any trace event".into())
+        }
+        _ => err(ErrorKind::of(failure), message),
+    }
+}
+
+/// Turns what the reader found into the trace's report, or says why there is none.
+pub(super) fn conclude(
+    file: &str,
+    collector: Collector,
+    read: Result<trace::Outcome, Fatal>,
+    opts: &Options,
+) -> Result<TraceReport, TraceError> {
+    let err = |kind, message: String| TraceError { file: file.to_string(), kind, message };
+    let outcome = read.map_err(|f| match f {
+        Fatal::Empty => err(ErrorKind::Empty, "empty file: no JSON in it".into()),
+        Fatal::NotJson { at, found } => err(
+            ErrorKind::NotJson,
+            format!("not JSON at byte {at}: found {found} where a trace starts with '{{' or '['"),
+        ),
+        Fatal::WrongTopLevel { kind } => err(
+            ErrorKind::WrongTopLevel,
+            format!(
+                "not a trace: the top-level JSON value is {kind}, not an object with traceEvents or an array of events"
+            ),
+        ),
+        Fatal::Stream(failure, m) => stream_failed(file, failure, m),
+        Fatal::Cancelled => err(ErrorKind::Cancelled, "cancelled".into()),
+    })?;
+    if outcome.end == End::Cancelled {
+        return Err(err(ErrorKind::Cancelled, "cancelled".into()));
+    }
+    if outcome.events == 0 {
+        // Nothing was read: say what is wrong instead of printing an empty report.
+        match &outcome.end {
+            End::Truncated { at } => {
+                return Err(err(
+                    ErrorKind::Truncated,
+                    format!("truncated: the JSON ends at byte {at} before any trace event"),
+                ))
+            }
+            End::Invalid { at, message } => {
+                return Err(err(ErrorKind::NotJson, format!("not JSON at byte {at}: {message}")))
+            }
+            End::Corrupt { message, .. } => return Err(err(ErrorKind::Corrupt, message.clone())),
+            End::Io { message, .. } => return Err(err(ErrorKind::Io, message.clone())),
+            End::ValueTooLarge { .. } => {}
+            End::Complete | End::Cancelled => {
+                if !outcome.found_events {
+                    return Err(err(
+                        ErrorKind::NotATrace,
+                        "not a trace: the JSON object has no traceEvents array".into(),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(report(file, collector, &outcome, opts))
+}
+
+/// The traces of a Report that `tracesight --json` wrote (plain or gzip).
+pub(super) fn read_report<R: Read>(file: &str, whole: R) -> Result<Vec<TraceReport>, TraceError> {
+    let err = |kind, message: String| TraceError { file: file.to_string(), kind, message };
+    let mut json = Vec::new();
+    input::decode(whole)
+        .and_then(|mut d| d.read_to_end(&mut json))
+        .map_err(|e| err(ErrorKind::of(input::classify(&e)), input::describe(&e)))?;
+    let report: Report = serde_json::from_slice(&json)
+        .map_err(|e| err(ErrorKind::NotATrace, format!("a tracesight report that cannot be read: {e}")))?;
+    Ok(report.traces)
+}
+
+pub(super) fn report(file: &str, c: Collector, outcome: &trace::Outcome, opts: &Options) -> TraceReport {
+    let (b, c) = build::build(c, opts);
+    let mut r = TraceReport {
+        file: file.to_string(),
+        events: outcome.events,
+        json_bytes: outcome.bytes,
+        device: device_info(&c),
+        rank: c.meta.rank,
+        world_size: c.meta.world_size,
+        distributed_backend: c.meta.backend.clone(),
+        has_gpu: !c.gpu.is_empty(),
+        gpu: b.gpu,
+        devices: b.devices,
+        buckets: b.buckets,
+        attention: b.attention,
+        top_kernels: b.top_kernels,
+        top_ops: b.top_ops,
+        steps: b.steps,
+        hints: Vec::new(),
+        diagnostics: diagnostics::diagnostics(&c, outcome, &b.extra),
+        launch: b.launch,
+        training: b.training,
+        copies: b.copies,
+        tensor_cores: b.tensor_cores,
+        kernels: b.kernels,
+        ops: b.ops,
+        collectives: b.collectives,
+        idle: b.idle,
+        layers: b.layers,
+        memory: b.memory,
+        timeline: b.timeline,
+        window: b.window,
+    };
+    r.hints = hints::hints(&r, &b.extra);
+    r
+}
+
+pub(super) fn device_info(c: &Collector) -> DeviceInfo {
+    // The device the GPU rows ran on most, else the first listed.
+    let mut counts: Vec<(i32, u64)> = Vec::new();
+    for g in c.gpu.iter() {
+        match counts.iter_mut().find(|(d, _)| *d == g.device) {
+            Some(e) => e.1 += 1,
+            None => counts.push((g.device, 1)),
+        }
+    }
+    let main = counts.iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))).map(|x| x.0 as i64);
+    let devs = &c.meta.devices;
+    let d = main.and_then(|m| devs.iter().find(|d| d.id.and_then(|i| i.as_i64()) == Some(m))).or_else(|| devs.first());
+    let Some(d) = d else {
+        return DeviceInfo { count: devs.len(), ..Default::default() };
+    };
+    let int = |v: Option<trace::Loose>| v.and_then(|x| x.as_i64());
+    DeviceInfo {
+        name: d.name.clone(),
+        sm_count: int(d.num_sms),
+        compute_capability: match (int(d.compute_major), int(d.compute_minor)) {
+            (Some(a), Some(b)) => Some(format!("{a}.{b}")),
+            _ => None,
+        },
+        memory_gb: int(d.total_global_mem).map(|b| (b as f64 / (1u64 << 30) as f64 * 10.0).round() / 10.0),
+        count: devs.len(),
+    }
+}

@@ -1,0 +1,61 @@
+//! What a hint rule reads and returns, and the thresholds the rules share (quoted by
+//! docs/definitions.md).
+
+use crate::analysis::build::Extra;
+use crate::analysis::taxonomy::Bucket;
+use crate::report::{Severity, TraceReport};
+
+/// Thresholds, in one place so docs/definitions.md can quote them.
+pub const COLLECTIVE_SHARE: f64 = 15.0;
+pub const ELEMENTWISE_SHARE: f64 = 15.0;
+pub const MEMORY_SHARE: f64 = 8.0;
+pub const CORE_COMPUTE_LOW: f64 = 50.0;
+pub const IDLE_SHARE: f64 = 10.0;
+pub const IDLE_SHARE_CRITICAL: f64 = 30.0;
+pub const LAUNCH_BOUND_SHARE: f64 = 50.0;
+pub const LAUNCH_BOUND_MIN_KERNELS: u64 = 100;
+pub const EXPOSED_COMM_SHARE: f64 = 10.0;
+pub const HOST_COPY_SHARE: f64 = 10.0;
+pub const DATALOADER_SHARE: f64 = 10.0;
+pub const SIMT_GEMM_SHARE: f64 = 20.0;
+pub const SYNC_SHARE: f64 = 10.0;
+
+/// What a rule reads.
+pub struct Facts<'a> {
+    pub r: &'a TraceReport,
+    pub x: &'a Extra,
+}
+
+impl Facts<'_> {
+    pub(super) fn share(&self, b: Bucket) -> f64 {
+        self.r.buckets.iter().find(|x| x.id == b).map(|x| x.pct).unwrap_or(0.0)
+    }
+    pub(super) fn span(&self) -> f64 {
+        self.r.gpu.span_us.max(f64::MIN_POSITIVE)
+    }
+    pub(super) fn idle_pct(&self) -> f64 {
+        self.r.gpu.idle_us / self.span() * 100.0
+    }
+}
+
+pub(super) struct Fired {
+    /// The GPU time the hint is about (what fixing it could win at most), in microseconds;
+    /// None where the report's summary gives it ([`derived_stake`]).
+    pub(super) stake_us: Option<f64>,
+    pub(super) severity: Severity,
+    pub(super) message: String,
+    pub(super) evidence: Vec<String>,
+    pub(super) fix: String,
+}
+
+pub(super) fn fired(
+    stake_us: Option<f64>,
+    severity: Severity,
+    message: String,
+    evidence: Vec<String>,
+    fix: impl Into<String>,
+) -> Option<Fired> {
+    Some(Fired { stake_us, severity, message, evidence, fix: fix.into() })
+}
+
+pub(super) type Rule = fn(&Facts) -> Option<Fired>;

@@ -1,0 +1,193 @@
+//! The number path: a JSON number literal classified as serde_json classifies it ([`Num`]),
+//! and trace timestamps (microseconds with a fraction) read exactly as nanoseconds.
+
+/// A JSON number as serde_json classifies it, before any conversion: what it hands a visitor
+/// (`visit_u64` / `visit_i64` / `visit_f64`), and what [`Num::parse`] makes of a literal's
+/// bytes. Every number either parser reads becomes a [`Loose`] or an [`Id`] from here.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Num {
+    /// A non-negative integer literal below 2^64.
+    U64(u64),
+    /// A negative integer literal down to -2^63.
+    I64(i64),
+    /// Anything else: a fraction or exponent, `-0`, or an integer beyond the two above,
+    /// rounded to the nearest `f64` (infinite when it overflows, where serde_json errs).
+    F64(f64),
+}
+
+impl Num {
+    /// Reads a whole JSON number literal exactly as serde_json (with `float_roundtrip`)
+    /// does. `None` when the bytes are not a JSON number: leading zeros, `+`, `.5`, `1.`,
+    /// `inf`, hex, surrounding spaces.
+    pub fn parse(b: &[u8]) -> Option<Num> {
+        match Num::parse_prefix(b) {
+            Some((n, len)) if len == b.len() => Some(n),
+            _ => None,
+        }
+    }
+
+    /// Reads the JSON number at the start of `b` (the longest that the grammar
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?` matches) and returns it with its length.
+    /// `None` when `b` does not start with one, or starts with a leading zero followed by a
+    /// digit. The caller checks what follows.
+    #[inline]
+    pub(crate) fn parse_prefix(b: &[u8]) -> Option<(Num, usize)> {
+        let neg = b.first() == Some(&b'-');
+        let start = neg as usize;
+        // The integer part, accumulated while it is scanned (wrapping; checked below when
+        // it is too long to be sure).
+        let mut m: u64 = 0;
+        let mut i = start;
+        while let Some(&c) = b.get(i) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            m = m.wrapping_mul(10).wrapping_add(d as u64);
+            i += 1;
+        }
+        let n = i - start;
+        if n == 0 || (n > 1 && b[start] == b'0') {
+            return None;
+        }
+        if let Some(b'.' | b'e' | b'E') = b.get(i) {
+            let end = fraction_end(b, i)?;
+            return Some((Num::F64(parse_f64(&b[..end])), end));
+        }
+        if n > 19 {
+            // 10^19 - 1 is the longest that cannot overflow u64.
+            let exact = b[start..i].iter().try_fold(0u64, |v, &c| v.checked_mul(10)?.checked_add((c - b'0') as u64));
+            match exact {
+                Some(v) => m = v,
+                None => return Some((Num::F64(parse_f64(&b[..i])), i)),
+            }
+        }
+        let num = if !neg {
+            Num::U64(m)
+        } else if m == 0 {
+            Num::F64(-0.0)
+        } else if m <= 1 << 63 {
+            Num::I64((m as i64).wrapping_neg())
+        } else {
+            // serde_json: `-(significand as f64)`, the same correctly rounded value.
+            Num::F64(-(m as f64))
+        };
+        Some((num, i))
+    }
+}
+
+/// The length of the JSON number at the start of `b`, checking only the grammar (as
+/// serde_json does for a `RawValue`): `1e400` passes. `None` when `b` does not start with one.
+#[inline]
+pub(crate) fn number_len(b: &[u8]) -> Option<usize> {
+    let start = (b.first() == Some(&b'-')) as usize;
+    let i = start + digits(b, start);
+    if i == start || (i - start > 1 && b[start] == b'0') {
+        return None;
+    }
+    match b.get(i) {
+        Some(b'.' | b'e' | b'E') => fraction_end(b, i),
+        _ => Some(i),
+    }
+}
+
+/// The end of a number's fraction and exponent, `(\.[0-9]+)?([eE][+-]?[0-9]+)?`, starting
+/// at `i` (just after the integer part).
+#[inline]
+fn fraction_end(b: &[u8], mut i: usize) -> Option<usize> {
+    if b.get(i) == Some(&b'.') {
+        let n = digits(b, i + 1);
+        if n == 0 {
+            return None;
+        }
+        i += 1 + n;
+    }
+    if let Some(b'e' | b'E') = b.get(i) {
+        i += 1;
+        if let Some(b'+' | b'-') = b.get(i) {
+            i += 1;
+        }
+        let n = digits(b, i);
+        if n == 0 {
+            return None;
+        }
+        i += n;
+    }
+    Some(i)
+}
+
+/// The number of ASCII digits in `b` from `i` on.
+#[inline(always)]
+fn digits(b: &[u8], i: usize) -> usize {
+    b.get(i..).map_or(0, |t| t.iter().take_while(|c| c.is_ascii_digit()).count())
+}
+
+/// The nearest f64 of a literal that matched the number grammar (Rust's parser rounds
+/// correctly, as serde_json's `float_roundtrip` does).
+#[cold]
+fn parse_f64(b: &[u8]) -> f64 {
+    // Both fail only on bytes outside the grammar, which the callers have ruled out.
+    std::str::from_utf8(b).ok().and_then(|s| s.parse().ok()).unwrap_or(f64::NAN)
+}
+
+/// Parses a JSON number (or numeric string) of microseconds into integer nanoseconds,
+/// exactly: `1606910596297023.123` must not lose its fraction the way an f64 would.
+pub fn micros_to_nanos(raw: &[u8]) -> Option<i64> {
+    let text = raw.trim_ascii();
+    let text = text.strip_prefix(b"\"").and_then(|t| t.strip_suffix(b"\"")).unwrap_or(text).trim_ascii();
+    parse_micros(text)
+}
+
+pub(super) fn parse_micros(b: &[u8]) -> Option<i64> {
+    let (neg, digits) = match b.first()? {
+        b'-' => (true, &b[1..]),
+        _ => (false, b),
+    };
+    let mut int: i64 = 0;
+    let mut i = 0;
+    while i < digits.len() && digits[i].is_ascii_digit() {
+        let d = (digits[i] - b'0') as i64;
+        // 18 digits cannot overflow, and an overflow-checked multiply is a call into a
+        // 128-bit multiply on wasm32: checked only past them.
+        int = if i < 18 { int * 10 + d } else { int.checked_mul(10)?.checked_add(d)? };
+        i += 1;
+    }
+    if i == 0 {
+        return None;
+    }
+    let mut frac_ns: i64 = 0;
+    if i < digits.len() && digits[i] == b'.' {
+        i += 1;
+        let mut scale = 100;
+        let mut round_up = false;
+        let mut first_extra = true;
+        while i < digits.len() && digits[i].is_ascii_digit() {
+            let d = (digits[i] - b'0') as i64;
+            if scale > 0 {
+                frac_ns += d * scale;
+                scale /= 10;
+            } else if first_extra {
+                // Round to the nearest nanosecond on the first digit past it.
+                round_up = d >= 5;
+                first_extra = false;
+            }
+            i += 1;
+        }
+        frac_ns += round_up as i64;
+    }
+    if i < digits.len() {
+        // Exponent or other forms: rare; fall back to f64 (still nanosecond-exact for any
+        // duration or relative timestamp below ~100 days).
+        let s = std::str::from_utf8(b).ok()?;
+        let v: f64 = s.parse().ok()?;
+        let ns = v * 1000.0;
+        return if ns.is_finite() && ns.abs() < 9.2e18 { Some(ns.round() as i64) } else { None };
+    }
+    // frac_ns <= 1000 (999 rounded up).
+    let ns = if int <= (i64::MAX - 1000) / 1000 {
+        int * 1000 + frac_ns
+    } else {
+        int.checked_mul(1000)?.checked_add(frac_ns)?
+    };
+    Some(if neg { -ns } else { ns })
+}

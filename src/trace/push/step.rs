@@ -1,0 +1,263 @@
+//! The state machine's steps: one transition per call, from the state and the bytes ahead.
+
+use super::*;
+
+impl PushReader {
+    pub(super) fn invalid(&mut self, at: u64, message: String) -> Step {
+        self.out.end = End::Invalid { at, message };
+        self.state = State::Stopped;
+        Step::Stop
+    }
+
+    pub(super) fn syntax(&mut self, at: u64, window: &[u8], e: &serde_json::Error) -> Step {
+        let at = at + error_offset(window, e) as u64;
+        self.invalid(at, strip_position(&e.to_string()))
+    }
+
+    /// One step from `w[*i..]`; `base` is the stream offset of `w[0]`.
+    pub(super) fn step<S: Sink>(&mut self, w: &[u8], i: &mut usize, base: u64, eof: bool, sink: &mut S) -> Step {
+        if let State::Start { bom_checked: bom_checked @ false } = &mut self.state {
+            const BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
+            let window = &w[*i..];
+            if !eof && window.len() < 3 && BOM.starts_with(window) {
+                return Step::NeedMore;
+            }
+            *bom_checked = true;
+            if window.starts_with(BOM) {
+                *i += 3;
+            }
+        }
+        // Whitespace between values is consumed in every state.
+        match w[*i..].iter().position(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t')) {
+            Some(n) => *i += n,
+            None => {
+                *i = w.len();
+                return Step::NeedMore;
+            }
+        }
+        let at = base + *i as u64;
+        let window = &w[*i..];
+        let b = window[0];
+        match &mut self.state {
+            State::Start { .. } => {
+                // Room to tell a literal from a word (`false` and a delimiter).
+                if !eof && window.len() < 6 && !matches!(b, b'[' | b'{' | b'"' | b'-' | b'0'..=b'9') {
+                    return Step::NeedMore;
+                }
+                let fatal = match b {
+                    b'[' => {
+                        *i += 1;
+                        self.out.found_events = true;
+                        self.state = State::Events { in_object: false, after_comma: false };
+                        return Step::Next;
+                    }
+                    b'{' => {
+                        *i += 1;
+                        self.state = State::Object;
+                        return Step::Next;
+                    }
+                    b'"' => Fatal::WrongTopLevel { kind: "a string" },
+                    b'-' | b'0'..=b'9' => Fatal::WrongTopLevel { kind: "a number" },
+                    // Only a real literal is "a boolean": a text file starting with "these"
+                    // is not JSON.
+                    _ if literal_ahead(window, &[b"true", b"false"]) => Fatal::WrongTopLevel { kind: "a boolean" },
+                    _ if literal_ahead(window, &[b"null"]) => Fatal::WrongTopLevel { kind: "null" },
+                    other => Fatal::NotJson { at, found: describe_byte(other) },
+                };
+                self.state = State::Fatal(fatal);
+                Step::Stop
+            }
+            State::Object => match b {
+                b'}' => {
+                    *i += 1;
+                    self.state = State::After;
+                    Step::Next
+                }
+                b',' => {
+                    *i += 1;
+                    Step::Next
+                }
+                b'"' => match parse_one::<Cow<str>>(window, eof) {
+                    Parsed::Value(k, n) => {
+                        *i += n;
+                        self.state = State::Colon(k.into_owned());
+                        Step::Next
+                    }
+                    Parsed::NeedMore => Step::NeedMore,
+                    Parsed::DataError(m) => self.invalid(at, m),
+                    Parsed::Syntax(e) => self.syntax(at, window, &e),
+                },
+                other => self.invalid(at, format!("expected a key, found {}", describe_byte(other))),
+            },
+            State::Colon(key) => {
+                if b == b':' {
+                    *i += 1;
+                    self.state = State::Value(std::mem::take(key));
+                    Step::Next
+                } else {
+                    let m = format!("expected ':' after \"{key}\", found {}", describe_byte(b));
+                    self.invalid(at, m)
+                }
+            }
+            State::Value(key) => {
+                if key == "traceEvents" && b == b'[' {
+                    *i += 1;
+                    self.out.found_events = true;
+                    self.state = State::Events { in_object: true, after_comma: false };
+                    return Step::Next;
+                }
+                match parse_one::<&RawValue>(window, eof) {
+                    Parsed::Value(v, n) => {
+                        sink.metadata(key, v);
+                        *i += n;
+                        self.state = State::Object;
+                        Step::Next
+                    }
+                    Parsed::NeedMore => Step::NeedMore,
+                    Parsed::DataError(m) => self.invalid(at, m),
+                    Parsed::Syntax(e) => self.syntax(at, window, &e),
+                }
+            }
+            State::Events { in_object, after_comma } => {
+                match b {
+                    b']' => {
+                        if *after_comma {
+                            self.out.stray_commas += 1;
+                        }
+                        *i += 1;
+                        self.state = if *in_object { State::Object } else { State::After };
+                        return Step::Next;
+                    }
+                    b',' => {
+                        if *after_comma {
+                            self.out.stray_commas += 1;
+                        }
+                        *after_comma = true;
+                        *i += 1;
+                        return Step::Next;
+                    }
+                    _ => *after_comma = false,
+                }
+                let in_object = *in_object;
+                // The fast path; serde_json decides whatever it cannot read.
+                let mut ev = RawEvent::default();
+                match scan::event(window, &mut ev) {
+                    Ok(n) => {
+                        sink.event(&ev, at);
+                        self.out.events += 1;
+                        *i += n;
+                        return Step::Next;
+                    }
+                    Err(scan::Miss::NeedMore) if !eof => return Step::NeedMore,
+                    Err(_) => {}
+                }
+                match parse_one::<RawEvent>(window, eof) {
+                    Parsed::Value(ev, n) => {
+                        sink.event(&ev, at);
+                        self.out.events += 1;
+                        *i += n;
+                        Step::Next
+                    }
+                    // Valid JSON but not a readable event: skip exactly that value.
+                    Parsed::DataError(why) => {
+                        self.state = State::Skip { in_object, why };
+                        Step::Next
+                    }
+                    Parsed::NeedMore => Step::NeedMore,
+                    Parsed::Syntax(e) => self.syntax(at, window, &e),
+                }
+            }
+            State::Skip { in_object, why } => match parse_one::<serde::de::IgnoredAny>(window, eof) {
+                Parsed::Value(_, n) => {
+                    sink.malformed(at, &strip_position(why));
+                    *i += n;
+                    self.state = State::Events { in_object: *in_object, after_comma: false };
+                    Step::Next
+                }
+                Parsed::NeedMore | Parsed::DataError(_) => Step::NeedMore,
+                Parsed::Syntax(e) => self.syntax(at, window, &e),
+            },
+            State::After => {
+                self.out.trailing_bytes = true;
+                *i = w.len();
+                Step::NeedMore
+            }
+            State::Cut | State::Fatal(_) | State::Stopped => Step::Stop,
+        }
+    }
+}
+
+/// Whether `w` starts with one of `words` followed by a delimiter or the end.
+pub(super) fn literal_ahead(w: &[u8], words: &[&[u8]]) -> bool {
+    words.iter().any(|word| {
+        w.starts_with(word)
+            && w.get(word.len()).is_none_or(|c| matches!(c, b' ' | b'\n' | b'\r' | b'\t' | b',' | b']' | b'}'))
+    })
+}
+
+/// Result of parsing one JSON value at the start of the window.
+pub(super) enum Parsed<T> {
+    Value(T, usize),
+    NeedMore,
+    DataError(String),
+    Syntax(serde_json::Error),
+}
+
+pub(super) fn parse_one<'a, T: Deserialize<'a>>(window: &'a [u8], eof: bool) -> Parsed<T> {
+    let mut it = serde_json::Deserializer::from_slice(window).into_iter::<T>();
+    match it.next() {
+        None => Parsed::NeedMore,
+        Some(Ok(v)) => {
+            let n = it.byte_offset();
+            // A value that ends exactly at the window's end may continue (a number cut in
+            // two); valid JSON always has a delimiter after it, so wait for one more byte.
+            if n >= window.len() && !eof {
+                Parsed::NeedMore
+            } else {
+                Parsed::Value(v, n)
+            }
+        }
+        Some(Err(e)) if e.is_eof() => Parsed::NeedMore,
+        // A type error on a value cut by the window's end (a number's first digits) would name
+        // the partial value: wait for the rest, so the message is the same at every chunk size.
+        Some(Err(e)) if e.is_data() && !eof && error_offset(window, &e) + 2 >= window.len() => Parsed::NeedMore,
+        Some(Err(e)) if e.is_data() => Parsed::DataError(e.to_string()),
+        // A number cut after its '.', 'e' or '-' is reported as "invalid number", not as EOF:
+        // an error at the very end of the window needs more bytes (or, at the end of input,
+        // means the file was cut short).
+        Some(Err(e)) if error_offset(window, &e) + 2 >= window.len() => Parsed::NeedMore,
+        Some(Err(e)) => Parsed::Syntax(e),
+    }
+}
+
+/// Byte offset inside `window` of a serde_json error's line/column.
+pub(super) fn error_offset(window: &[u8], e: &serde_json::Error) -> usize {
+    let mut line = 1;
+    let mut line_start = 0;
+    for (i, &b) in window.iter().enumerate() {
+        if line == e.line() {
+            break;
+        }
+        if b == b'\n' {
+            line += 1;
+            line_start = i + 1;
+        }
+    }
+    (line_start + e.column().saturating_sub(1)).min(window.len())
+}
+
+/// serde_json appends " at line L column C"; we report byte offsets instead.
+pub(super) fn strip_position(m: &str) -> String {
+    match m.rfind(" at line ") {
+        Some(i) => m[..i].to_string(),
+        None => m.to_string(),
+    }
+}
+
+pub(super) fn describe_byte(b: u8) -> String {
+    if b.is_ascii_graphic() {
+        format!("'{}'", b as char)
+    } else {
+        format!("byte 0x{b:02x}")
+    }
+}

@@ -1,0 +1,321 @@
+//! Reading one or more files into an analysis: whole, in parts by several workers, gunzipped by
+//! the reader, or in two stages (another worker inflates).
+
+use super::mailbox::*;
+use super::progress::*;
+use super::reader::*;
+use crate::analysis::split::{self, Joined, Part, PartJob, PartReader};
+use crate::input::{CarriedError, InflateStage, Inflating, GZIP_MAGIC};
+use crate::web::protocol::{Job, Request, ToPage};
+use js_sys::{Array, Uint8Array};
+use wasm_bindgen::prelude::*;
+use web_sys::{Blob, DedicatedWorkerGlobalScope, File, MessagePort};
+
+/// Compressed bytes per read of the inflating worker: small, as they inflate ~10x.
+pub(super) const GZ_SLICE: f64 = (1 << 20) as f64;
+
+/// Inflated bytes per chunk handed to the parsing worker.
+pub(super) const INFLATED_CHUNK: usize = 4 << 20;
+
+/// Chunks the inflating worker sends before the parser has taken them: bounds the memory
+/// between the stages while keeping both busy.
+pub(super) const CHUNKS_AHEAD: u32 = 4;
+
+/// A .json.gz smaller than this is inflated and parsed by one worker.
+pub(super) const MIN_TWO_STAGE_BYTES: f64 = (4 << 20) as f64;
+
+/// Reads `files` one after another (leading the reading of a lone file by several workers)
+/// and posts the combined report.
+pub(super) async fn analyse_files(
+    scope: &DedicatedWorkerGlobalScope,
+    files: Array,
+    request: Request,
+    job: Job,
+    scratch: &mut Vec<u8>,
+) {
+    // The page checks the rules before sending them; ones that still fail are not applied.
+    let opts = request.options().unwrap_or_default();
+    SLICES_READ_HERE.with(|n| n.set(0));
+    INFLATED_BY_READER.with(|n| n.set(0));
+    let mut results = Vec::with_capacity(files.length() as usize);
+    let mut most_parts = 1;
+    for (index, value) in files.iter().enumerate() {
+        let index = index as u32;
+        let file: File = value.unchecked_into();
+        let name = file.name();
+        let gzip = read_bytes(&file, 0, 2, file.size() as u64).await.is_ok_and(|b| b.starts_with(&GZIP_MAGIC));
+        let gunzipped = if gzip { analyse_gunzipped(scope, index, &name, &file, &opts, scratch).await } else { None };
+        let led = match (gunzipped, job) {
+            (Some(result), _) => Some((result, 1)),
+            // A .json.gz is never split; it may be read in two stages.
+            (None, Job::Lead { .. }) if gzip && files.length() == 1 => {
+                analyse_in_two_stages(scope, &name, file.clone().into(), &opts, scratch).await.map(|result| (result, 1))
+            }
+            (None, Job::Lead { workers }) if files.length() == 1 => {
+                analyse_in_parts(scope, &name, file.clone().into(), workers, &opts, scratch).await
+            }
+            (None, _) => None,
+        };
+        let result = match led {
+            Some((result, parts)) => {
+                most_parts = parts;
+                result
+            }
+            None => analyse_file(scope, index, &name, file.into(), &opts, scratch).await,
+        };
+        post(scope, &ToPage::FileDone { index, ok: result.is_ok() });
+        results.push(result);
+    }
+    let report = crate::combine_all(results);
+    // Compact: the page parses it back into a Report (its JSON export prints that as the
+    // CLI's --json does); pretty printing would double the text it copies and parses.
+    let json = match serde_json::to_string(&report) {
+        Ok(s) => s,
+        Err(e) => format!("{{\"error\": \"{e}\"}}"),
+    };
+    let wasm_memory_bytes = wasm_bindgen::memory()
+        .unchecked_into::<js_sys::WebAssembly::Memory>()
+        .buffer()
+        .unchecked_into::<js_sys::ArrayBuffer>()
+        .byte_length() as f64;
+    let slices_read_here = SLICES_READ_HERE.with(|n| n.replace(0));
+    let inflated_by_reader = INFLATED_BY_READER.with(|n| n.replace(0));
+    post(scope, &ToPage::Done { json, wasm_memory_bytes, parts: most_parts, slices_read_here, inflated_by_reader });
+}
+
+/// Reads `blob` whole into a push analysis.
+pub(super) async fn analyse_file(
+    scope: &DedicatedWorkerGlobalScope,
+    index: u32,
+    name: &str,
+    blob: Blob,
+    opts: &crate::analysis::Options,
+    scratch: &mut Vec<u8>,
+) -> Result<Vec<crate::report::TraceReport>, crate::analysis::TraceError> {
+    let mut analysis = crate::analysis::Analysis::new(name, opts.clone());
+    let size = blob.size();
+    let read = read_range(scope, index, &blob, 0.0, size, scratch, &mut |piece| {
+        analysis.feed(piece);
+        analysis.wants_more()
+    })
+    .await;
+    analysis.finish(read.err())
+}
+
+/// Leads the reading of a large plain-JSON file in `workers` parts: the result and the number
+/// of parts, or None when the file is not one to split or its parts could not be joined
+/// exactly (the caller then reads it whole).
+pub(super) async fn analyse_in_parts(
+    scope: &DedicatedWorkerGlobalScope,
+    name: &str,
+    blob: Blob,
+    workers: u32,
+    opts: &crate::analysis::Options,
+    scratch: &mut Vec<u8>,
+) -> Option<(Result<Vec<crate::report::TraceReport>, crate::analysis::TraceError>, u32)> {
+    let size = blob.size() as u64;
+    if workers < 2 || size < split::MIN_SPLIT_BYTES {
+        return None;
+    }
+    let head = read_bytes(&blob, 0, split::HEAD_BYTES as u64, size).await.ok()?;
+    let layout = split::layout(&head)?;
+    let mut found = Vec::new();
+    for at in split::targets(size, workers as u64, layout) {
+        let window = read_bytes(&blob, at, split::CUT_WINDOW as u64, size).await.ok()?;
+        found.push(split::cut_in(&window).map(|c| at + c as u64));
+    }
+    let cuts = split::cuts(size, found);
+    if cuts.len() < 3 {
+        return None;
+    }
+    let jobs = PartJob::all(&cuts, layout);
+    post(scope, &ToPage::Split { parts: jobs[1..].to_vec() });
+    let mut reader = PartReader::new(jobs[0]);
+    let read = read_range(scope, 0, &blob, jobs[0].from as f64, jobs[0].to as f64, scratch, &mut |piece| {
+        reader.feed(piece);
+        reader.wants_more()
+    })
+    .await;
+    let first = read.ok().and_then(|_| reader.finish())?;
+    let others: Array = loop {
+        if let Some(join) = get(&receive().await, "join") {
+            break join.dyn_into().ok()?;
+        }
+    };
+    if others.length() as usize + 1 != jobs.len() {
+        return None;
+    }
+    let mut joined = Joined::default();
+    joined.push(first).ok()?;
+    for data in others.iter() {
+        let bytes = data.dyn_into::<Uint8Array>().ok()?.to_vec();
+        joined.push(Part::decode(&bytes)?).ok()?;
+    }
+    let (collector, outcome) = joined.finish()?;
+    let report = crate::analysis::report_of_parts(name, collector, Ok(outcome), opts);
+    Some((report.map(|t| vec![t]), jobs.len() as u32))
+}
+
+/// Reads a .json.gz that the reader worker inflates with the browser's own
+/// DecompressionStream, on its thread, beside the parsing here: None when there is no reader,
+/// or the reader stopped (DecompressionStream stops on a truncated or
+/// damaged stream and after the first gzip member), or the file holds a report: the caller
+/// then reads the file the usual way, whose diagnostics are the CLI's.
+pub(super) async fn analyse_gunzipped(
+    scope: &DedicatedWorkerGlobalScope,
+    index: u32,
+    name: &str,
+    blob: &Blob,
+    opts: &crate::analysis::Options,
+    scratch: &mut Vec<u8>,
+) -> Option<Result<Vec<crate::report::TraceReport>, crate::analysis::TraceError>> {
+    let reader = ReaderChannel::ask(blob, 0.0, blob.size(), GZ_SLICE, Some(INFLATED_CHUNK))?;
+    let mut analysis = crate::analysis::Analysis::new(name, opts.clone());
+    let mut progress = Progress::new(index);
+    let result = loop {
+        match reader.next().await {
+            FromReader::Bytes { bytes, read } => {
+                analysis.feed(copy_all_in(&bytes, scratch));
+                progress.report(scope, read);
+                if analysis.is_report() {
+                    return None;
+                }
+                if !analysis.wants_more() {
+                    break analysis.finish(None);
+                }
+            }
+            FromReader::End => break analysis.finish(None),
+            FromReader::Failed => return None,
+        }
+    };
+    INFLATED_BY_READER.with(|n| n.set(n.get() + 1));
+    Some(result)
+}
+
+/// Parses a large .json.gz that another worker inflates: None when it is small or a gzip
+/// report, or no inflating worker could help (the caller then reads it alone).
+pub(super) async fn analyse_in_two_stages(
+    scope: &DedicatedWorkerGlobalScope,
+    name: &str,
+    blob: Blob,
+    opts: &crate::analysis::Options,
+    scratch: &mut Vec<u8>,
+) -> Option<Result<Vec<crate::report::TraceReport>, crate::analysis::TraceError>> {
+    if blob.size() < MIN_TWO_STAGE_BYTES {
+        return None;
+    }
+    post(scope, &ToPage::Inflate);
+    let port: MessagePort = loop {
+        let m = receive().await;
+        if get(&m, "inflater_lost").is_some() {
+            return None;
+        }
+        if let Some(port) = get(&m, "port") {
+            break port.dyn_into().ok()?;
+        }
+    };
+    listen(&port);
+    let mut analysis = crate::analysis::Analysis::new(name, opts.clone());
+    let result = loop {
+        let m = receive().await;
+        if let Some(bytes) = get(&m, "bytes").and_then(|b| b.dyn_into::<Uint8Array>().ok()) {
+            send(&port, &[("ack", &JsValue::TRUE)], None);
+            analysis.feed(copy_in(&bytes, scratch));
+            // A gzip report is read the usual way.
+            if analysis.is_report() {
+                break None;
+            }
+            if !analysis.wants_more() {
+                break Some(analysis.finish(None));
+            }
+        } else if get(&m, "end").is_some() {
+            let error = get(&m, "error").and_then(|e| e.as_string());
+            let error = error.and_then(|e| serde_json::from_str::<CarriedError>(&e).ok());
+            break Some(analysis.finish(error.map(CarriedError::into_error)));
+        } else if get(&m, "inflater_lost").is_some() {
+            break None;
+        }
+    };
+    send(&port, &[("stop", &JsValue::TRUE)], None);
+    port.set_onmessage(None);
+    port.close();
+    result
+}
+
+/// Inflates `blob` for the lead worker at the other end of `port`: inflated chunks, at most
+/// [`CHUNKS_AHEAD`] not yet taken, then `{end}` with the error after them, if any. Progress
+/// (compressed bytes read) goes to the page as the file's.
+pub(super) async fn inflate_for_lead(scope: &DedicatedWorkerGlobalScope, blob: Blob, port: &MessagePort) {
+    listen(port);
+    let mut stage = InflateStage::new(INFLATED_CHUNK);
+    let mut slices = Slices::new(&blob, 0.0, blob.size(), GZ_SLICE);
+    let (mut read, mut ended) = (0.0, false);
+    let mut progress = Progress::new(0);
+    let mut ahead = 0;
+    loop {
+        match stage.pull() {
+            Inflating::Bytes(bytes) => {
+                let data = Uint8Array::from(&bytes[..]);
+                drop(bytes);
+                send(port, &[("bytes", &data)], Some(&data.buffer()));
+                ahead += 1;
+                // Wait while the parser is behind; stop when it needs no more.
+                loop {
+                    let m = match try_receive() {
+                        Some(m) => m,
+                        None if ahead >= CHUNKS_AHEAD => receive().await,
+                        None => break,
+                    };
+                    if get(&m, "stop").is_some() {
+                        return;
+                    }
+                    if get(&m, "ack").is_some() {
+                        ahead -= 1;
+                    }
+                }
+            }
+            Inflating::NeedInput if !ended => match slices.next().await {
+                Some(Ok(buffer)) => {
+                    let bytes = Uint8Array::new(&buffer).to_vec();
+                    read += bytes.len() as f64;
+                    stage.push(bytes);
+                    progress.report(scope, read);
+                }
+                Some(Err(e)) => {
+                    stage.end(Some(e));
+                    ended = true;
+                }
+                None => {
+                    stage.end(None);
+                    ended = true;
+                }
+            },
+            Inflating::NeedInput | Inflating::End => {
+                send(port, &[("end", &JsValue::TRUE)], None);
+                return;
+            }
+            Inflating::Failed(e) => {
+                let error = serde_json::to_string(&e).unwrap_or_default();
+                send(port, &[("end", &JsValue::TRUE), ("error", &error.into())], None);
+                return;
+            }
+        }
+    }
+}
+
+/// Reads one part for the lead worker: its encoded form, or None when it cannot be joined.
+pub(super) async fn read_part(
+    scope: &DedicatedWorkerGlobalScope,
+    blob: Blob,
+    job: PartJob,
+    scratch: &mut Vec<u8>,
+) -> Option<Vec<u8>> {
+    let mut reader = PartReader::new(job);
+    read_range(scope, 0, &blob, job.from as f64, job.to as f64, scratch, &mut |piece| {
+        reader.feed(piece);
+        reader.wants_more()
+    })
+    .await
+    .ok()?;
+    Some(reader.finish()?.encode())
+}

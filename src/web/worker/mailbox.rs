@@ -1,0 +1,128 @@
+//! Messages that something waits for (the page's, the other stage's, the reader's), and the
+//! worker's few thread-local handles.
+
+use crate::web::protocol::object;
+use js_sys::{Array, ArrayBuffer, Promise, Reflect, Uint8Array};
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::thread::LocalKey;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{MessageEvent, MessagePort, Worker};
+
+/// Messages that something waits for, in arrival order, and the waker of the one waiting.
+pub(super) struct Mailbox {
+    queue: RefCell<VecDeque<JsValue>>,
+    wake: RefCell<Option<js_sys::Function>>,
+}
+
+impl Mailbox {
+    pub(super) const fn new() -> Self {
+        Mailbox { queue: RefCell::new(VecDeque::new()), wake: RefCell::new(None) }
+    }
+
+    pub(super) fn pop(&self) -> Option<JsValue> {
+        self.queue.borrow_mut().pop_front()
+    }
+
+    /// Drops the messages of an earlier reading.
+    pub(super) fn clear(&self) {
+        self.queue.borrow_mut().clear();
+    }
+}
+
+thread_local! {
+    /// For the running analysis: the page's `{join}`, `{port}`, `{inflater_lost}`; the other
+    /// stage's messages on its port.
+    pub(super) static MAILBOX: Mailbox = const { Mailbox::new() };
+    /// The reader worker's messages for the slices being read (see [`Slices`]).
+    pub(super) static READS: Mailbox = const { Mailbox::new() };
+    /// The reader worker, once started; None when it could not start or failed.
+    pub(super) static READER: RefCell<Option<Worker>> = const { RefCell::new(None) };
+    /// Slices read by this worker itself (not by the reader) in the running analysis.
+    pub(super) static SLICES_READ_HERE: Cell<u32> = const { Cell::new(0) };
+    /// Files the reader inflated in the running analysis.
+    pub(super) static INFLATED_BY_READER: Cell<u32> = const { Cell::new(0) };
+}
+
+pub(super) fn deliver_to(mailbox: &'static LocalKey<Mailbox>, message: JsValue) {
+    let wake = mailbox.with(|m| {
+        m.queue.borrow_mut().push_back(message);
+        m.wake.borrow_mut().take()
+    });
+    if let Some(wake) = wake {
+        let _ = wake.call0(&JsValue::NULL);
+    }
+}
+
+/// The next message in `mailbox`, waiting for it.
+pub(super) async fn receive_from(mailbox: &'static LocalKey<Mailbox>) -> JsValue {
+    loop {
+        if let Some(m) = mailbox.with(Mailbox::pop) {
+            return m;
+        }
+        let woken = Promise::new(&mut |resolve, _| mailbox.with(|m| *m.wake.borrow_mut() = Some(resolve)));
+        let _ = JsFuture::from(woken).await;
+    }
+}
+
+pub(super) fn deliver(message: JsValue) {
+    deliver_to(&MAILBOX, message);
+}
+
+/// The next message for the running analysis, waiting for it.
+pub(super) async fn receive() -> JsValue {
+    receive_from(&MAILBOX).await
+}
+
+/// The next message for the running analysis, if one is there.
+pub(super) fn try_receive() -> Option<JsValue> {
+    MAILBOX.with(Mailbox::pop)
+}
+
+/// The message's `name` property, when it has one.
+pub(super) fn get(message: &JsValue, name: &str) -> Option<JsValue> {
+    Reflect::get(message, &JsValue::from_str(name)).ok().filter(|v| !v.is_undefined())
+}
+
+/// Sends `fields` as one object over `port`, transferring `transfer`.
+pub(super) fn send(port: &MessagePort, fields: &[(&str, &JsValue)], transfer: Option<&JsValue>) {
+    let message = object(fields);
+    let _ = match transfer {
+        Some(t) => port.post_message_with_transferable(&message, &Array::of1(t)),
+        None => port.post_message(&message),
+    };
+}
+
+/// Copies `bytes` into `scratch` (wasm memory, reused) and returns them there: the one copy
+/// from the browser's buffer, parsed in place after. (Resizing a buffer that already held as
+/// many bytes writes none.)
+pub(super) fn copy_in<'a>(bytes: &Uint8Array, scratch: &'a mut Vec<u8>) -> &'a [u8] {
+    scratch.resize(bytes.length() as usize, 0);
+    bytes.copy_to(scratch);
+    scratch
+}
+
+/// Copies the buffers one after another into `scratch` (as [`copy_in`]) and returns them there.
+pub(super) fn copy_all_in<'a>(buffers: &[ArrayBuffer], scratch: &'a mut Vec<u8>) -> &'a [u8] {
+    let len = buffers.iter().map(|b| b.byte_length() as usize).sum();
+    scratch.resize(len, 0);
+    let mut at = 0;
+    for b in buffers {
+        let n = b.byte_length() as usize;
+        Uint8Array::new(b).copy_to(&mut scratch[at..at + n]);
+        at += n;
+    }
+    scratch
+}
+
+/// A port's message handler.
+pub(super) type OnMessage = Closure<dyn FnMut(MessageEvent)>;
+
+/// Hands the port's messages to [`receive`].
+pub(super) fn listen(port: &MessagePort) {
+    let on_message = OnMessage::new(|ev: MessageEvent| deliver(ev.data()));
+    port.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // One small handler per two-stage reading, kept for the worker's life.
+    on_message.forget();
+}

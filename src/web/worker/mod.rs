@@ -1,0 +1,91 @@
+//! The worker side: reads each posted `File` in `Blob.slice().arrayBuffer()` slices, a few
+//! ahead of the parser, and pushes the bytes into [`crate::Analysis`]. A small reader worker
+//! of its own (www/reader.js) does the reads and hands the slices over, so that the browser
+//! reads the next slices while wasm parses this one (see [`Slices`]); memory stays bounded:
+//! the slices read ahead (outside wasm memory) and one slice copied into wasm memory, never
+//! the whole file. A .json.gz is inflated by the reader too, with the browser's
+//! DecompressionStream ([`analyse_gunzipped`]). A large plain-JSON file can be read in parts
+//! by several workers ([`Job::Lead`], [`Job::Part`]); the lead joins the parts the others
+//! encode. Without a reader (or where DecompressionStream stops), a large .json.gz is read in
+//! two stages: another worker inflates it ([`Job::Inflate`]) and hands the lead the inflated
+//! chunks over a `MessagePort`, a few chunks ahead of the parser.
+
+mod files;
+mod mailbox;
+mod progress;
+mod reader;
+mod warm_up;
+
+use super::protocol::{Job, Request, ToPage, WARM_UP_WORKER};
+use files::*;
+use js_sys::{Array, Reflect, Uint8Array};
+use mailbox::*;
+use progress::post;
+use reader::start_reader;
+use warm_up::warm_up;
+use wasm_bindgen::prelude::*;
+use web_sys::{DedicatedWorkerGlobalScope, File, MessageEvent, MessagePort};
+
+pub fn run() {
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let reply = scope.clone();
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
+        let data = ev.data();
+        let Some(files) = get(&data, "files").and_then(|f| f.dyn_into::<Array>().ok()) else {
+            // For the running analysis.
+            deliver(data);
+            return;
+        };
+        MAILBOX.with(Mailbox::clear);
+        let text = |name: &str| get(&data, name).and_then(|v| v.as_string()).unwrap_or_default();
+        let parsed = serde_json::from_str::<Request>(&text("request"))
+            .map_err(|e| format!("request: {e}"))
+            .and_then(|r| serde_json::from_str::<Job>(&text("job")).map(|j| (r, j)).map_err(|e| format!("job: {e}")));
+        let (request, job) = match parsed {
+            Ok(pair) => pair,
+            Err(message) => return post(&reply, &ToPage::Malformed { message }),
+        };
+        let port = get(&data, "port").and_then(|p| p.dyn_into::<MessagePort>().ok());
+        wasm_bindgen_futures::spawn_local(analyse_all(reply.clone(), files, request, job, port));
+    });
+    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // The handler lives as long as the worker.
+    on_message.forget();
+    start_reader();
+    let warm_up_kernels = if scope.name() == WARM_UP_WORKER { warm_up() } else { 0 };
+    post(&scope, &ToPage::Ready { warm_up_kernels });
+}
+
+async fn analyse_all(
+    scope: DedicatedWorkerGlobalScope,
+    files: Array,
+    request: Request,
+    job: Job,
+    port: Option<MessagePort>,
+) {
+    // One buffer in wasm memory, reused for every slice.
+    let mut scratch = Vec::new();
+    let first = files.get(0).dyn_into::<File>().ok();
+    match (job, first) {
+        (Job::Part { job }, Some(file)) => {
+            let encoded = read_part(&scope, file.into(), job, &mut scratch).await;
+            let data = encoded.map(|bytes| Uint8Array::from(&bytes[..]));
+            if let Ok(msg) = serde_wasm_bindgen::to_value(&ToPage::PartDone { ok: data.is_some() }) {
+                let transfer = Array::new();
+                if let Some(data) = &data {
+                    let _ = Reflect::set(&msg, &"data".into(), data);
+                    transfer.push(&data.buffer());
+                }
+                let _ = scope.post_message_with_transfer(&msg, &transfer);
+            }
+        }
+        (Job::Inflate, Some(file)) => {
+            if let Some(port) = port {
+                inflate_for_lead(&scope, file.into(), &port).await;
+            }
+            post(&scope, &ToPage::InflateDone);
+        }
+        (Job::Part { .. } | Job::Inflate, None) => {}
+        (Job::Whole | Job::Lead { .. }, _) => analyse_files(&scope, files, request, job, &mut scratch).await,
+    }
+}

@@ -1,0 +1,34 @@
+//! Progress messages to the page, at most every [`PROGRESS_MS`].
+
+use crate::web::protocol::ToPage;
+use web_sys::DedicatedWorkerGlobalScope;
+
+/// Milliseconds between two progress messages: each is a serialisation and a `postMessage`
+/// (about a millisecond of the worker's time), and the page shows no finer steps.
+pub(super) const PROGRESS_MS: f64 = 50.0;
+
+pub(super) fn post(scope: &DedicatedWorkerGlobalScope, msg: &ToPage) {
+    if let Ok(value) = serde_wasm_bindgen::to_value(msg) {
+        let _ = scope.post_message(&value);
+    }
+}
+
+/// A file's progress, posted at most every [`PROGRESS_MS`].
+pub(super) struct Progress {
+    index: u32,
+    posted_ms: f64,
+}
+
+impl Progress {
+    pub(super) fn new(index: u32) -> Self {
+        Progress { index, posted_ms: f64::NEG_INFINITY }
+    }
+
+    pub(super) fn report(&mut self, scope: &DedicatedWorkerGlobalScope, bytes: f64) {
+        let now = js_sys::Date::now();
+        if now - self.posted_ms >= PROGRESS_MS {
+            self.posted_ms = now;
+            post(scope, &ToPage::Progress { index: self.index, bytes });
+        }
+    }
+}
