@@ -71,9 +71,11 @@ def main():
             continue
         t = json.loads(p.stdout)["traces"][0]
         ours = {
-            "host_wait": t["idle"]["host_wait_us"],
-            "kernel_wait": t["idle"]["kernel_wait_us"],
-            "other": t["idle"]["other_us"],
+            # HTA sums every stream's own gaps: tracesight's per-stream figures (its totals
+            # split the device's idle instead).
+            "host_wait": sum(s["host_wait_us"] for s in t["idle"]["streams"]),
+            "kernel_wait": sum(s["kernel_wait_us"] for s in t["idle"]["streams"]),
+            "other": sum(s["other_us"] for s in t["idle"]["streams"]),
         }
         with tempfile.TemporaryDirectory(prefix="hta-idle-") as tmp:
             os.symlink(src, os.path.join(tmp, name))

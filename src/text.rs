@@ -133,7 +133,12 @@ fn render_ranks(o: &mut String, report: &Report) {
 fn render_why(o: &mut String, t: &TraceReport) {
     let i = &t.idle;
     if i.gaps > 0 {
-        let _ = writeln!(o, "\n Why the GPU waits ({} gaps between rows on a stream, summed over streams):", i.gaps);
+        let _ = writeln!(
+            o,
+            "\n Why the GPU waits (its idle {}, each gap by the row that ended it; {} gaps between rows on a stream):",
+            fmt_us(t.gpu.idle_us),
+            i.gaps
+        );
         let _ = writeln!(
             o,
             "   {} {} (the CPU launched late)   {} {} (gaps < {})   {} {}",
@@ -319,7 +324,13 @@ fn render_trace(o: &mut String, t: &TraceReport) {
             g.overlap_pct
         );
         if let Some(e) = g.est_sm_efficiency_pct {
-            let occ = g.achieved_occupancy_pct.map(|x| format!("   achieved occupancy {x:.1}%")).unwrap_or_default();
+            let unknown = if g.occupancy_unknown_us > 0.0 {
+                format!(" (leaving out {} of kernels written as 0: unknown)", fmt_us(g.occupancy_unknown_us))
+            } else {
+                String::new()
+            };
+            let occ =
+                g.achieved_occupancy_pct.map(|x| format!("   achieved occupancy {x:.1}%{unknown}")).unwrap_or_default();
             let _ = writeln!(o, " est. SM efficiency {e:.1}%{occ}");
         }
         for d in &t.devices {

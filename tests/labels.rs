@@ -210,11 +210,20 @@ fn mangled_names_are_shown_demangled() {
 // ---- hints: each fires on one trace and stays quiet on another ----
 
 fn busy_trace(device: &str, cc: (i64, i64), kernels: &[(&[&str], &str, i64)]) -> TraceReport {
+    busy_trace_in_steps(device, cc, kernels, 0)
+}
+
+/// The same, inside `steps` ProfilerStep spans that cover the whole CPU side (0: none).
+fn busy_trace_in_steps(device: &str, cc: (i64, i64), kernels: &[(&[&str], &str, i64)], steps: i64) -> TraceReport {
     let mut t = Trace::new(device, cc);
     let mut g = 0;
     for (chain, k, dur) in kernels {
         t.launch(chain, k, g, *dur);
         g += dur;
+    }
+    let end = t.cpu + 10;
+    for s in 0..steps {
+        t.span("user_annotation", &format!("ProfilerStep#{s}"), s * end / steps, end / steps, CPU_TID, None);
     }
     t.report()
 }
@@ -249,7 +258,22 @@ fn hint_collective_share_fits_training_or_inference() {
     );
     assert!(training.training);
     let h = training.hints.iter().find(|h| h.id == HintId::CollectiveShare).unwrap();
-    assert!(h.fix.contains("no_sync"), "{}", h.fix);
+    // No gradient accumulation seen, no all-to-all: neither no_sync() nor expert advice, and
+    // no claim that sharding cuts the bytes.
+    assert!(h.fix.contains("bucket_cap_mb") && !h.fix.contains("no_sync"), "{}", h.fix);
+    assert!(!h.fix.contains("expert") && !h.fix.contains("ZeRO"), "{}", h.fix);
+    // Four loss backward passes in one step: accumulation, so no_sync() is advised.
+    let add = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)";
+    let mut work: Vec<(&[&str], &str, i64)> = vec![
+        (&["aten::mm"], GEMM, 100),
+        (&["autograd::engine::evaluate_function: MmBackward0", "aten::mm"], GEMM, 100),
+        (&["record_param_comms"], nccl, 80),
+        (&["Optimizer.step#AdamW.step", "aten::add_"], add, 5),
+    ];
+    work.extend((0..4).map(|_| (&["aten::nll_loss_backward"][..], add, 2)));
+    let accumulating = busy_trace_in_steps("NVIDIA H100", (9, 0), &work, 1);
+    let h = accumulating.hints.iter().find(|h| h.id == HintId::CollectiveShare).unwrap();
+    assert!(h.fix.starts_with("gradients are accumulated") && h.fix.contains("no_sync()"), "{}", h.fix);
     let quiet = busy_trace("NVIDIA H100", (9, 0), &[(&["aten::mm"], GEMM, 1000), (&["record_param_comms"], nccl, 50)]);
     assert!(!fired(&quiet, HintId::CollectiveShare));
 }

@@ -15,6 +15,9 @@ use super::{idle, layers, memory, timeline};
 use crate::report::*;
 use rustc_hash::FxHashMap;
 
+/// The optimizer's share of GPU time (%) that, without backward ops, says the run trains.
+pub const TRAINING_OPTIMIZER_PCT: f64 = 1.0;
+
 pub struct Built {
     pub gpu: GpuTime,
     pub devices: Vec<DeviceTime>,
@@ -47,7 +50,8 @@ pub struct Extra {
     pub dataloader_ns: i64,
     pub cpu_step_ns: i64,
     pub cpu_extent_ns: i64,
-    pub idle_gaps: (u64, i64),
+    /// Gaps over 50 us in the busy union: count, total and the largest (ns).
+    pub idle_gaps: (u64, i64, i64),
 }
 
 pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
@@ -103,6 +107,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     if c.occupancy_dur > 0.0 {
         gpu.achieved_occupancy_pct = Some(c.occupancy_weighted / c.occupancy_dur);
     }
+    gpu.occupancy_unknown_us = c.occupancy_unknown_dur / 1000.0;
     devices.sort_by_key(|d| d.device);
 
     let row_buckets: Vec<Bucket> = classes.buckets();
@@ -166,9 +171,11 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         .filter(|s: &Step| opts.window.is_none() || s.kernel_count > 0)
         .collect();
     extra.cpu_extent_ns = c.cpu_extent.map(|(a, b)| b - a).unwrap_or(0);
-    // Training shows backward ops or optimizer work; inference shows neither.
+    // Training shows backward ops or optimizer work; inference shows neither. The optimizer
+    // must hold a real share of the GPU time: one 3 us kernel under an op named like an
+    // optimizer (an EMA update in an inference server) does not make a training run.
     let training = tree.spans.iter().any(|o| names.is(o.name, NAME_BACKWARD))
-        || t.buckets.iter().any(|b| b.id == Bucket::Optimizer);
+        || t.buckets.iter().any(|b| b.id == Bucket::Optimizer && b.pct >= TRAINING_OPTIMIZER_PCT);
     let attention = evidence.verdict(names, &c);
     let built = Built {
         gpu,
@@ -231,7 +238,7 @@ fn classify_rows(
 struct TimePass {
     total_ns: i64,
     gpu: GpuTime,
-    idle_gaps: (u64, i64),
+    idle_gaps: (u64, i64, i64),
     busy_union: Vec<super::intervals::Span>,
     devices: Vec<DeviceTime>,
     /// Per row: its step, or NO (empty when there are no steps). The steps' interval metrics
@@ -325,6 +332,12 @@ fn totals_pass(
     let mut tc = TensorCoreUse::default();
     let mut collectives: Vec<CollectiveCall> = Vec::new();
     let mut unattributed = (0u64, 0i64);
+    let mut graph_launch_ns = 0;
+    for r in runtime.iter().filter(|r| names.is(r.name, NAME_GRAPH_LAUNCH)) {
+        launch.graph_launches += 1;
+        graph_launch_ns += r.dur;
+    }
+    launch.graph_launch_call_us = us(graph_launch_ns);
     for (i, row) in c.gpu.iter().enumerate() {
         let rt = match at.runtime[i] {
             NO => None,

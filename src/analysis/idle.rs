@@ -77,6 +77,13 @@ pub fn idle_causes(
     let mut out = IdleCauses { kernel_wait_threshold_us: us(KERNEL_WAIT_NS), ..Default::default() };
     let mut step_waits: StepWaits = vec![(0, 0, 0); steps.len()];
     let mut host_ops: FxHashMap<u32, (i64, u64)> = FxHashMap::default();
+    // The device's idle: the gaps of the busy union of every stream. Each gap gets one cause,
+    // that of the row that ends it (the first such row in stream order), so the causes sum to
+    // the idle exactly; a stream's own gaps, which overlap other streams' work and each
+    // other, are only the per-stream figures.
+    let idle = idle_gaps(busy);
+    let mut taken = vec![false; idle.len()];
+    let mut device = [0i64; 3];
     for &(key, ref rows) in streams {
         let mut totals = [0i64; 3];
         let mut end = i64::MIN;
@@ -88,36 +95,39 @@ pub fn idle_causes(
             };
             if end != i64::MIN && g.start > end {
                 let gap = g.start - end;
-                let cause = IdleCause::of_gap(end, gap, call.map(|x| x.start));
                 out.gaps += 1;
-                let slot = cause as usize;
-                totals[slot] += gap;
-                if !steps.is_empty() {
-                    let s = step_of(steps, call.map(|x| x.start).unwrap_or(g.start));
-                    if s != NO {
-                        let w = &mut step_waits[s as usize];
-                        match cause {
-                            IdleCause::Host => w.0 += gap,
-                            IdleCause::Kernel => w.1 += gap,
-                            IdleCause::Other => w.2 += gap,
+                totals[IdleCause::of_gap(end, gap, call.map(|x| x.start)) as usize] += gap;
+            }
+            if let Ok(k) = idle.binary_search_by_key(&g.start, |s| s.1) {
+                if !taken[k] {
+                    taken[k] = true;
+                    let (from, to) = idle[k];
+                    let cause = IdleCause::of_gap(from, to - from, call.map(|x| x.start));
+                    device[cause as usize] += to - from;
+                    if !steps.is_empty() {
+                        let s = step_of(steps, call.map(|x| x.start).unwrap_or(g.start));
+                        if s != NO {
+                            let w = &mut step_waits[s as usize];
+                            match cause {
+                                IdleCause::Host => w.0 += to - from,
+                                IdleCause::Kernel => w.1 += to - from,
+                                IdleCause::Other => w.2 += to - from,
+                            }
                         }
                     }
-                }
-                if let (IdleCause::Host, Some(call)) = (cause, call) {
-                    // What the launching thread was doing while the GPU waited for it.
-                    let mid = end + (call.start - end) / 2;
-                    let op = at.ops.innermost(call.thread, mid);
-                    let name = if op == NO { NO } else { at.ops.spans[op as usize].name };
-                    let e = host_ops.entry(name).or_default();
-                    e.0 += call.start - end;
-                    e.1 += 1;
+                    if let (IdleCause::Host, Some(call)) = (cause, call) {
+                        // What the launching thread was doing while the GPU waited for it.
+                        let late = call.start.min(to) - from;
+                        let op = at.ops.innermost(call.thread, from + late / 2);
+                        let name = if op == NO { NO } else { at.ops.spans[op as usize].name };
+                        let e = host_ops.entry(name).or_default();
+                        e.0 += late;
+                        e.1 += 1;
+                    }
                 }
             }
             end = end.max(g.start + g.dur);
         }
-        out.host_wait_us += us(totals[0]);
-        out.kernel_wait_us += us(totals[1]);
-        out.other_us += us(totals[2]);
         out.streams.push(StreamIdle {
             device: key.0 as i64,
             stream: key.1 as i64,
@@ -126,6 +136,12 @@ pub fn idle_causes(
             other_us: us(totals[2]),
         });
     }
+    // A gap no row ends (not expected: every busy span starts with a row) is still idle.
+    device[IdleCause::Other as usize] +=
+        idle.iter().zip(&taken).filter(|(_, t)| !**t).map(|(g, _)| g.1 - g.0).sum::<i64>();
+    out.host_wait_us = us(device[0]);
+    out.kernel_wait_us = us(device[1]);
+    out.other_us = us(device[2]);
     out.host_ops = top(host_ops, |n| {
         if n == NO {
             "(no op recorded on the launching thread)".to_string()
@@ -150,10 +166,15 @@ fn top(m: FxHashMap<u32, (i64, u64)>, name: impl Fn(u32) -> String) -> Vec<NameT
     v
 }
 
+/// The gaps between the spans of a busy union (sorted, disjoint): the device's idle time.
+fn idle_gaps(busy: &[Span]) -> Vec<Span> {
+    busy.windows(2).map(|w| (w[0].1, w[1].0)).filter(|g| g.1 > g.0).collect()
+}
+
 /// Time each synchronising call overlapped the GPU's idle time (the gaps of the busy union).
 fn sync_overlap(c: &Collector, busy: &[Span]) -> Vec<NameTime> {
     let (Some(first), Some(last)) = (busy.first(), busy.last()) else { return Vec::new() };
-    let idle: Vec<Span> = busy.windows(2).map(|w| (w[0].1, w[1].0)).filter(|g| g.1 > g.0).collect();
+    let idle = idle_gaps(busy);
     let mut m: FxHashMap<u32, (i64, u64)> = FxHashMap::default();
     for s in &c.syncs {
         let (a, b) = (s.start.max(first.0), s.end.min(last.1));

@@ -106,26 +106,27 @@ impl Lanes {
     }
 
     /// The metrics, plus the gaps between busy intervals longer than 50 us (host-side waits:
-    /// count and total), read off the same union.
-    pub fn time_and_gaps(self) -> (GpuTime, (u64, i64)) {
+    /// count, total and the largest), read off the same union.
+    pub fn time_and_gaps(self) -> (GpuTime, (u64, i64, i64)) {
         let (t, g, _) = self.time_and_union();
         (t, g)
     }
 
     /// The metrics, the long gaps, and the busy union itself (the idle-cause pass reads it).
-    pub fn time_and_union(self) -> (GpuTime, (u64, i64), Vec<Span>) {
+    pub fn time_and_union(self) -> (GpuTime, (u64, i64, i64), Vec<Span>) {
         let (first, last) = self.extent.unwrap_or((0, 0));
         let compute = intervals::union(self.compute.spans);
         let comm = intervals::union(self.comm.spans);
         let memory = intervals::union(self.memory.spans);
         let all = intervals::union_of(&[&compute, &comm, &memory]);
         let busy = intervals::total(&all);
-        let mut gaps = (0u64, 0i64);
+        let mut gaps = (0u64, 0i64, 0i64);
         for w in all.windows(2) {
             let gap = w[1].0 - w[0].1;
             if gap > 50_000 {
                 gaps.0 += 1;
                 gaps.1 += gap;
+                gaps.2 = gaps.2.max(gap);
             }
         }
         let span = last - first;
@@ -144,6 +145,7 @@ impl Lanes {
             kernel_count: self.count,
             est_sm_efficiency_pct: None,
             achieved_occupancy_pct: None,
+            occupancy_unknown_us: 0.0,
         };
         (time, gaps, all)
     }

@@ -229,15 +229,20 @@ pub struct StepMark {
     pub end_ns: i64,
 }
 
-/// Gaps between GPU rows on each stream, classified as HolisticTraceAnalysis does.
+/// Why the GPU idled. The totals split the device's idle (the gaps of the busy union of every
+/// stream: they sum to `gpu.idle_us`), each gap by the row that ends it; `streams` holds each
+/// stream's own gaps, classified as HolisticTraceAnalysis does (they overlap other streams'
+/// work, so their sum can exceed the idle).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct IdleCauses {
-    /// The launch call of the next row began after the previous row ended: the CPU was late.
+    /// The launch call of the row that ended the gap began after the GPU went idle: the CPU
+    /// was late.
     pub host_wait_us: f64,
     /// Gaps shorter than `kernel_wait_threshold_us` (launch-to-launch overhead).
     pub kernel_wait_us: f64,
     /// Other gaps (waiting on another stream, an event, or a row with no launch call).
     pub other_us: f64,
+    /// Gaps between consecutive rows on a stream, every stream counted.
     pub gaps: u64,
     pub kernel_wait_threshold_us: f64,
     /// The innermost op running on the launching thread during host-wait gaps.
@@ -398,9 +403,13 @@ pub struct GpuTime {
     /// `blocks per SM`.
     #[serde(default)]
     pub est_sm_efficiency_pct: Option<f64>,
-    /// Duration-weighted `est. achieved occupancy %`, when present.
+    /// Duration-weighted `est. achieved occupancy %`, when present, over the kernels whose
+    /// figure is not 0 (which the profiler writes when it has none).
     #[serde(default)]
     pub achieved_occupancy_pct: Option<f64>,
+    /// Kernel time whose occupancy was written as 0 (unknown), left out of the average.
+    #[serde(default)]
+    pub occupancy_unknown_us: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -573,6 +582,11 @@ pub struct LaunchStats {
     /// Kernels replayed by a CUDA/HIP graph launch (not in `launched_kernels`).
     #[serde(default)]
     pub graph_kernels: u64,
+    /// CUDA/HIP graph launch calls (`cudaGraphLaunch`, `hipGraphLaunch`) and their CPU time.
+    #[serde(default)]
+    pub graph_launches: u64,
+    #[serde(default)]
+    pub graph_launch_call_us: f64,
     /// Total time of runtime launch calls.
     pub launch_call_us: f64,
     /// Total time in synchronising runtime calls (cudaDeviceSynchronize, ...).

@@ -159,6 +159,8 @@ pub fn unpack_trace(w: WTrace) -> TraceReport {
             kernel_count: w.c,
             est_sm_efficiency_pct: w.se,
             achieved_occupancy_pct: w.oc,
+            // Not carried: the page does not show it.
+            occupancy_unknown_us: 0.0,
         },
         devices: Vec::new(),
         buckets: w

@@ -151,18 +151,34 @@ pub fn assert_timeline(r: &TraceReport) {
         }
     }
     if tl.hidden_lanes == 0 && r.window.is_none() {
-        let i = &r.idle;
+        // The timeline's bins hold each stream's own gaps: their sums are the per-stream figures.
+        let s = &r.idle.streams;
+        let sum = |f: fn(&tracesight::report::StreamIdle) -> f64| s.iter().map(f).sum::<f64>();
+        let (host, kernel, other) = (sum(|x| x.host_wait_us), sum(|x| x.kernel_wait_us), sum(|x| x.other_us));
         let us = |ns: i64| ns as f64 / 1000.0;
         let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * b.abs().max(1.0);
         assert!(
-            close(us(idle[0]), i.host_wait_us)
-                && close(us(idle[1]), i.kernel_wait_us)
-                && close(us(idle[2]), i.other_us),
-            "{}: timeline idle {idle:?} vs idle causes {:?}",
+            close(us(idle[0]), host) && close(us(idle[1]), kernel) && close(us(idle[2]), other),
+            "{}: timeline idle {idle:?} vs the streams' idle {:?}",
             r.file,
-            (i.host_wait_us, i.kernel_wait_us, i.other_us)
+            (host, kernel, other)
         );
     }
+    // The idle causes split the GPU's idle: they sum to it, and the steps' waits to at most it.
+    let i = &r.idle;
+    let causes = i.host_wait_us + i.kernel_wait_us + i.other_us;
+    assert!(
+        (causes - r.gpu.idle_us).abs() <= 1e-6 * r.gpu.idle_us.max(1.0) + 0.01,
+        "{}: idle causes {causes} vs idle {}",
+        r.file,
+        r.gpu.idle_us
+    );
+    // A step's waits include the gap before its first row (outside its own span), so they are
+    // bounded by the trace's idle, not the step's.
+    let waits: f64 = r.steps.iter().map(|s| s.host_wait_us + s.kernel_wait_us + s.other_wait_us).sum();
+    assert!(waits <= r.gpu.idle_us + 0.01, "{}: the steps' waits {waits} > the idle {}", r.file, r.gpu.idle_us);
+    let host_ops: f64 = i.host_ops.iter().map(|h| h.time_us).sum();
+    assert!(host_ops <= i.host_wait_us + 0.01, "{}: CPU during host waits {host_ops} > {}", r.file, i.host_wait_us);
 }
 
 /// A trace written event by event: CPU ops nest around launch calls on one thread, kernels run

@@ -52,6 +52,10 @@ pub struct Collector {
     pub sm_eff_dur: f64,
     pub occupancy_weighted: f64,
     pub occupancy_dur: f64,
+    /// Kernel time whose occupancy the profiler wrote as 0 (it could not measure it): left out
+    /// of the average.
+    #[serde(default)]
+    pub occupancy_unknown_dur: f64,
     pub counters: Counters,
     /// Not carried between workers: a later part carries its metadata as text in `deferred`.
     #[serde(skip)]
@@ -113,6 +117,7 @@ impl Collector {
             || over(self.memory.len(), p.memory.len())
             || !exact(self.sm_eff_dur, p.sm_eff_dur)
             || !exact(self.occupancy_dur, p.occupancy_dur)
+            || !exact(self.occupancy_unknown_dur, p.occupancy_unknown_dur)
         {
             return Err(NotJoinable);
         }
@@ -182,6 +187,7 @@ impl Collector {
         }
         self.sm_eff_dur += p.sm_eff_dur;
         self.occupancy_dur += p.occupancy_dur;
+        self.occupancy_unknown_dur += p.occupancy_unknown_dur;
         self.names.long_names += p.names.long_names;
         self.string_ids.long_names += p.string_ids.long_names;
         let (k, q) = (&mut self.counters, p.counters);

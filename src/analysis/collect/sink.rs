@@ -144,7 +144,12 @@ impl Collector {
                         }
                         self.sm_eff_dur += dur as f64;
                     }
-                    if let Some(occ) = a.occupancy_pct.and_then(Loose::as_f64) {
+                    let occupancy = a.occupancy_pct.and_then(Loose::as_f64);
+                    if occupancy == Some(0.0) {
+                        // Kineto writes 0 where CUPTI had no figure (a kernel too short to
+                        // sample, or one it could not instrument): unknown, not empty SMs.
+                        self.occupancy_unknown_dur += dur as f64;
+                    } else if let Some(occ) = occupancy {
                         let term = occ.clamp(0.0, 100.0) * dur as f64;
                         match &mut self.deferred {
                             Some(d) => d.occupancy.push(term),

@@ -4,6 +4,7 @@
 use crate::analysis::build::Extra;
 use crate::analysis::taxonomy::Bucket;
 use crate::report::{Severity, TraceReport};
+use crate::vocab::fmt_us;
 
 /// Thresholds, in one place so docs/definitions.md can quote them.
 pub const COLLECTIVE_SHARE: f64 = 15.0;
@@ -19,6 +20,11 @@ pub const HOST_COPY_SHARE: f64 = 10.0;
 pub const DATALOADER_SHARE: f64 = 10.0;
 pub const SIMT_GEMM_SHARE: f64 = 20.0;
 pub const SYNC_SHARE: f64 = 10.0;
+/// Graphs replay the work when they replay at least this share of the launched kernels.
+pub const GRAPH_REPLAY_SHARE: f64 = 0.5;
+/// One gap holding more than this share of the idle (more than all the others together) is
+/// one-time work, not the steady state.
+pub const ONE_GAP_SHARE: f64 = 50.0;
 
 /// What a rule reads.
 pub struct Facts<'a> {
@@ -32,6 +38,25 @@ impl Facts<'_> {
     }
     pub(super) fn span(&self) -> f64 {
         self.r.gpu.span_us.max(f64::MIN_POSITIVE)
+    }
+    /// Share of the launched kernels that graph launches replayed (0 without graphs).
+    pub(super) fn graph_share(&self) -> f64 {
+        let l = &self.r.launch;
+        l.graph_kernels as f64 / (l.graph_kernels + l.launched_kernels).max(1) as f64
+    }
+    /// "676 of 713 kernels replayed by 1 graph launch (979 us of CPU)", when graphs ran.
+    pub(super) fn graph_line(&self) -> Option<String> {
+        let l = &self.r.launch;
+        (l.graph_kernels > 0).then(|| {
+            format!(
+                "{} of {} kernels replayed by {} graph launch{} ({} of CPU in the launch calls)",
+                l.graph_kernels,
+                l.graph_kernels + l.launched_kernels,
+                l.graph_launches,
+                if l.graph_launches == 1 { "" } else { "es" },
+                fmt_us(l.graph_launch_call_us)
+            )
+        })
     }
     pub(super) fn idle_pct(&self) -> f64 {
         self.r.gpu.idle_us / self.span() * 100.0

@@ -11,21 +11,31 @@ pub(super) fn gpu_idle(f: &Facts) -> Option<Fired> {
     if idle_pct <= IDLE_SHARE {
         return None;
     }
-    let fix = if f.r.training {
-        "look at the CPU timeline in the gaps: data loading, Python overhead, host syncs (.item(), .cpu(), print) or small kernels; try CUDA graphs / torch.compile(mode=\"reduce-overhead\"), larger batches, pinned-memory non_blocking copies"
-    } else {
-        "look at the CPU timeline in the gaps: request scheduling, sampling and Python overhead between forward passes; capture decode steps in CUDA graphs, batch more requests, overlap scheduling with GPU work"
+    let graphs = f.graph_share() >= GRAPH_REPLAY_SHARE;
+    let mut fix = match (graphs, f.r.training) {
+        // Graphs already replay the work: more graphs or batching inside them change nothing.
+        (true, _) => "graphs already replay the kernels, so the idle lies between replays: look at the CPU work between graph launches (scheduling, sampling, input preparation, Python), overlap it with the replay (asynchronous scheduling), or give each replay more work (larger batches)".to_string(),
+        (false, true) => "look at the CPU timeline in the gaps: data loading, Python overhead, host syncs (.item(), .cpu(), print) or small kernels; try CUDA graphs / torch.compile(mode=\"reduce-overhead\"), larger batches, pinned-memory non_blocking copies".to_string(),
+        (false, false) => "look at the CPU timeline in the gaps: request scheduling, sampling and Python overhead between forward passes; capture decode steps in CUDA graphs, batch more requests, overlap scheduling with GPU work".to_string(),
     };
+    let mut evidence = vec![
+        format!("idle = {}", fmt_us(g.idle_us)),
+        format!("span = {}", fmt_us(g.span_us)),
+        format!("busy = {}", fmt_us(g.busy_us)),
+        format!("gaps > 50 us = {} totalling {}", f.x.idle_gaps.0, fmt_us(f.x.idle_gaps.1 as f64 / 1000.0)),
+    ];
+    let largest_us = f.x.idle_gaps.2 as f64 / 1000.0;
+    let largest_pct = largest_us / g.idle_us.max(f64::MIN_POSITIVE) * 100.0;
+    if largest_pct > ONE_GAP_SHARE {
+        evidence.push(format!("largest gap = {} ({largest_pct:.0}% of the idle)", fmt_us(largest_us)));
+        fix = format!("one gap holds {largest_pct:.0}% of the idle: likely one-time work (warm-up, the first iteration, a one-off encoder, a blocking copy or cudaFree); narrow the window to steady-state steps (--range, or torch.profiler.schedule(wait=1, warmup=1, active=3)) before acting on it; then {fix}");
+    }
+    evidence.extend(f.graph_line().map(|l| format!("graphs: {l}")));
     fired(
         None,
         if idle_pct > IDLE_SHARE_CRITICAL { Severity::Critical } else { Severity::Warning },
         format!("The GPU is idle {idle_pct:.1}% of the traced span (>{IDLE_SHARE:.0}% is high): the host is not feeding it."),
-        vec![
-            format!("idle = {}", fmt_us(g.idle_us)),
-            format!("span = {}", fmt_us(g.span_us)),
-            format!("busy = {}", fmt_us(g.busy_us)),
-            format!("gaps > 50 us = {} totalling {}", f.x.idle_gaps.0, fmt_us(f.x.idle_gaps.1 as f64 / 1000.0)),
-        ],
+        evidence,
         fix,
     )
 }
@@ -47,15 +57,18 @@ pub(super) fn launch_bound(f: &Facts) -> Option<Fired> {
         format!("time in launch calls = {}", fmt_us(l.launch_call_us)),
         format!("mean kernel = {}", fmt_us(f.r.gpu.kernel_time_us / f.r.gpu.kernel_count.max(1) as f64)),
     ];
-    if l.graph_kernels > 0 {
-        evidence.push(format!("kernels replayed by graph launches (not counted) = {}", l.graph_kernels));
-    }
+    evidence.extend(f.graph_line().map(|l| format!("graphs (their kernels not counted above): {l}")));
+    let fix = if l.graph_kernels > 0 {
+        "graphs replay part of the work already: capture the kernels still launched one by one between replays into the graph as well, or fuse them (torch.compile)"
+    } else {
+        "fuse small kernels (torch.compile), capture the step in CUDA graphs, or raise the batch size so each kernel does more work"
+    };
     fired(
         Some((f.r.idle.host_wait_us + f.r.idle.kernel_wait_us).min(f.r.gpu.idle_us)),
         Severity::Warning,
         format!("{share:.1}% of individually launched kernels ran shorter than the CPU call that launched them: the run is launch-bound."),
         evidence,
-        "fuse small kernels (torch.compile), capture the step in CUDA graphs, or raise the batch size so each kernel does more work",
+        fix,
     )
 }
 
@@ -94,11 +107,7 @@ pub(super) fn collective_share(f: &Facts) -> Option<Fired> {
     if comm_pct <= COLLECTIVE_SHARE {
         return None;
     }
-    let fix = if f.r.training {
-        "wrap gradient-accumulation micro-steps in no_sync() to skip redundant all-reduces; with FSDP use ZeRO-2/3 sharding to cut the data synchronised per step; check bucket sizes (bucket_cap_mb); for expert parallelism balance experts across ranks and overlap dispatch/combine with compute"
-    } else {
-        "inference: lower the tensor-parallel degree or use a custom / fused all-reduce (vLLM/SGLang custom all-reduce, all-reduce fused with RMSNorm), keep tensor parallelism within one NVLink domain; for expert parallelism overlap dispatch/combine with compute (two-batch overlap)"
-    };
+    let fix = collective_fix(f);
     fired(
         None,
         Severity::Warning,
@@ -109,6 +118,36 @@ pub(super) fn collective_share(f: &Facts) -> Option<Fired> {
         ],
         fix,
     )
+}
+
+/// The collective advice, each part only where the trace shows what it is about.
+fn collective_fix(f: &Facts) -> String {
+    let count =
+        |pred: &dyn Fn(&str) -> bool| f.r.ops.iter().filter(|o| pred(&o.name)).map(|o| o.count).max().unwrap_or(0);
+    // Gradient accumulation: more loss backward passes than ProfilerSteps (one optimizer step
+    // each); without steps it cannot be told.
+    let loss_backward = count(&|n| {
+        n.ends_with("_loss_backward") || n.ends_with("nll_loss2d_backward") || n == "aten::_log_softmax_backward_data"
+    });
+    let steps = f.r.steps.len() as u64;
+    let accumulation = steps > 0 && loss_backward > steps;
+    let expert_parallel = f.r.collectives.iter().any(|c| c.name == "alltoall");
+    let mut parts: Vec<&str> = Vec::new();
+    if f.r.training {
+        if accumulation {
+            parts.push("gradients are accumulated (more loss backward passes than profiler steps): wrap the micro-steps before the last in no_sync() so only the last all-reduces");
+        }
+        parts.push("check DDP's bucket size (bucket_cap_mb) and that the all-reduce overlaps the backward pass; with FSDP, overlap its all-gather / reduce-scatter (forward and backward prefetch): sharding moves as many bytes as an all-reduce, it does not cut them");
+        if expert_parallel {
+            parts.push("for the expert-parallel all-to-all, balance experts across ranks and overlap dispatch/combine with compute");
+        }
+    } else {
+        parts.push("inference: lower the tensor-parallel degree or use a custom / fused all-reduce (vLLM/SGLang custom all-reduce, all-reduce fused with RMSNorm), keep tensor parallelism within one NVLink domain");
+        if expert_parallel {
+            parts.push("for the expert-parallel all-to-all, overlap dispatch/combine with compute (two-batch overlap)");
+        }
+    }
+    parts.join("; ")
 }
 
 pub(super) fn exposed_comm(f: &Facts) -> Option<Fired> {

@@ -35,8 +35,8 @@ pub fn IdleSection(idle: IdleCauses, gpu_idle_us: f64) -> impl IntoView {
         <section class="panel" aria-labelledby="idle-h" data-testid="idle">
             <h2 id="idle-h">"Why the GPU waits"</h2>
             <p class="muted">{format!(
-                "{} gaps between kernels on a stream (summed over streams; the GPU as a whole was idle {}).",
-                format::count(i.gaps), format::us(gpu_idle_us))}</p>
+                "The GPU as a whole was idle {}, split by what held up the row that ended each gap ({} gaps between kernels on a stream).",
+                format::us(gpu_idle_us), format::count(i.gaps))}</p>
             <table class="data">
                 <thead><tr><th scope="col">"Cause"</th><th scope="col" class="num">"Time"</th><th scope="col" class="num">"Share"</th><th scope="col">"Meaning"</th></tr></thead>
                 <tbody>
