@@ -3,24 +3,20 @@
 
 #![forbid(unsafe_code)]
 
-use crate::analysis::idle::IdleCause;
 use crate::analysis::taxonomy::{Backend, Bucket};
 use crate::report::{Report, TraceReport};
 use std::fmt::Write;
 
+mod fmt;
+mod why;
+
+use fmt::clip;
+pub use fmt::fmt_bytes;
+use why::render_why;
+
 pub use crate::vocab::units::fmt_us;
 
 pub use crate::analysis::kernel_name::short_name;
-
-fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n - 1).collect();
-        t.push('…');
-        t
-    }
-}
 
 const RULE: &str = "================================================================================";
 
@@ -127,82 +123,6 @@ fn render_ranks(o: &mut String, report: &Report) {
             rank_label(report, c.last_row)
         );
     }
-}
-
-/// Idle causes, time by layer and memory: each only when the trace has the data.
-fn render_why(o: &mut String, t: &TraceReport) {
-    let i = &t.idle;
-    if i.gaps > 0 {
-        let _ = writeln!(
-            o,
-            "\n Why the GPU waits (its idle {}, each gap by the row that ended it; {} gaps between rows on a stream):",
-            fmt_us(t.gpu.idle_us),
-            i.gaps
-        );
-        let _ = writeln!(
-            o,
-            "   {} {} (the CPU launched late)   {} {} (gaps < {})   {} {}",
-            IdleCause::Host.label(),
-            fmt_us(i.host_wait_us),
-            IdleCause::Kernel.label(),
-            fmt_us(i.kernel_wait_us),
-            fmt_us(i.kernel_wait_threshold_us),
-            IdleCause::Other.label(),
-            fmt_us(i.other_us)
-        );
-        if !i.host_ops.is_empty() {
-            let _ = writeln!(o, "   the CPU during host waits:");
-            for h in i.host_ops.iter().take(5) {
-                let _ = writeln!(o, "     {:>12} {:>6}x  {}", fmt_us(h.time_us), h.count, clip(&h.name, 70));
-            }
-        }
-        if !i.syncs.is_empty() {
-            let _ = writeln!(o, "   synchronising calls while the GPU was idle:");
-            for h in i.syncs.iter().take(5) {
-                let _ = writeln!(o, "     {:>12} {:>6}x  {}", fmt_us(h.time_us), h.count, h.name);
-            }
-        }
-    }
-    if !t.layers.is_empty() {
-        let _ = writeln!(o, "\n GPU time by layer (forward / backward, inclusive):");
-        for l in t.layers.iter().filter(|l| l.depth < 4).take(20) {
-            let indent = "  ".repeat(l.depth as usize);
-            let name = format!("{indent}{}", l.name);
-            let _ = writeln!(o, "   {:48} {:>12} {:>12}", clip(&name, 48), fmt_us(l.forward_us), fmt_us(l.backward_us));
-        }
-    }
-    if let Some(m) = &t.memory {
-        let _ = writeln!(o, "\n Memory ({} [memory] events):", m.events);
-        for d in &m.devices {
-            let dev = if d.device < 0 { "host".to_string() } else { format!("device {}", d.device) };
-            let rel = if d.relative { " (allocated since the trace began)" } else { "" };
-            let _ = writeln!(
-                o,
-                "   {dev}: peak allocated {}{rel} at +{}",
-                fmt_bytes(d.peak_allocated_bytes),
-                fmt_us(d.peak_at_us)
-            );
-            let what = if d.live_at_peak { "holding most at the peak" } else { "allocating most before the peak" };
-            for (op, b) in d.top_ops.iter().take(3) {
-                let _ = writeln!(o, "     {:>10}  {op} ({what})", fmt_bytes(*b));
-            }
-        }
-    }
-}
-
-/// Bytes with binary units.
-pub fn fmt_bytes(b: i64) -> String {
-    let a = b.unsigned_abs() as f64;
-    let (v, unit) = if a >= (1u64 << 30) as f64 {
-        (b as f64 / (1u64 << 30) as f64, "GiB")
-    } else if a >= (1u64 << 20) as f64 {
-        (b as f64 / (1u64 << 20) as f64, "MiB")
-    } else if a >= 1024.0 {
-        (b as f64 / 1024.0, "KiB")
-    } else {
-        return format!("{b} B");
-    };
-    format!("{v:.1} {unit}")
 }
 
 /// The text of a diff between two runs.

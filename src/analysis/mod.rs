@@ -7,6 +7,7 @@ mod attribution;
 mod build;
 mod classify;
 pub mod collect;
+mod collectives;
 pub mod combine;
 mod conclude;
 pub mod diagnostics;

@@ -1,0 +1,26 @@
+//! Small text helpers shared by the renderers.
+
+pub(super) fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n - 1).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// Bytes with binary units.
+pub fn fmt_bytes(b: i64) -> String {
+    let a = b.unsigned_abs() as f64;
+    let (v, unit) = if a >= (1u64 << 30) as f64 {
+        (b as f64 / (1u64 << 30) as f64, "GiB")
+    } else if a >= (1u64 << 20) as f64 {
+        (b as f64 / (1u64 << 20) as f64, "MiB")
+    } else if a >= 1024.0 {
+        (b as f64 / 1024.0, "KiB")
+    } else {
+        return format!("{b} B");
+    };
+    format!("{v:.1} {unit}")
+}
