@@ -1,9 +1,10 @@
-//! Why the GPU waits: every gap between consecutive rows on a stream, classified as
-//! HolisticTraceAnalysis does. Host wait: the next row's launch call began after the previous
-//! row ended (the CPU was late). Kernel wait: a shorter gap than the threshold (launch
-//! overhead between back-to-back kernels). Other: the rest (waiting on another stream or an
-//! event, or a row with no launch call). Also: what the CPU was doing during host waits, and
-//! which synchronising calls overlapped the GPU's idle time.
+//! Why the GPU waits. The GPU's idle (the gaps of the busy union of every stream) is split by
+//! cause, each gap by the row that ends it: host wait when that row's launch call began after
+//! the GPU went idle (the CPU was late), kernel wait when the gap is shorter than the threshold
+//! (launch overhead between back-to-back kernels), other for the rest (waiting on another
+//! stream or an event, or a row with no launch call). Per stream, every gap between consecutive
+//! rows is classified the same way, as HolisticTraceAnalysis does. Also: what the CPU was doing
+//! during host waits, and which synchronising calls overlapped the GPU's idle time.
 
 use super::attribution::{Attribution, NO};
 use super::collect::{Collector, RuntimeCall};
