@@ -8,7 +8,7 @@ impl HintId {
     /// When the rule fires, for docs/definitions.md.
     pub fn fires_when(self) -> String {
         match self {
-            HintId::GpuIdle => format!("idle > {IDLE_SHARE}% of span (critical above {IDLE_SHARE_CRITICAL}%); where graph launches replay at least {:.0}% of the kernels the advice is about the CPU work between replays, never more graphs; where one gap holds more than {ONE_GAP_SHARE:.0}% of the idle it says so (one-time work) and suggests narrowing the window first", GRAPH_REPLAY_SHARE * 100.0),
+            HintId::GpuIdle => format!("idle > {IDLE_SHARE}% of span (critical above {IDLE_SHARE_CRITICAL}%); where graph launches replay at least {GRAPH_REPLAY_SHARE:.0}% of the kernels the advice is about the CPU work between replays, never more graphs; where one gap holds more than {ONE_GAP_SHARE:.0}% of the idle it says so (one-time work) and suggests narrowing the window first"),
             HintId::LaunchBound => format!("> {LAUNCH_BOUND_SHARE}% of at least {LAUNCH_BOUND_MIN_KERNELS} individually launched kernels ran shorter than their launch call (kernels replayed by CUDA/HIP graph launches are not counted; with graphs, the advice is to capture the kernels still launched one by one)"),
             HintId::HostSync => format!("synchronising runtime calls (device/stream/event synchronize, blocking cudaMemcpy / hipMemcpy / hipMemcpyWithStream, cudaFree / hipFree) overlap GPU idle for > {SYNC_SHARE}% of span, and the GPU idles > {IDLE_SHARE}%"),
             HintId::CollectiveShare => format!("communication > {COLLECTIVE_SHARE}% of kernel time; training or inference advice by whether the trace has backward ops or an optimizer holding at least {TRAINING_OPTIMIZER_PCT}% of kernel time"),

@@ -21,7 +21,7 @@ pub const DATALOADER_SHARE: f64 = 10.0;
 pub const SIMT_GEMM_SHARE: f64 = 20.0;
 pub const SYNC_SHARE: f64 = 10.0;
 /// Graphs replay the work when they replay at least this share of the launched kernels.
-pub const GRAPH_REPLAY_SHARE: f64 = 0.5;
+pub const GRAPH_REPLAY_SHARE: f64 = 50.0;
 /// One gap holding more than this share of the idle (more than all the others together) is
 /// one-time work, not the steady state.
 pub const ONE_GAP_SHARE: f64 = 50.0;
@@ -39,10 +39,10 @@ impl Facts<'_> {
     pub(super) fn span(&self) -> f64 {
         self.r.gpu.span_us.max(f64::MIN_POSITIVE)
     }
-    /// Share of the launched kernels that graph launches replayed (0 without graphs).
+    /// Share of the launched kernels that graph launches replayed, in percent (0 without graphs).
     pub(super) fn graph_share(&self) -> f64 {
         let l = &self.r.launch;
-        l.graph_kernels as f64 / (l.graph_kernels + l.launched_kernels).max(1) as f64
+        l.graph_kernels as f64 * 100.0 / (l.graph_kernels + l.launched_kernels).max(1) as f64
     }
     /// "676 of 713 kernels replayed by 1 graph launch (979 us of CPU)", when graphs ran.
     pub(super) fn graph_line(&self) -> Option<String> {

@@ -38,10 +38,12 @@ pub fn run() {
         };
         MAILBOX.with(Mailbox::clear);
         let text = |name: &str| get(&data, name).and_then(|v| v.as_string()).unwrap_or_default();
-        let parsed = serde_json::from_str::<Request>(&text("request"))
-            .map_err(|e| format!("request: {e}"))
-            .and_then(|r| serde_json::from_str::<Job>(&text("job")).map(|j| (r, j)).map_err(|e| format!("job: {e}")));
-        let (request, job) = match parsed {
+        let parse = || -> Result<(Request, Job), String> {
+            let request = serde_json::from_str(&text("request")).map_err(|e| format!("request: {e}"))?;
+            let job = serde_json::from_str(&text("job")).map_err(|e| format!("job: {e}"))?;
+            Ok((request, job))
+        };
+        let (request, job) = match parse() {
             Ok(pair) => pair,
             Err(message) => return post(&reply, &ToPage::Malformed { message }),
         };
