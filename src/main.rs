@@ -53,6 +53,20 @@ mod cli {
         /// (`120..135.5`; an open end: `..50`, `100..`): rows are clipped to it.
         #[arg(long, value_name = "FROM..TO", value_parser = tracesight::Range::parse_ms)]
         range: Option<tracesight::Range>,
+        /// Dense peak TFLOP/s to measure efficiency against, instead of the device table's:
+        /// one figure for every precision (`989`) or per precision (`bf16=989,fp8=1979`).
+        #[arg(long, value_name = "TFLOPS", value_parser = peak_list)]
+        peak_tflops: Option<PeakList>,
+        /// Memory bandwidth in TB/s to measure efficiency against, instead of the table's.
+        #[arg(long, value_name = "TBPS", value_parser = positive)]
+        peak_tbps: Option<f64>,
+        /// The model's parameter count (`7e9`), for the analytic 6·N·T MFU beside the measured
+        /// one; needs --tokens-per-step.
+        #[arg(long, value_name = "N", value_parser = positive, requires = "tokens_per_step")]
+        params: Option<f64>,
+        /// Tokens per step (global batch x sequence length on this rank), with --params.
+        #[arg(long, value_name = "T", value_parser = positive, requires = "params")]
+        tokens_per_step: Option<f64>,
         /// Print read speed per file on stderr.
         #[arg(long, short)]
         verbose: bool,
@@ -66,6 +80,22 @@ mod cli {
         /// Files from this size on get a progress bar when stderr is a terminal (tests lower it).
         #[arg(long, hide = true, default_value_t = 100_000_000)]
         progress_from: u64,
+    }
+
+    /// `--peak-tflops`' figures (one value to clap, which would take a `Vec` for many).
+    #[derive(Clone)]
+    struct PeakList(Vec<(Option<tracesight::vocab::Precision>, f64)>);
+
+    fn peak_list(s: &str) -> Result<PeakList, String> {
+        tracesight::analysis::UserPeaks::parse_tflops(s).map(PeakList)
+    }
+
+    /// A positive, finite number (`7e9` and `0.5` alike).
+    fn positive(s: &str) -> Result<f64, String> {
+        match s.trim().parse::<f64>() {
+            Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+            _ => Err(format!("`{s}` is not a positive number")),
+        }
     }
 
     /// A progress bar on stderr for a file of `size` bytes from `from` bytes on, only when
@@ -361,6 +391,14 @@ mod cli {
         };
         let mut split = Split::new(args.threads.map(|n| n as usize).unwrap_or_else(cores));
         let mut opts = Options { top_n: args.top, rules, window: args.range, ..Options::default() };
+        opts.peaks = tracesight::analysis::UserPeaks {
+            tflops: args.peak_tflops.clone().map(|p| p.0).unwrap_or_default(),
+            tbps: args.peak_tbps,
+        };
+        opts.model = args
+            .params
+            .zip(args.tokens_per_step)
+            .map(|(params, tokens_per_step)| tracesight::report::ModelSize { params, tokens_per_step });
         if split.threads > 1 {
             opts.fork = tracesight::parallel::two_threads();
         }

@@ -7,11 +7,15 @@ use crate::analysis::taxonomy::{Backend, Bucket};
 use crate::report::{Report, TraceReport};
 use std::fmt::Write;
 
+mod efficiency;
 mod fmt;
+mod timeline;
 mod why;
 
+use efficiency::render_efficiency;
 use fmt::clip;
 pub use fmt::fmt_bytes;
+use timeline::render_timeline;
 use why::render_why;
 
 pub use crate::vocab::units::fmt_us;
@@ -46,8 +50,8 @@ fn render_ranks(o: &mut String, report: &Report) {
     let _ = writeln!(o, "\n{RULE}\n Ranks side by side\n{RULE}");
     let _ = writeln!(
         o,
-        " {:>5} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}  flags",
-        "rank", "busy", "idle", "compute", "comm", "exposed", "step", "waited"
+        " {:>5} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>6}  flags",
+        "rank", "busy", "idle", "compute", "comm", "exposed", "step", "waited", "MFU"
     );
     for r in &report.ranks {
         let rank = r.rank.map(|x| x.to_string()).unwrap_or_else(|| "-".into());
@@ -56,7 +60,7 @@ fn render_ranks(o: &mut String, report: &Report) {
         let flags = if flags.is_empty() { String::new() } else { format!("outlier: {}", flags.join(", ")) };
         let _ = writeln!(
             o,
-            " {:>5} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}  {flags}",
+            " {:>5} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>6}  {flags}",
             rank,
             fmt_us(r.busy_us),
             fmt_us(r.idle_us),
@@ -64,8 +68,14 @@ fn render_ranks(o: &mut String, report: &Report) {
             fmt_us(r.comm_us),
             fmt_us(r.exposed_comm_us),
             step,
-            fmt_us(r.wait_us)
+            fmt_us(r.wait_us),
+            r.mfu_pct.map_or("-".into(), |m| format!("{m:.1}%"))
         );
+    }
+    let mfu: Vec<f64> = report.ranks.iter().filter_map(|r| r.mfu_pct).collect();
+    if !mfu.is_empty() {
+        let mean = mfu.iter().sum::<f64>() / mfu.len() as f64;
+        let _ = writeln!(o, " MFU: mean {mean:.1}% over the {} ranks with known work", mfu.len());
     }
     let Some(job) = &report.job else { return };
     if job.one_job {
@@ -186,25 +196,6 @@ pub fn render_diff(d: &crate::analysis::diff::Diff, top: usize) -> String {
         }
     }
     o
-}
-
-/// Busy fraction per stream over time, one character per column.
-fn render_timeline(o: &mut String, tl: &crate::report::Timeline) {
-    const COLS: usize = 60;
-    const LEVELS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
-    let _ = writeln!(
-        o,
-        "\n GPU busy over time ({} per column; --range FROM..TO in ms zooms in):",
-        fmt_us((tl.end_ns - tl.start_ns) as f64 / 1000.0 / COLS as f64)
-    );
-    for lane in &tl.lanes {
-        let line: String =
-            tl.busy_columns(lane, COLS).iter().map(|f| LEVELS[((f * 8.0).round() as usize).min(8)]).collect();
-        let _ = writeln!(o, "   dev {:>2} stream {:>3} |{line}|", lane.device, lane.stream);
-    }
-    if tl.hidden_lanes > 0 {
-        let _ = writeln!(o, "   ({} more streams, {} busy, not drawn)", tl.hidden_lanes, fmt_us(tl.hidden_busy_us));
-    }
 }
 
 fn render_trace(o: &mut String, t: &TraceReport) {
@@ -355,6 +346,7 @@ fn render_trace(o: &mut String, t: &TraceReport) {
         );
     }
 
+    render_efficiency(o, t);
     render_why(o, t);
 
     if !t.steps.is_empty() {

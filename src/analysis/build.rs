@@ -8,7 +8,7 @@ use super::classify::{Chains, Classes, CopyKind, Why};
 use super::collect::{Collector, GpuKind, RuntimeCall, NAME_BACKWARD, NAME_GRAPH_LAUNCH};
 use super::collectives::collective_call;
 use super::options::Options;
-use super::steps::{step_of, step_windows, us, Lanes};
+use super::steps::{step_of, step_times, step_windows, us, Lanes};
 use super::tables::{tables, RowMap};
 use super::taxonomy::{Backend, Bucket, KernelFacts, TensorCore, OP_CONTEXT_RULES};
 use super::{idle, layers, memory, timeline};
@@ -38,6 +38,8 @@ pub struct Built {
     pub memory: Option<MemoryView>,
     pub timeline: Option<Timeline>,
     pub window: Option<TimeWindow>,
+    /// The ops' work summed per kernel and step, measured against the device in `conclude`.
+    pub work: super::roofline::WorkSums,
     pub extra: Extra,
 }
 
@@ -124,7 +126,8 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         let t = tables(&rows, &op_gpu, tree, names, &facts, total_ns, opts);
         let layers = layers::layers(&c, &at, &runtime, &row_buckets);
         let memory = memory::memory(&c, &at);
-        (step_times, t, layers, memory)
+        let work = super::roofline::sums(&c, &at, &row_buckets, &facts, &row_step, steps.len());
+        (step_times, t, layers, memory, work)
     };
     let idle_and_timeline = || {
         let streams = idle::streams(&c);
@@ -143,9 +146,13 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         );
         (idle, timeline)
     };
-    let ((step_times, t, layers, memory), ((idle, step_waits), timeline)) =
+    let ((step_times, t, layers, memory, work), ((idle, step_waits), timeline)) =
         opts.fork.join(tables_and_layers, idle_and_timeline);
     drop((row_buckets, row_step, busy_union));
+    // In a range, only the steps that ran GPU work inside it.
+    let kept: Vec<bool> = step_times.iter().map(|t| opts.window.is_none() || t.kernel_count > 0).collect();
+    let mut work = work;
+    work.retain_steps(&kept);
     let steps_out = steps
         .iter()
         .zip(step_times)
@@ -167,8 +174,8 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
                 other_wait_us: us(waits.2),
             }
         })
-        // In a range, only the steps that ran GPU work inside it.
-        .filter(|s: &Step| opts.window.is_none() || s.kernel_count > 0)
+        .zip(&kept)
+        .filter_map(|(s, &keep)| keep.then_some(s))
         .collect();
     extra.cpu_extent_ns = c.cpu_extent.map(|(a, b)| b - a).unwrap_or(0);
     // Training shows backward ops or optimizer work; inference shows neither. The optimizer
@@ -200,6 +207,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         training,
         copies,
         tensor_cores: tc,
+        work,
         extra,
     };
     (built, c)
@@ -413,31 +421,4 @@ fn totals_pass(
         }
     }
     Totals { rows, op_gpu, evidence, launch, copies, tensor_cores: tc, collectives, unattributed }
-}
-
-/// Per step, the interval metrics of its rows (`row_step`: each row's step, or NO).
-fn step_times(c: &Collector, row_step: &[u32], buckets: &[Bucket], steps: usize) -> Vec<GpuTime> {
-    // The rows grouped by step (a counting sort, in row order within a step).
-    let mut begin = vec![0usize; steps + 1];
-    for &s in row_step.iter().filter(|&&s| s != NO) {
-        begin[s as usize + 1] += 1;
-    }
-    for k in 0..steps {
-        begin[k + 1] += begin[k];
-    }
-    let mut next = begin.clone();
-    let mut grouped = vec![0u32; begin[steps]];
-    for (i, &s) in row_step.iter().enumerate().filter(|(_, &s)| s != NO) {
-        grouped[next[s as usize]] = i as u32;
-        next[s as usize] += 1;
-    }
-    (0..steps)
-        .map(|k| {
-            let mut lanes = Lanes::default();
-            for &i in &grouped[begin[k]..begin[k + 1]] {
-                lanes.add(&c.gpu.get(i as usize), buckets[i as usize]);
-            }
-            lanes.time()
-        })
-        .collect()
 }

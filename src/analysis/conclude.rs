@@ -3,7 +3,7 @@
 
 use super::collect::Collector;
 use super::options::{ErrorKind, Options, TraceError};
-use super::{build, diagnostics, hints};
+use super::{build, diagnostics, hints, roofline};
 use crate::input::{self, Failure};
 use crate::report::*;
 use crate::trace::{self, End, Fatal};
@@ -118,14 +118,45 @@ pub(super) fn report(file: &str, c: Collector, outcome: &trace::Outcome, opts: &
         layers: b.layers,
         memory: b.memory,
         timeline: b.timeline,
+        efficiency: None,
         window: b.window,
     };
+    r.efficiency = efficiency(&c, b.work, &r, opts);
     r.hints = hints::hints(&r, &b.extra);
     r
 }
 
-pub(super) fn device_info(c: &Collector) -> DeviceInfo {
-    // The device the GPU rows ran on most, else the first listed.
+/// The work sums measured against the main device's peaks (the table's, or the user's).
+fn efficiency(c: &Collector, work: roofline::WorkSums, r: &TraceReport, opts: &Options) -> Option<Efficiency> {
+    let d = main_device(c);
+    let int = |v: Option<trace::Loose>| v.and_then(|x| x.as_i64());
+    let device = d.and_then(|d| {
+        let compute = int(d.compute_major).zip(int(d.compute_minor));
+        roofline::peaks::lookup(d.name.as_deref().unwrap_or(""), int(d.num_sms), compute, int(d.total_global_mem))
+    });
+    let peaks = roofline::peaks_for(device, &opts.peaks);
+    let unknown_device = match (device, d) {
+        (None, Some(d)) => {
+            Some(d.name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| "a device with no name".into()))
+        }
+        _ => None,
+    };
+    roofline::finish(
+        work,
+        roofline::Finish {
+            peaks,
+            unknown_device,
+            span_us: r.gpu.span_us,
+            steps: r.steps.iter().map(|s| (s.name.as_str(), s.span_us)).collect(),
+            training: r.training,
+            model: opts.model,
+            top_n: opts.top_n,
+        },
+    )
+}
+
+/// The device the GPU rows ran on most, else the first listed.
+fn main_device(c: &Collector) -> Option<&super::collect::DeviceProps> {
     let mut counts: Vec<(i32, u64)> = Vec::new();
     for g in c.gpu.iter() {
         match counts.iter_mut().find(|(d, _)| *d == g.device) {
@@ -135,8 +166,12 @@ pub(super) fn device_info(c: &Collector) -> DeviceInfo {
     }
     let main = counts.iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))).map(|x| x.0 as i64);
     let devs = &c.meta.devices;
-    let d = main.and_then(|m| devs.iter().find(|d| d.id.and_then(|i| i.as_i64()) == Some(m))).or_else(|| devs.first());
-    let Some(d) = d else {
+    main.and_then(|m| devs.iter().find(|d| d.id.and_then(|i| i.as_i64()) == Some(m))).or_else(|| devs.first())
+}
+
+pub(super) fn device_info(c: &Collector) -> DeviceInfo {
+    let devs = &c.meta.devices;
+    let Some(d) = main_device(c) else {
         return DeviceInfo { count: devs.len(), ..Default::default() };
     };
     let int = |v: Option<trace::Loose>| v.and_then(|x| x.as_i64());

@@ -12,10 +12,12 @@ pub use crate::vocab::HintId;
 mod compute_rules;
 mod facts;
 mod time_rules;
+mod work_rules;
 
 use compute_rules::*;
 pub use facts::*;
 use time_rules::*;
+use work_rules::*;
 
 /// The rules, in report order for equal time at stake.
 static RULES: &[(HintId, Rule)] = &[
@@ -32,6 +34,8 @@ static RULES: &[(HintId, Rule)] = &[
     (HintId::Dataloader, dataloader),
     (HintId::NoTensorCores, no_tensor_cores),
     (HintId::CoreComputeLow, core_compute_low),
+    (HintId::BelowRoof, below_roof),
+    (HintId::NoShapes, no_shapes),
 ];
 
 /// Evaluates every rule. Hints are ranked by the GPU time they put at stake, largest first (table

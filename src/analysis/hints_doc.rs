@@ -3,6 +3,8 @@
 
 use super::build::TRAINING_OPTIMIZER_PCT;
 use super::hints::*;
+use super::roofline::MIN_KERNEL_US;
+use crate::report::TARGET_PCT;
 
 impl HintId {
     /// When the rule fires, for docs/definitions.md.
@@ -21,6 +23,8 @@ impl HintId {
             HintId::AttentionNotFlash => "backend is math (critical) or memory-efficient / cuDNN (info), with the reasons read from the SDPA op's arguments".to_string(),
             HintId::EagerAttention => "hand-written attention found (warning; critical above 20% of kernel time)".to_string(),
             HintId::CoreComputeLow => format!("GEMM + attention < {CORE_COMPUTE_LOW}% of kernel time (info)"),
+            HintId::BelowRoof => format!("the {BELOW_ROOF_LISTED} kernels furthest below their roof (compute peak for their precision, or memory bandwidth, by their arithmetic intensity) would save > {BELOW_ROOF_SHARE}% of span at {TARGET_PCT:.0}% of it (each kernel at least {MIN_KERNEL_US} us per call); needs the device's peaks"),
+            HintId::NoShapes => "the trace recorded no op shapes and no FLOP counts (info)".to_string(),
         }
     }
 }
@@ -41,6 +45,8 @@ impl HintId {
             HintId::AttentionNotFlash => "the winning attention backend's time",
             HintId::EagerAttention => "hand-written attention time",
             HintId::CoreComputeLow => "kernel time outside GEMM and attention",
+            HintId::BelowRoof => "the time those kernels would save at the target",
+            HintId::NoShapes => "GEMM and attention kernel time (what the roofline would judge)",
         }
     }
 }

@@ -22,8 +22,10 @@ pub mod kernel_name;
 mod layers;
 mod memory;
 mod name_flags;
+pub mod op_work;
 mod options;
 pub mod ranks;
+pub mod roofline;
 mod rows;
 pub mod split;
 pub mod stakes;
@@ -40,7 +42,7 @@ use crate::trace::{self, Fatal};
 use collect::Collector;
 pub use combine::{combine, combine_all, merge, merge_labelled};
 use conclude::*;
-pub use options::{ErrorKind, Options, Range, TraceError};
+pub use options::{ErrorKind, Options, Range, TraceError, UserPeaks};
 use std::io::Read;
 
 /// Analyses one trace streamed from `reader` (plain JSON or gzip, sniffed by magic bytes).

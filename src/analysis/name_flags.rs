@@ -15,6 +15,8 @@ pub const NAME_DATALOADER: u8 = 16;
 pub const NAME_GRAPH_LAUNCH: u8 = 32;
 /// An autograd backward op (the trace is of training).
 pub const NAME_BACKWARD: u8 = 64;
+/// An op whose work (FLOPs, bytes) the roofline models from its shapes.
+pub const NAME_WORK: u8 = 128;
 
 /// Runtime calls that synchronise although their names do not say so.
 const BLOCKING_CALLS: &[&[u8]] =
@@ -44,6 +46,9 @@ pub fn name_flags(name: &[u8]) -> u8 {
     }
     if contains(name, b"Backward") || contains(name, b"autograd::engine") || contains(name, b"_backward") {
         f |= NAME_BACKWARD;
+    }
+    if std::str::from_utf8(name).is_ok_and(super::op_work::is_modelled) {
+        f |= NAME_WORK;
     }
     f
 }

@@ -20,6 +20,41 @@ pub struct Options {
     /// How the report build runs its independent passes: one after the other unless the
     /// caller hands in threads.
     pub fork: fork::Fork,
+    /// Peaks to measure efficiency against instead of the device table's (`--peak-tflops`,
+    /// `--peak-tbps`, the page's fields).
+    pub peaks: UserPeaks,
+    /// The model's size, for the analytic 6·N·T MFU beside the measured one.
+    pub model: Option<crate::report::ModelSize>,
+}
+
+/// The user's own peak figures; each left as None falls back to the device table.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UserPeaks {
+    /// Dense TFLOP/s: one figure for every precision, or per precision.
+    pub tflops: Vec<(Option<crate::vocab::Precision>, f64)>,
+    pub tbps: Option<f64>,
+}
+
+impl UserPeaks {
+    /// `989` (every precision) or `bf16=989,fp8=1979`.
+    pub fn parse_tflops(text: &str) -> Result<Vec<(Option<crate::vocab::Precision>, f64)>, String> {
+        let bad = |p: &str| format!("`{p}` is not a peak: write TFLOP/s as 989, or per precision as bf16=989,fp8=1979");
+        text.split(',')
+            .map(|part| {
+                let (p, v) = match part.split_once('=') {
+                    Some((p, v)) => {
+                        let p = crate::vocab::Precision::ALL.into_iter().find(|x| x.id() == p.trim().to_lowercase());
+                        (Some(p.ok_or_else(|| bad(part))?), v)
+                    }
+                    None => (None, part),
+                };
+                match v.trim().parse::<f64>() {
+                    Ok(v) if v.is_finite() && v > 0.0 => Ok((p, v)),
+                    _ => Err(bad(part)),
+                }
+            })
+            .collect()
+    }
 }
 
 /// A time range to analyse.
@@ -71,7 +106,15 @@ impl Range {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { top_n: 25, chunk_size: trace::CHUNK, rules: Vec::new(), window: None, fork: fork::Fork::default() }
+        Options {
+            top_n: 25,
+            chunk_size: trace::CHUNK,
+            rules: Vec::new(),
+            window: None,
+            fork: fork::Fork::default(),
+            peaks: UserPeaks::default(),
+            model: None,
+        }
     }
 }
 

@@ -37,6 +37,7 @@ pub fn rank_rows(traces: &[TraceReport]) -> Vec<RankRow> {
                 busy_vs_max_pct: if max_busy > 0.0 { t.gpu.busy_us / max_busy * 100.0 } else { 0.0 },
                 wait_us: 0.0,
                 outlier: Vec::new(),
+                mfu_pct: t.efficiency.as_ref().and_then(|e| e.mfu.first()).and_then(|m| m.mfu_pct),
             }
         })
         .collect()

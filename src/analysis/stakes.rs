@@ -16,6 +16,7 @@ pub fn derived_stake(id: HintId, r: &TraceReport) -> Option<f64> {
         HintId::CollectiveShare | HintId::ExposedComm => r.gpu.exposed_comm_us,
         HintId::ElementwiseShare => bucket(Bucket::Elementwise),
         HintId::CoreComputeLow => r.gpu.kernel_time_us - bucket(Bucket::Gemm) - bucket(Bucket::Attention),
+        HintId::NoShapes => bucket(Bucket::Gemm) + bucket(Bucket::Attention),
         HintId::AttentionNotFlash => r.attention.time_us,
         HintId::EagerAttention => {
             r.attention.evidence.iter().filter(|e| e.backend == Backend::Eager).map(|e| e.time_us).sum()

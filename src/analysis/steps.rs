@@ -2,7 +2,7 @@
 //! of GPU rows, and the ProfilerStep windows they are split by. Exact integer nanoseconds.
 
 use super::attribution::{SpanTree, NO};
-use super::collect::{GpuKind, GpuRow, Interner, NAME_STEP};
+use super::collect::{Collector, GpuKind, GpuRow, Interner, NAME_STEP};
 use super::intervals::{self, Span};
 use super::taxonomy::Bucket;
 use crate::report::GpuTime;
@@ -149,4 +149,31 @@ impl Lanes {
         };
         (time, gaps, all)
     }
+}
+
+/// Per step, the interval metrics of its rows (`row_step`: each row's step, or NO).
+pub fn step_times(c: &Collector, row_step: &[u32], buckets: &[Bucket], steps: usize) -> Vec<GpuTime> {
+    // The rows grouped by step (a counting sort, in row order within a step).
+    let mut begin = vec![0usize; steps + 1];
+    for &s in row_step.iter().filter(|&&s| s != NO) {
+        begin[s as usize + 1] += 1;
+    }
+    for k in 0..steps {
+        begin[k + 1] += begin[k];
+    }
+    let mut next = begin.clone();
+    let mut grouped = vec![0u32; begin[steps]];
+    for (i, &s) in row_step.iter().enumerate().filter(|(_, &s)| s != NO) {
+        grouped[next[s as usize]] = i as u32;
+        next[s as usize] += 1;
+    }
+    (0..steps)
+        .map(|k| {
+            let mut lanes = Lanes::default();
+            for &i in &grouped[begin[k]..begin[k + 1]] {
+                lanes.add(&c.gpu.get(i as usize), buckets[i as usize]);
+            }
+            lanes.time()
+        })
+        .collect()
 }

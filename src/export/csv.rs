@@ -6,7 +6,45 @@ use crate::report::{Report, TraceReport};
 use std::fmt::Write;
 
 /// The tables a trace has, by file-name suffix.
-pub const TABLES: [&str; 5] = ["buckets", "kernels", "ops", "steps", "hints"];
+pub const TABLES: [&str; 6] = ["buckets", "kernels", "ops", "steps", "hints", "efficiency"];
+
+/// The efficiency table's figures, per kernel.
+const WORK_COLUMNS: [&str; 12] = [
+    "flops",
+    "bytes",
+    "precision",
+    "work_source",
+    "tflops_per_s",
+    "tbps",
+    "flop_per_byte",
+    "pct_of_peak",
+    "pct_of_bandwidth",
+    "bound",
+    "recoverable_us",
+    "work_split",
+];
+
+fn work_cells(k: &crate::report::KernelWork) -> Vec<String> {
+    let opt = |v: Option<f64>| v.map(num).unwrap_or_default();
+    vec![
+        num(k.flops),
+        num(k.bytes),
+        k.precision.map(|p| p.id().to_string()).unwrap_or_default(),
+        k.source.id().to_string(),
+        num(k.tflops_per_s),
+        num(k.tbps),
+        opt(k.intensity),
+        opt(k.pct_of_peak),
+        opt(k.pct_of_bandwidth),
+        match k.bound {
+            Some(crate::report::Bound::Compute) => "compute".into(),
+            Some(crate::report::Bound::Memory) => "memory".into(),
+            None => String::new(),
+        },
+        num(k.recoverable_us),
+        k.split.to_string(),
+    ]
+}
 
 /// One table of one trace as CSV, by name (one of [`TABLES`]); None for an unknown name.
 pub fn table(t: &TraceReport, which: &str) -> Option<String> {
@@ -68,6 +106,24 @@ pub fn table(t: &TraceReport, which: &str) -> Option<String> {
             w.row(["id", "severity", "stake_us", "message", "evidence", "fix"]);
             for h in &t.hints {
                 w.row([&h.id.id(), h.severity.as_str(), &num(h.stake_us), &h.message, &h.evidence.join("; "), &h.fix]);
+            }
+        }
+        "efficiency" => {
+            // Only where some work is known (a share link carries no efficiency figures).
+            let e = t.efficiency.as_ref().filter(|e| !e.kernels.is_empty())?;
+            let mut head = vec!["name", "short", "bucket", "time_us", "count"];
+            head.extend(WORK_COLUMNS);
+            w.row(head);
+            for k in &e.kernels {
+                let mut cells = vec![
+                    k.name.clone(),
+                    k.short.clone(),
+                    k.bucket.id().to_string(),
+                    num(k.time_us),
+                    k.count.to_string(),
+                ];
+                cells.extend(work_cells(k));
+                w.row(cells.iter().map(String::as_str));
             }
         }
         _ => return None,

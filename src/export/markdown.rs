@@ -5,6 +5,7 @@
 use crate::analysis::taxonomy::Backend;
 use crate::report::{Report, TopRow, TraceReport};
 use crate::text::fmt_us;
+use crate::vocab::fmt_si;
 use std::fmt::Write;
 
 /// Rows of the kernel and op tables in the summary (the JSON and CSV have them all).
@@ -140,6 +141,7 @@ fn trace(o: &mut String, t: &TraceReport) {
 
     top(o, "Top kernels", "kernel", &t.top_kernels, true);
     top(o, "Top ops", "op", &t.top_ops, false);
+    efficiency(o, t);
 
     let _ = writeln!(o, "### Hints\n");
     if t.hints.is_empty() {
@@ -165,6 +167,55 @@ fn trace(o: &mut String, t: &TraceReport) {
         }
         o.push('\n');
     }
+}
+
+/// Kernels in the efficiency table.
+const EFFICIENCY_ROWS: usize = 5;
+
+fn efficiency(o: &mut String, t: &TraceReport) {
+    let Some(e) = &t.efficiency else { return };
+    let known: f64 = e.coverage.known_us.iter().map(|x| x.1).sum();
+    if known <= 0.0 {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "### Efficiency
+"
+    );
+    let peaks = match &e.peaks {
+        Some(p) => format!("against {} ({} TB/s; {})", escape(&p.device), p.tbps, prose(&p.source)),
+        None => "no peaks: the device is not in the table (give `--peak-tflops`, `--peak-tbps`)".into(),
+    };
+    let mfu = e.mfu.first().and_then(|m| m.mfu_pct.map(|v| format!("**MFU {v:.1}%** over the GPU span · ")));
+    let _ = writeln!(
+        o,
+        "{}{} of work for {:.1}% of kernel time, {peaks}.\n",
+        mfu.unwrap_or_default(),
+        fmt_si(e.flops, "FLOP"),
+        known / e.coverage.kernel_us.max(f64::MIN_POSITIVE) * 100.0
+    );
+    let rows: Vec<_> = e.kernels.iter().filter(|k| k.recoverable_us > 0.0).take(EFFICIENCY_ROWS).collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(o, "| kernel | time | TFLOP/s | % of peak | TB/s | % of bandwidth | recoverable |");
+    let _ = writeln!(o, "|---|---:|---:|---:|---:|---:|---:|");
+    let pct = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.0}%"));
+    for k in rows {
+        let _ = writeln!(
+            o,
+            "| {} | {} | {:.1} | {} | {:.2} | {} | {} |",
+            code(&clip(&k.short, 60)),
+            fmt_us(k.time_us),
+            k.tflops_per_s,
+            pct(k.pct_of_peak),
+            k.tbps,
+            pct(k.pct_of_bandwidth),
+            fmt_us(k.recoverable_us)
+        );
+    }
+    o.push('\n');
 }
 
 fn top(o: &mut String, title: &str, what: &str, rows: &[TopRow], kernels: bool) {

@@ -31,6 +31,9 @@ pub struct RankRow {
     /// The metrics on which this rank is an outlier.
     #[serde(default)]
     pub outlier: Vec<RankMetric>,
+    /// The rank's MFU over its GPU span (measured FLOPs against its device's peak).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mfu_pct: Option<f64>,
 }
 
 /// A per-rank number whose spread across ranks is shown.

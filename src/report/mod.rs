@@ -8,11 +8,18 @@ pub use crate::vocab::Severity;
 use crate::vocab::{Backend, Bucket as BucketId, DiagnosticId, HintId, IdleCause};
 use serde::{Deserialize, Serialize};
 
+mod efficiency;
 mod idle;
 mod job;
+mod memory;
 
+pub use efficiency::{
+    Bound, BucketWork, Efficiency, KernelWork, Mfu, ModelSize, Peaks, WorkCoverage, WorkSource, ABOVE_ROOF,
+    LINK_KERNELS, TARGET_PCT,
+};
 pub use idle::{IdleCauses, NameTime, StreamIdle};
 pub use job::{JobView, MatchedCollective, MetricSpread, RankMetric, RankRow, RankWait};
+pub use memory::{MemoryDevice, MemoryView};
 
 /// Everything tracesight says about one or more trace files.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -95,6 +102,9 @@ pub struct TraceReport {
     /// Memory over time, from `[memory]` events (None when the trace has none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<MemoryView>,
+    /// FLOPs, bytes, roofline efficiency and MFU (None without kernels).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub efficiency: Option<Efficiency>,
     /// GPU utilisation over time, downsampled (bounded size whatever the trace's length).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeline: Option<Timeline>,
@@ -243,34 +253,6 @@ pub struct LayerNode {
     pub backward_us: f64,
     /// The largest buckets of this layer's time.
     pub buckets: Vec<(BucketId, f64)>,
-}
-
-/// Memory of one device over time.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MemoryDevice {
-    /// The device id (-1 is host memory).
-    pub device: i64,
-    pub peak_allocated_bytes: i64,
-    /// Peak time, microseconds after the first memory event.
-    pub peak_at_us: f64,
-    pub peak_reserved_bytes: Option<i64>,
-    /// (time after the first event in us, allocated bytes, reserved bytes): at most 400 points,
-    /// each the maximum of its time bin, so the peak is never lost.
-    pub series: Vec<(f64, i64, Option<i64>)>,
-    /// The ops holding the most memory at the peak (when the trace records addresses), else
-    /// the ops that allocated most before the peak.
-    pub top_ops: Vec<(String, i64)>,
-    /// Whether top_ops are live allocations at the peak (addresses known).
-    pub live_at_peak: bool,
-    /// True when the allocator totals were missing and allocated memory is the running sum of
-    /// allocations since the trace began.
-    pub relative: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MemoryView {
-    pub events: u64,
-    pub devices: Vec<MemoryDevice>,
 }
 
 /// A kernel name's total in one bucket.

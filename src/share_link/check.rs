@@ -108,6 +108,61 @@ fn rows(b: &mut Budget, n: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// FLOPs and bytes: finite, not negative, below any real trace's.
+fn work(v: f64) -> Result<(), String> {
+    if v.is_finite() && (0.0..=1e30).contains(&v) {
+        Ok(())
+    } else {
+        Err(format!("a work figure out of range ({v})"))
+    }
+}
+
+fn check_efficiency(e: &Efficiency) -> Result<(), String> {
+    if e.kernels.len() > LINK_KERNELS || e.mfu.len() > 1 || !e.buckets.is_empty() || e.coverage.known_us.len() > 3 {
+        return Err("efficiency figures beyond what a link carries".into());
+    }
+    let opt = |v: Option<f64>| v.map_or(Ok(()), num);
+    if let Some(p) = &e.peaks {
+        text(&p.device)?;
+        text(&p.source)?;
+        work(p.tbps)?;
+        if p.tflops.len() > crate::vocab::Precision::ALL.len() {
+            return Err("too many peaks".into());
+        }
+        p.tflops.iter().try_for_each(|x| work(x.1))?;
+    }
+    opt_text(&e.unknown_device)?;
+    work(e.flops)?;
+    work(e.bytes)?;
+    work(e.analytic_factor)?;
+    let c = &e.coverage;
+    [c.unmodelled_us, c.unknown_us, c.kernel_us, c.communication_us].into_iter().try_for_each(num)?;
+    c.known_us.iter().try_for_each(|x| num(x.1))?;
+    if !c.unmodelled_ops.is_empty() {
+        return Err("efficiency figures beyond what a link carries".into());
+    }
+    count(c.ops_with_shapes)?;
+    for k in &e.kernels {
+        text(&k.name)?;
+        text(&k.short)?;
+        count(k.count)?;
+        [k.time_us, k.tflops_per_s, k.tbps, k.recoverable_us].into_iter().try_for_each(num)?;
+        [k.flops, k.bytes].into_iter().try_for_each(work)?;
+        [k.intensity, k.pct_of_peak, k.pct_of_bandwidth].into_iter().try_for_each(opt)?;
+    }
+    for m in &e.mfu {
+        text(&m.name)?;
+        num(m.span_us)?;
+        work(m.flops)?;
+        [m.mfu_pct, m.analytic_mfu_pct].into_iter().try_for_each(opt)?;
+    }
+    if let Some(m) = e.model {
+        work(m.params)?;
+        work(m.tokens_per_step)?;
+    }
+    Ok(())
+}
+
 fn name(n: &WName) -> Result<(), String> {
     match n {
         WName::Same(n) => text(n),
@@ -131,6 +186,10 @@ pub fn check_report(r: &WReport) -> Result<(), String> {
         text(f)?;
         text(m)?;
     }
+    if !r.m.is_empty() && r.m.len() != r.k.len() {
+        return Err("an MFU per rank that does not match the ranks".into());
+    }
+    r.m.iter().flatten().try_for_each(|&m| num(m))?;
     for k in &r.k {
         text(&k.0)?;
         for v in [k.2, k.3, k.4, k.5, k.6, k.7, k.8] {
@@ -141,6 +200,9 @@ pub fn check_report(r: &WReport) -> Result<(), String> {
         check_job(j, r.k.len(), &mut budget)?;
     }
     for t in &r.t {
+        if let Some(e) = &t.ef {
+            check_efficiency(e)?;
+        }
         text(&t.f)?;
         count(t.n)?;
         count(t.j)?;

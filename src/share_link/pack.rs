@@ -34,6 +34,11 @@ pub fn pack_report(r: &Report) -> WReport {
                 )
             })
             .collect(),
+        m: if r.ranks.iter().any(|k| k.mfu_pct.is_some()) {
+            r.ranks.iter().map(|k| k.mfu_pct).collect()
+        } else {
+            Vec::new()
+        },
         j: r.job.as_ref().map(|j| pack_job(j, &r.ranks)),
     }
 }
@@ -129,6 +134,9 @@ fn unpack_job(w: WJob, rows: &mut [RankRow]) -> JobView {
 
 pub fn unpack_report(w: WReport) -> Report {
     let mut ranks: Vec<RankRow> = w.k.into_iter().map(unpack_rank).collect();
+    for (k, m) in ranks.iter_mut().zip(w.m) {
+        k.mfu_pct = m;
+    }
     let job = w.j.map(|j| unpack_job(j, &mut ranks));
     Report {
         tool_version: w.v,
@@ -158,5 +166,6 @@ fn unpack_rank(
         top_buckets: Vec::new(),
         wait_us: 0.0,
         outlier: Vec::new(),
+        mfu_pct: None,
     }
 }

@@ -8,6 +8,7 @@ use crate::report::*;
 pub fn pack_trace(t: &TraceReport) -> WTrace {
     let g = &t.gpu;
     WTrace {
+        ef: t.efficiency.as_ref().map(Efficiency::link_subset).filter(|e| !e.coverage.known_us.is_empty()),
         f: t.file.clone(),
         n: t.events,
         j: t.json_bytes,
@@ -251,6 +252,7 @@ pub fn unpack_trace(w: WTrace) -> TraceReport {
         layers: Vec::new(),
         memory: None,
         timeline: None,
+        efficiency: w.ef,
         window: w.rg.filter(|r| r.0 < r.1).map(|(start_ns, end_ns, origin_ns)| TimeWindow {
             start_ns,
             end_ns,

@@ -31,6 +31,9 @@ pub struct WReport {
     pub e: Vec<(String, String)>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub k: Vec<WRank>,
+    /// Each rank's MFU, in `k`'s order (empty when no rank has one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub m: Vec<Option<f64>>,
     /// The rest of the ranks view, when there are several ranks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub j: Option<WJob>,
@@ -86,6 +89,10 @@ pub struct WRank(pub String, pub Option<i64>, pub f64, pub f64, pub f64, pub f64
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WTrace {
+    /// The efficiency figures' declared subset ([`Efficiency::link_subset`]), in the report's
+    /// own form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ef: Option<Efficiency>,
     pub f: String,
     pub n: u64,
     #[serde(default, skip_serializing_if = "is_zero_u")]

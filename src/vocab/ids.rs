@@ -50,6 +50,10 @@ pub enum HintId {
     AttentionNotFlash,
     EagerAttention,
     CoreComputeLow,
+    /// Kernels far below their roofline (compute or memory).
+    BelowRoof,
+    /// No op shapes recorded: no FLOPs, roofline or MFU.
+    NoShapes,
 }
 
 impl HintId {
@@ -65,7 +69,7 @@ impl std::fmt::Display for HintId {
 }
 
 impl HintId {
-    pub const ALL: [HintId; 13] = [
+    pub const ALL: [HintId; 15] = [
         HintId::AttentionNotFlash,
         HintId::EagerAttention,
         HintId::GpuIdle,
@@ -79,6 +83,8 @@ impl HintId {
         HintId::Dataloader,
         HintId::NoTensorCores,
         HintId::CoreComputeLow,
+        HintId::BelowRoof,
+        HintId::NoShapes,
     ];
 }
 

@@ -5,11 +5,13 @@
 
 pub mod buckets;
 pub mod ids;
+pub mod precision;
 pub mod units;
 
 pub use buckets::{Backend, Bucket};
 pub use ids::{DiagnosticId, HintId, IdleCause, Severity};
-pub use units::{fmt_us, pct, us};
+pub use precision::Precision;
+pub use units::{fmt_si, fmt_us, pct, us};
 
 /// The version written into every report.
 pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -28,3 +28,33 @@ pub fn fmt_us(us: f64) -> String {
         format!("{us:.2} us")
     }
 }
+
+/// A count with a decimal SI prefix and its unit: `fmt_si(8.19e9, "FLOP")` is "8.19 GFLOP".
+pub fn fmt_si(v: f64, unit: &str) -> String {
+    const PREFIXES: [(f64, &str); 5] = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
+    match PREFIXES.iter().find(|(s, _)| v.abs() >= *s) {
+        Some((s, p)) => format!("{} {p}{unit}", three_digits(v / s)),
+        None => format!("{} {unit}", three_digits(v)),
+    }
+}
+
+/// Three significant digits for values under 1000 (whole numbers as they are).
+fn three_digits(v: f64) -> String {
+    match v.abs() {
+        a if a == a.trunc() => format!("{v:.0}"),
+        a if a < 10.0 => format!("{v:.2}"),
+        a if a < 100.0 => format!("{v:.1}"),
+        _ => format!("{v:.0}"),
+    }
+}
+
+#[cfg(test)]
+mod si_tests {
+    #[test]
+    fn si_prefixes() {
+        assert_eq!(super::fmt_si(8.19e9, "FLOP"), "8.19 GFLOP");
+        assert_eq!(super::fmt_si(27.276e12, "FLOP"), "27.3 TFLOP");
+        assert_eq!(super::fmt_si(2e12, "B"), "2 TB");
+        assert_eq!(super::fmt_si(512.0, "B"), "512 B");
+    }
+}

@@ -218,6 +218,49 @@ test('sample button shows every report view', async () => {
   await context.close();
 });
 
+test('how far from fast: roofline, efficiency table, MFU, and the user\'s peaks re-measure in place', async () => {
+  const { context, page, errors } = await open();
+  await page.getByTestId('sample-button').click();
+  const section = page.getByTestId('efficiency');
+  await section.waitFor({ timeout: 60_000 });
+  const mfu = (await page.getByTestId('efficiency-mfu').textContent()).trim();
+  assert.match(mfu, /^MFU [\d.]+% over the GPU span/, mfu);
+  assert.match(await page.getByTestId('efficiency-coverage').textContent(), /Work known for [\d.]+% of kernel time/);
+  const dots = page.locator('[data-testid=roofline] circle.dot');
+  const n = await dots.count();
+  assert.ok(n > 0, 'no kernel on the roofline');
+  assert.ok((await page.locator('[data-testid=roofline] polyline.roof').count()) > 0, 'no roof drawn');
+  await section.screenshot({ path: path.join(ARTIFACTS, 'efficiency.png') });
+  // A click on a point shows that kernel alone in the table; a second click shows them all.
+  const rows = page.locator('[data-testid=efficiency-table] tbody tr');
+  const all = await rows.count();
+  await dots.first().click();
+  assert.equal(await rows.count(), 1);
+  const title = (await dots.first().locator('title').textContent()).split('\n')[0];
+  assert.ok((await rows.first().textContent()).includes(title), `picked ${title}`);
+  await dots.first().click();
+  assert.equal(await rows.count(), all);
+  // Sorting by time puts the longest first.
+  await section.getByRole('button', { name: 'Time' }).click();
+  const times = await page.locator('[data-testid=efficiency-table] tbody tr td:nth-child(2)').allTextContents();
+  assert.ok(times.length === all, 'sorted table lost rows');
+  // The user's peak halves MFU when it doubles the peak it is measured against.
+  const before = Number(mfu.match(/^MFU ([\d.]+)%/)[1]);
+  const peakText = await section.locator('p.muted').first().textContent();
+  await page.getByTestId('peak-tflops').fill('1');
+  await page.getByTestId('peak-tflops').press('Enter');
+  await page.getByTestId('peak-tflops').blur();
+  const after = (await page.getByTestId('efficiency-mfu').textContent()).trim();
+  assert.notEqual(after, mfu, 'the given peak changed nothing');
+  assert.match(await section.locator('p.muted').first().textContent(), /the figures given/);
+  assert.notEqual(await section.locator('p.muted').first().textContent(), peakText);
+  assert.ok(Number(after.match(/^MFU ([\d.]+)%/)[1]) > before, `${after} vs ${mfu}`);
+  await section.getByRole('button', { name: 'Reset' }).click();
+  assert.equal((await page.getByTestId('efficiency-mfu').textContent()).trim(), mfu);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('project fixture (.json and .json.gz): export equals the CLI --json', async (t) => {
   const { context, page, errors, requests } = await open();
   for (const file of [fixtures.plain, fixtures.gz]) {

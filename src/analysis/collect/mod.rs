@@ -45,6 +45,15 @@ pub struct Collector {
     pub gpu_comm: Vec<(u32, CommArgs)>,
     /// Collective metadata of ops, by their External id.
     pub op_comm: FxHashMap<i64, CommArgs>,
+    /// The work of ops with recorded shapes or FLOP counts, by their External id.
+    #[serde(default)]
+    pub op_work: FxHashMap<i64, OpWork>,
+    /// Inductor's FLOP and byte counts on kernel rows, in row order.
+    #[serde(default)]
+    pub gpu_work: Vec<KernelCount>,
+    /// CPU ops that carried `Input Dims` (0: the trace was recorded without shapes).
+    #[serde(default)]
+    pub ops_with_shapes: u64,
     pub threads: FxHashMap<(i64, i64), u32>,
     string_ids: Interner,
     /// Duration-weighted sums for the SM efficiency / occupancy estimates.
@@ -82,6 +91,10 @@ impl Collector {
         self.gpu_comm.retain_mut(|(row, _)| {
             *row = index[*row as usize];
             *row != u32::MAX
+        });
+        self.gpu_work.retain_mut(|k| {
+            k.row = index[k.row as usize];
+            k.row != u32::MAX
         });
         self.memory.retain(|m| m.ts >= from && m.ts < to);
         self.syncs.retain(|s| s.end > from && s.start < to);
@@ -145,6 +158,11 @@ impl Collector {
 
         let base = self.gpu.len() as u32;
         self.gpu_comm.extend(p.gpu_comm.iter().map(|&(row, c)| (base + row, comm(c))));
+        self.gpu_work.extend(p.gpu_work.iter().map(|&k| KernelCount { row: base + k.row, ..k }));
+        self.ops_with_shapes += p.ops_with_shapes;
+        for (&external, &w) in &p.op_work {
+            self.op_work.entry(external).or_insert(w);
+        }
         for i in 0..p.gpu.len() {
             let mut row = p.gpu.get(i);
             row.name = name(row.name);
@@ -243,6 +261,7 @@ impl Collector {
         self.memory.shrink_to_fit();
         self.syncs.shrink_to_fit();
         self.gpu_comm.shrink_to_fit();
+        self.gpu_work.shrink_to_fit();
     }
 
     /// The collective metadata in an event's args, if it has any.

@@ -57,6 +57,25 @@ pub struct SdpaCall {
     pub concrete_inputs: Option<String>,
 }
 
+/// An op's work, worked out from its recorded shapes when it was read (the shapes themselves
+/// are not kept), or the profiler's own FLOP count.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct OpWork {
+    pub flops: f64,
+    pub bytes: f64,
+    pub precision: Option<crate::vocab::Precision>,
+    pub source: crate::report::WorkSource,
+    pub causal: bool,
+}
+
+/// Inductor's counts on one kernel row.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct KernelCount {
+    pub row: u32,
+    pub flops: f64,
+    pub bytes: f64,
+}
+
 /// Collective metadata a kernel or a `record_param_comms` op carries (current Kineto writes
 /// it on NCCL kernels, older versions on the op). Names are interned; absent fields are
 /// `NO_NAME` / `NONE`.

@@ -1,6 +1,7 @@
 //! The collector as the reader's sink: one event at a time into records.
 
 use super::*;
+use crate::report::WorkSource;
 
 /// Category of an event, decided case-insensitively (old traces capitalise).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,6 +167,9 @@ impl Collector {
                 if let Some(c) = args.and_then(|a| self.comm_args(a)) {
                     self.gpu_comm.push((self.gpu.len() as u32, c));
                 }
+                if let Some(k) = args.and_then(|a| kernel_count(a, self.gpu.len() as u32)) {
+                    self.gpu_work.push(k);
+                }
                 let row = GpuRow {
                     start,
                     dur,
@@ -222,6 +226,14 @@ impl Collector {
                     Some((a, b)) => (a.min(start), b.max(end)),
                     None => (start, end),
                 });
+                if let Some(a) = args {
+                    self.ops_with_shapes += u64::from(a.input_dims.is_some());
+                    if external != NONE && self.names.is(name, NAME_WORK) {
+                        if let Some(w) = op_work(self.names.get(name), a) {
+                            self.op_work.entry(external).or_insert(w);
+                        }
+                    }
+                }
                 let seq = args.and_then(|a| a.sequence_number).and_then(Loose::as_i64).unwrap_or(NONE);
                 self.ops.push(OpRow { start, end, external, seq, name, thread });
             }
@@ -246,4 +258,36 @@ impl Collector {
             Cat::Ignored | Cat::Missing | Cat::Unknown => {}
         }
     }
+}
+
+/// An op's work from its shapes, with the profiler's FLOP count (`with_flops=True`) in place
+/// of the formula's where the trace carries one.
+fn op_work(name: &str, a: &crate::trace::Args) -> Option<OpWork> {
+    use crate::analysis::op_work::{work, Inputs};
+    let shaped =
+        a.input_dims.and_then(|d| Inputs::parse(d, a.input_type, a.concrete_inputs)).and_then(|x| work(name, &x));
+    let counted = a.flops.and_then(Loose::as_f64).filter(|f| *f > 0.0);
+    let (flops, source) = match (counted, &shaped) {
+        (Some(f), _) => (f, WorkSource::Profiler),
+        (None, Some(w)) => (w.flops, WorkSource::Shapes),
+        (None, None) => return None,
+    };
+    let w = shaped.unwrap_or(crate::analysis::op_work::Work { flops, bytes: 0.0, precision: None, causal: false });
+    Some(OpWork {
+        flops,
+        bytes: w.bytes,
+        precision: w.precision,
+        source,
+        causal: w.causal && source == WorkSource::Shapes,
+    })
+}
+
+/// Inductor's counts on a kernel row, when it carries them.
+fn kernel_count(a: &crate::trace::Args, row: u32) -> Option<KernelCount> {
+    let flops = a.kernel_flop.and_then(Loose::as_f64).filter(|f| *f >= 0.0);
+    let gb = a.kernel_num_gb.and_then(Loose::as_f64).filter(|g| *g >= 0.0);
+    if flops.is_none() && gb.is_none() {
+        return None;
+    }
+    Some(KernelCount { row, flops: flops.unwrap_or(0.0), bytes: gb.unwrap_or(0.0) * 1e9 })
 }

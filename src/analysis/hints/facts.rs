@@ -26,6 +26,12 @@ pub const GRAPH_REPLAY_SHARE: f64 = 50.0;
 /// one-time work, not the steady state.
 pub const ONE_GAP_SHARE: f64 = 50.0;
 
+/// The kernels furthest below their roofs fire a hint when the time they would save at
+/// [`crate::report::TARGET_PCT`] of their roof is more than this share of the span.
+pub const BELOW_ROOF_SHARE: f64 = 5.0;
+/// How many kernels below their roof that hint names and counts.
+pub const BELOW_ROOF_LISTED: usize = 3;
+
 /// What a rule reads.
 pub struct Facts<'a> {
     pub r: &'a TraceReport,

@@ -131,6 +131,9 @@ pub struct Args<'a> {
     pub total_allocated: Option<Loose>,
     pub total_reserved: Option<Loose>,
     pub device_id: Option<Loose>,
+    pub flops: Option<Loose>,
+    pub kernel_flop: Option<Loose>,
+    pub kernel_num_gb: Option<Loose>,
 }
 
 impl Args<'_> {
@@ -206,6 +209,11 @@ key_table! {
         TotalAllocated = b"Total Allocated",
         TotalReserved = b"Total Reserved",
         DeviceId = b"Device Id",
+        /// The op's FLOPs, counted by the profiler (`with_flops=True`).
+        Flops = b"flops",
+        /// A kernel's FLOPs and GB moved, as Inductor's analysis writes them on kernels.
+        KernelFlop = b"kernel_flop",
+        KernelNumGb = b"kernel_num_gb",
     }
 }
 
@@ -270,6 +278,9 @@ pub(crate) fn arg_member<'a, V: Values<'a>>(a: &mut Args<'a>, key: &[u8], v: &mu
         Some(ArgKey::TotalAllocated) => a.total_allocated = v.number()?,
         Some(ArgKey::TotalReserved) => a.total_reserved = v.number()?,
         Some(ArgKey::DeviceId) => a.device_id = v.number()?,
+        Some(ArgKey::Flops) => a.flops = v.number()?,
+        Some(ArgKey::KernelFlop) => a.kernel_flop = v.number()?,
+        Some(ArgKey::KernelNumGb) => a.kernel_num_gb = v.number()?,
         None => v.skip()?,
     }
     Ok(())

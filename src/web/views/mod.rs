@@ -3,6 +3,8 @@
 
 mod attention;
 mod buckets;
+mod compare;
+mod efficiency;
 mod error;
 mod hints;
 mod job;

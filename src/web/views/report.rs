@@ -1,7 +1,9 @@
 use super::attention::AttentionSection;
 use super::buckets::BucketSection;
+use super::compare::CompareSection;
+use super::efficiency::EfficiencySection;
 use super::hints::{Diagnostics, HintCards};
-use super::job::{CompareSection, JobSection};
+use super::job::JobSection;
 use super::rules::RulesSection;
 use super::summary::Summary;
 use super::tables::{StepTable, TopKind, TopTable};
@@ -323,6 +325,7 @@ fn TraceView(
             csv_name=name("kernels") csv=csv("kernels") />
         <TopTable kind=TopKind::Ops rows=trace.top_ops.clone() filter=bucket_filter state=ops
             csv_name=name("ops") csv=csv("ops") />
+        {trace.efficiency.clone().filter(|e| !e.coverage.known_us.is_empty()).map(|e| view! { <EfficiencySection efficiency=e /> })}
         <StepTable steps=trace.steps.clone() csv_name=name("steps") csv=csv("steps") />
         {(trace.idle.gaps > 0).then(|| view! { <IdleSection idle=trace.idle.clone() gpu_idle_us=trace.gpu.idle_us /> })}
         {(!trace.layers.is_empty()).then(|| view! { <LayerSection layers=trace.layers.clone() /> })}

@@ -1,0 +1,80 @@
+//! Hints about how far kernels run from the device's roofs, and about what the trace lacks to
+//! tell.
+
+use super::facts::*;
+use crate::report::{Bound, KernelWork, Severity, TARGET_PCT};
+use crate::vocab::{fmt_us, Bucket};
+
+/// One kernel's figures, with where they came from.
+fn kernel_line(k: &KernelWork) -> String {
+    let of_peak = k.pct_of_peak.map(|p| format!(" ({p:.0}% of the {} peak)", k.precision.map_or("?", |p| p.id())));
+    let of_bw = k.pct_of_bandwidth.map(|p| format!(" ({p:.0}% of the bandwidth)"));
+    let bound = match k.bound {
+        Some(Bound::Compute) => "compute-bound",
+        Some(Bound::Memory) => "memory-bound",
+        None => "bound unknown",
+    };
+    format!(
+        "{}: {} in {} calls, {:.1} TFLOP/s{}, {:.2} TB/s{}, {}; work from {}{}",
+        k.short,
+        fmt_us(k.time_us),
+        k.count,
+        k.tflops_per_s,
+        of_peak.unwrap_or_default(),
+        k.tbps,
+        of_bw.unwrap_or_default(),
+        bound,
+        k.source.id(),
+        if k.split { ", split by time between the kernels of one op" } else { "" }
+    )
+}
+
+pub(super) fn below_roof(f: &Facts) -> Option<Fired> {
+    let e = f.r.efficiency.as_ref()?;
+    let peaks = e.peaks.as_ref()?;
+    let top: Vec<&KernelWork> = e.kernels.iter().filter(|k| k.recoverable_us > 0.0).take(BELOW_ROOF_LISTED).collect();
+    let stake: f64 = top.iter().map(|k| k.recoverable_us).sum();
+    if stake <= f.span() * BELOW_ROOF_SHARE / 100.0 {
+        return None;
+    }
+    let k = top[0];
+    let (pct, roof) = match k.bound {
+        Some(Bound::Compute) => (k.pct_of_peak?, "its precision's peak"),
+        _ => (k.pct_of_bandwidth?, "the memory bandwidth"),
+    };
+    let mut evidence: Vec<String> = top.iter().map(|k| kernel_line(k)).collect();
+    evidence.push(format!("peaks: {} ({})", peaks.device, peaks.source));
+    let fix = match (k.bound, k.bucket) {
+        (Some(Bound::Compute), Bucket::Gemm) => "GEMMs far below peak are usually too small or oddly shaped for the tiles: make M, N and K multiples of 64 (128 on Hopper and later), batch small GEMMs together (larger batch, grouped GEMM), keep them in bf16/fp16 (fp8 where accuracy allows), and let torch.compile(mode=\"max-autotune\") pick the kernels",
+        (Some(Bound::Compute), Bucket::Attention) => "attention far below peak: short sequences or few heads leave the GPU underfilled; pack variable-length sequences (varlen / nested tensors), raise the batch, and use the newest backend for the device (FlashAttention-3 on Hopper, cuDNN / FA on Blackwell, aiter / CK on MI300)",
+        _ => "a memory-bound kernel far below the bandwidth is small or badly laid out: fuse it with its neighbours (torch.compile) so its data is read once, and avoid strided or transposed inputs",
+    };
+    fired(
+        Some(stake),
+        Severity::Warning,
+        format!(
+            "{} took {} at {pct:.0}% of {roof}; at {TARGET_PCT:.0}% of its roof it would take {} (the {} kernels furthest below their roofs: {} recoverable).",
+            k.short,
+            fmt_us(k.time_us),
+            fmt_us(k.time_us - k.recoverable_us),
+            top.len(),
+            fmt_us(stake)
+        ),
+        evidence,
+        fix,
+    )
+}
+
+pub(super) fn no_shapes(f: &Facts) -> Option<Fired> {
+    let e = f.r.efficiency.as_ref()?;
+    if e.coverage.ops_with_shapes > 0 || !e.coverage.known_us.is_empty() {
+        return None;
+    }
+    fired(
+        None,
+        Severity::Info,
+        "The trace has no op shapes, so no FLOPs, roofline efficiency or MFU: GEMM and attention time cannot be told fast or slow.".to_string(),
+        vec![format!("kernel time {} with no known work", fmt_us(e.coverage.kernel_us))],
+        "profile with torch.profiler.profile(record_shapes=True, with_flops=True): each op then records its input shapes and dtypes (and the profiler's FLOP count), from which tracesight works out every op's FLOPs and bytes, the % of the device's peak per kernel, and MFU per step",
+    )
+}
