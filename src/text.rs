@@ -226,6 +226,7 @@ fn render_trace(o: &mut String, t: &TraceReport) {
             fmt_us(g.idle_us),
             g.idle_us / sp * 100.0
         );
+        let _ = writeln!(o, " GPU time {}", t.launch_coverage.line());
         let _ = writeln!(
             o,
             " compute {}   communication {}   exposed communication {}   overlap {:.1}%",

@@ -124,3 +124,39 @@ fn occupancy_leaves_out_the_kernels_written_as_zero() {
     assert_eq!(r.gpu.achieved_occupancy_pct, Some(40.0));
     assert_eq!(r.gpu.occupancy_unknown_us, 100.0);
 }
+
+#[test]
+fn the_gpu_time_says_how_it_was_launched() {
+    let graphs = decode_steps(true);
+    let c = graphs.launch_coverage;
+    assert_eq!((c.graph_us, c.op_us), (1000.0, 0.0));
+    assert!(tracesight::text::render(&report_of(&graphs)).contains("GPU time replayed by graph launches 100.0%"));
+    let eager = decode_steps(false).launch_coverage;
+    assert_eq!((eager.op_us, eager.graph_us), (1000.0, 0.0));
+    // Rows that carry only an External id (no correlation, no launch call): linked through it,
+    // and the diagnostic says so.
+    let mut t = Trace::new("NVIDIA H100 80GB HBM3", (9, 0));
+    t.launch(&["aten::mm"], GEMM, 100, 50);
+    let ext = t.events.iter().find(|e| e["cat"] == "cpu_op").unwrap()["args"]["External id"].clone();
+    t.events.retain(|e| e["cat"] != "cuda_runtime");
+    let k = t.events.iter_mut().find(|e| e["cat"] == "kernel").unwrap();
+    k["args"] = serde_json::json!({ "External id": ext, "device": 0, "stream": 7 });
+    let r = t.report();
+    assert_eq!(r.launch_coverage.external_only_us, 50.0);
+    assert_eq!(r.top_kernels[0].op.as_deref(), Some("aten::mm"));
+    let d = r
+        .diagnostics
+        .iter()
+        .find(|d| d.id == tracesight::analysis::diagnostics::DiagnosticId::GpuRowWithoutCorrelation);
+    assert!(d.is_some_and(|d| d.message.contains("through their own External id")), "{:?}", r.diagnostics);
+}
+
+fn report_of(t: &TraceReport) -> tracesight::Report {
+    tracesight::Report {
+        tool_version: String::new(),
+        traces: vec![t.clone()],
+        errors: vec![],
+        ranks: vec![],
+        job: None,
+    }
+}

@@ -27,6 +27,7 @@ pub struct Built {
     pub top_ops: Vec<TopRow>,
     pub steps: Vec<Step>,
     pub launch: LaunchStats,
+    pub launch_coverage: LaunchCoverage,
     pub training: bool,
     pub copies: Copies,
     pub tensor_cores: TensorCoreUse,
@@ -54,6 +55,8 @@ pub struct Extra {
     pub cpu_extent_ns: i64,
     /// Gaps over 50 us in the busy union: count, total and the largest (ns).
     pub idle_gaps: (u64, i64, i64),
+    /// GPU time with no launch call, attributed through the rows' own External ids.
+    pub external_only_us: f64,
 }
 
 pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
@@ -91,7 +94,17 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     let time_pass = || time_pass(&c, &at, &runtime, &classes, &steps);
     let totals_pass = || totals_pass(&c, &at, &runtime, &classes, &facts, &copy_kind);
     let (time, totals) = opts.fork.join(time_pass, totals_pass);
-    let Totals { rows, op_gpu, evidence, mut launch, copies, tensor_cores: tc, mut collectives, unattributed } = totals;
+    let Totals {
+        rows,
+        op_gpu,
+        evidence,
+        mut launch,
+        copies,
+        tensor_cores: tc,
+        mut collectives,
+        unattributed,
+        coverage,
+    } = totals;
     let TimePass { total_ns, mut gpu, idle_gaps, busy_union, mut devices, row_step, step_extent } = time;
     let mut extra = Extra {
         external_mismatch: at.external_mismatch,
@@ -99,6 +112,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         dataloader_ns: at.dataloader_ns,
         unattributed,
         idle_gaps,
+        external_only_us: coverage.external_only_us,
         ..Default::default()
     };
     launch.launch_call_us = us(c.launch_ns);
@@ -204,6 +218,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         },
         steps: steps_out,
         launch,
+        launch_coverage: coverage,
         training,
         copies,
         tensor_cores: tc,
@@ -320,6 +335,7 @@ struct Totals {
     collectives: Vec<CollectiveCall>,
     /// Rows with no launching op: count and time.
     unattributed: (u64, i64),
+    coverage: LaunchCoverage,
 }
 
 fn totals_pass(
@@ -336,6 +352,7 @@ fn totals_pass(
     let mut op_gpu: Vec<i64> = vec![0; tree.spans.len()];
     let mut evidence = AttentionEvidence::default();
     let mut launch = LaunchStats::default();
+    let mut coverage = LaunchCoverage::default();
     let mut copies = Copies::default();
     let mut tc = TensorCoreUse::default();
     let mut collectives: Vec<CollectiveCall> = Vec::new();
@@ -363,6 +380,14 @@ fn totals_pass(
             }
         }
         let leaf = at.leaf[i];
+        let t = us(row.dur);
+        match rt {
+            Some(r) if names.is(r.name, NAME_GRAPH_LAUNCH) => coverage.graph_us += t,
+            Some(_) if leaf != NO => coverage.op_us += t,
+            Some(_) => coverage.no_op_us += t,
+            None if leaf != NO => coverage.external_only_us += t,
+            None => coverage.no_launch_us += t,
+        }
         let (bucket, why) = classes.get(i);
         let f = &facts[&row.name];
 
@@ -420,5 +445,5 @@ fn totals_pass(
             unattributed.1 += row.dur;
         }
     }
-    Totals { rows, op_gpu, evidence, launch, copies, tensor_cores: tc, collectives, unattributed }
+    Totals { rows, op_gpu, evidence, launch, copies, tensor_cores: tc, collectives, unattributed, coverage }
 }

@@ -108,6 +108,7 @@ pub(super) fn report(file: &str, c: Collector, outcome: &trace::Outcome, opts: &
         hints: Vec::new(),
         diagnostics: diagnostics::diagnostics(&c, outcome, &b.extra),
         launch: b.launch,
+        launch_coverage: b.launch_coverage,
         training: b.training,
         copies: b.copies,
         tensor_cores: b.tensor_cores,

@@ -81,7 +81,15 @@ pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnost
         b.unattributed.0,
         "GPU rows with no resolvable launching op (bucketed by kernel name only)".into(),
     );
-    add(D::GpuRowWithoutCorrelation, k.gpu_without_correlation, "GPU rows without args.correlation".into());
+    let linked = if b.external_only_us > 0.0 {
+        format!(
+            ": {} of them linked to their ops through their own External id (the trace has no launch calls for them)",
+            crate::vocab::fmt_us(b.external_only_us)
+        )
+    } else {
+        String::new()
+    };
+    add(D::GpuRowWithoutCorrelation, k.gpu_without_correlation, format!("GPU rows without args.correlation{linked}"));
     add(D::ZeroDurationGpuRows, k.zero_dur_gpu, "GPU rows with dur 0".into());
     add(D::CudaSyncRows, k.cuda_sync_rows, "cuda_sync rows (GPU-side waits) are not GPU work and are not counted in GPU time (HolisticTraceAnalysis counts them as kernels)".into());
     add(

@@ -97,6 +97,10 @@ fn trace(o: &mut String, t: &TraceReport) {
             g.kernel_count,
             t.steps.len()
         );
+        let lc = &t.launch_coverage;
+        if lc.op_us < lc.total_us() {
+            let _ = writeln!(o, "GPU time {}.\n", lc.line());
+        }
         if g.comm_us > 0.0 {
             let _ = writeln!(
                 o,

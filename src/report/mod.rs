@@ -8,11 +8,13 @@ pub use crate::vocab::Severity;
 use crate::vocab::{Backend, Bucket as BucketId, DiagnosticId, HintId, IdleCause};
 use serde::{Deserialize, Serialize};
 
+mod coverage;
 mod efficiency;
 mod idle;
 mod job;
 mod memory;
 
+pub use coverage::LaunchCoverage;
 pub use efficiency::{
     Bound, BucketWork, Efficiency, KernelWork, Mfu, ModelSize, Peaks, WorkCoverage, WorkSource, ABOVE_ROOF,
     LINK_KERNELS, TARGET_PCT,
@@ -74,6 +76,9 @@ pub struct TraceReport {
     /// Kernel launch statistics behind the launch-bound and efficiency hints.
     #[serde(default)]
     pub launch: LaunchStats,
+    /// GPU time by how it was launched (by an op, by graph replay, with no launch).
+    #[serde(default)]
+    pub launch_coverage: LaunchCoverage,
     /// Whether the trace shows training (backward ops or an optimizer) or only inference.
     #[serde(default)]
     pub training: bool,

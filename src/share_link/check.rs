@@ -203,6 +203,7 @@ pub fn check_report(r: &WReport) -> Result<(), String> {
         if let Some(e) = &t.ef {
             check_efficiency(e)?;
         }
+        t.cv.iter().flatten().try_for_each(|&v| num(v))?;
         text(&t.f)?;
         count(t.n)?;
         count(t.j)?;

@@ -8,6 +8,10 @@ use crate::report::*;
 pub fn pack_trace(t: &TraceReport) -> WTrace {
     let g = &t.gpu;
     WTrace {
+        cv: {
+            let c = &t.launch_coverage;
+            (c.total_us() > 0.0).then_some([c.op_us, c.graph_us, c.no_op_us, c.external_only_us, c.no_launch_us])
+        },
         ef: t.efficiency.as_ref().map(Efficiency::link_subset).filter(|e| !e.coverage.known_us.is_empty()),
         f: t.file.clone(),
         n: t.events,
@@ -241,6 +245,13 @@ pub fn unpack_trace(w: WTrace) -> TraceReport {
             .map(|WDiag(id, count, message, severity)| Diagnostic { id, count, message, severity })
             .collect(),
         launch: LaunchStats::default(),
+        launch_coverage: w.cv.map_or_else(LaunchCoverage::default, |v| LaunchCoverage {
+            op_us: v[0],
+            graph_us: v[1],
+            no_op_us: v[2],
+            external_only_us: v[3],
+            no_launch_us: v[4],
+        }),
         training: false,
         copies: Copies::default(),
         tensor_cores: TensorCoreUse::default(),

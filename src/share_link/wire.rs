@@ -93,6 +93,9 @@ pub struct WTrace {
     /// own form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ef: Option<Efficiency>,
+    /// GPU time by how it was launched: op, graph, no op, External id only, no launch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cv: Option<[f64; 5]>,
     pub f: String,
     pub n: u64,
     #[serde(default, skip_serializing_if = "is_zero_u")]

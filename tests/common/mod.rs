@@ -91,6 +91,14 @@ pub fn gzip(bytes: &[u8]) -> Vec<u8> {
 
 /// The invariants every report must satisfy.
 pub fn assert_invariants(r: &TraceReport) {
+    // Every GPU row is counted once by how it was launched.
+    let launched = r.launch_coverage.total_us();
+    assert!(
+        (launched - r.gpu.kernel_time_us).abs() <= 1e-6 * r.gpu.kernel_time_us.max(1.0),
+        "{}: launch coverage {launched} of {} us",
+        r.file,
+        r.gpu.kernel_time_us
+    );
     let sum: f64 = r.buckets.iter().map(|b| b.pct).sum();
     if r.gpu.kernel_time_us > 0.0 {
         assert!((sum - 100.0).abs() <= 0.1, "{}: bucket shares sum to {sum}", r.file);

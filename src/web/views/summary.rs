@@ -34,8 +34,20 @@ pub fn Summary(trace: TraceRef) -> impl IntoView {
         });
     }
     let top_hint = trace.hints.first().cloned();
+    // How much of the GPU time the trace ties to an op: a graph replay or a trace without launch
+    // calls is never mistaken for a fast one.
+    let lc = trace.launch_coverage;
+    let launched = (lc.total_us() > 0.0).then(|| {
+        let rest: Vec<String> = lc.parts()[1..]
+            .iter()
+            .filter(|p| p.1 > 0.0)
+            .map(|(label, us)| format!("{label} {}", format::pct(us / lc.total_us() * 100.0)))
+            .collect();
+        let detail = if rest.is_empty() { "every GPU row has its op".to_string() } else { rest.join(" · ") };
+        ("Launched by an op", format::pct(lc.op_us / lc.total_us() * 100.0), detail)
+    });
     let backend = trace.attention.backend;
-    let cards: Vec<(&str, String, String)> = vec![
+    let cards: Vec<(&str, String, String)> = [
         ("GPU span", format::us(g.span_us), "first kernel start to last kernel end".into()),
         ("GPU busy", format::us(g.busy_us), share(g.busy_us)),
         ("GPU idle", format::us(g.idle_us), share(g.idle_us)),
@@ -45,7 +57,10 @@ pub fn Summary(trace: TraceRef) -> impl IntoView {
             trace.steps.len().to_string(),
             if trace.steps.is_empty() { "no ProfilerStep spans".into() } else { "ProfilerStep spans".into() },
         ),
-    ];
+    ]
+    .into_iter()
+    .chain(launched)
+    .collect();
     view! {
         <section class="summary" data-testid="summary" aria-label="Summary">
             <div class="card device">

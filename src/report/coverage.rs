@@ -1,0 +1,49 @@
+//! How the GPU time was launched: what the trace lets tracesight see of each row's origin, so
+//! an incomplete trace is never mistaken for an idle or a fast one.
+
+use serde::{Deserialize, Serialize};
+
+/// GPU row time (us) by how it reached the GPU.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct LaunchCoverage {
+    /// Launched by a runtime call inside an op: attributed to that op.
+    pub op_us: f64,
+    /// Replayed by a CUDA/HIP graph launch: the op around the launch, not the one that captured
+    /// the kernel.
+    pub graph_us: f64,
+    /// A launch call with no op around it.
+    pub no_op_us: f64,
+    /// No launch call in the trace, attributed through the row's own External id.
+    pub external_only_us: f64,
+    /// No launch call and no op: bucketed by the kernel's name alone.
+    pub no_launch_us: f64,
+}
+
+impl LaunchCoverage {
+    pub fn total_us(&self) -> f64 {
+        self.op_us + self.graph_us + self.no_op_us + self.external_only_us + self.no_launch_us
+    }
+
+    /// The parts in a fixed order with their labels, for every front end.
+    pub fn parts(&self) -> [(&'static str, f64); 5] {
+        [
+            ("launched by an op", self.op_us),
+            ("replayed by graph launches", self.graph_us),
+            ("launched outside any op", self.no_op_us),
+            ("linked by External id only", self.external_only_us),
+            ("with no launch in the trace", self.no_launch_us),
+        ]
+    }
+
+    /// "launched by an op 97.1%, with no launch in the trace 2.9%": the non-zero parts.
+    pub fn line(&self) -> String {
+        let total = self.total_us().max(f64::MIN_POSITIVE);
+        let parts: Vec<String> = self
+            .parts()
+            .iter()
+            .filter(|p| p.1 > 0.0)
+            .map(|(label, us)| format!("{label} {:.1}%", us / total * 100.0))
+            .collect();
+        parts.join(", ")
+    }
+}
