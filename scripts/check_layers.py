@@ -29,11 +29,10 @@ MAX_LINES, SOFT_LINES, MAX_SOFT = 600, 400, 5
 # Files over 400 lines when this check came in, at their size then (lines). Split them; never
 # raise a figure.
 OVERSIZED = {
-    "report/mod.rs": 564,
-    "web/views/job.rs": 488,
+    "report/mod.rs": 551,
     "web/app.rs": 456,
-    "analysis/build.rs": 443,
-    "text.rs": 424,
+    "analysis/build.rs": 435,
+    "text.rs": 417,
 }
 
 

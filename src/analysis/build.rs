@@ -7,6 +7,7 @@ use super::attribution::{attribute, NO};
 use super::classify::{Chains, Classes, CopyKind, Why};
 use super::collect::{Collector, GpuKind, RuntimeCall, NAME_BACKWARD, NAME_GRAPH_LAUNCH};
 use super::collectives::collective_call;
+pub use super::extra::Extra;
 use super::options::Options;
 use super::steps::{step_of, step_times, step_windows, us, Lanes};
 use super::tables::{tables, RowMap};
@@ -42,21 +43,6 @@ pub struct Built {
     /// The ops' work summed per kernel and step, measured against the device in `conclude`.
     pub work: super::roofline::WorkSums,
     pub extra: Extra,
-}
-
-/// Numbers the hints and diagnostics read that are not fields of the report.
-#[derive(Default)]
-pub struct Extra {
-    pub unattributed: (u64, i64),
-    pub dangling_correlation: u64,
-    pub external_mismatch: u64,
-    pub dataloader_ns: i64,
-    pub cpu_step_ns: i64,
-    pub cpu_extent_ns: i64,
-    /// Gaps over 50 us in the busy union: count, total and the largest (ns).
-    pub idle_gaps: (u64, i64, i64),
-    /// GPU time with no launch call, attributed through the rows' own External ids.
-    pub external_only_us: f64,
 }
 
 pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {

@@ -12,6 +12,7 @@ pub mod combine;
 mod conclude;
 pub mod diagnostics;
 pub mod diff;
+mod extra;
 pub mod fork;
 mod generation;
 pub mod hints;

@@ -24,6 +24,34 @@ pub(super) fn render_efficiency(o: &mut String, t: &TraceReport) {
         return;
     }
     let _ = writeln!(o, "\n Efficiency (roofline, MFU):");
+    render_peaks(o, e);
+    let _ = writeln!(o, "   {}", coverage_line(c, known));
+    if known <= 0.0 {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "   total {}, {} moved (memcpy / memset rows not counted)",
+        fmt_si(e.flops, "FLOP"),
+        fmt_si(e.bytes, "B")
+    );
+    render_mfu(o, e);
+    if e.kernels.is_empty() {
+        return;
+    }
+    render_kernels(o, e);
+    let above = e.kernels.iter().filter(|k| k.above_roof()).count();
+    if above > 0 {
+        let _ = writeln!(o, "   ! {above} kernel(s) {}", crate::report::ABOVE_ROOF);
+    }
+    let buckets: Vec<String> =
+        e.buckets.iter().filter_map(|b| b.pct_of_roof.map(|p| format!("{} {p:.1}%", b.bucket.id()))).collect();
+    if !buckets.is_empty() {
+        let _ = writeln!(o, "   % of roof by bucket (time-weighted): {}", buckets.join(", "));
+    }
+}
+
+fn render_peaks(o: &mut String, e: &Efficiency) {
     match &e.peaks {
         Some(p) => {
             let peaks: Vec<String> = p.tflops.iter().map(|(pr, v)| format!("{} {v}", pr.id())).collect();
@@ -38,6 +66,10 @@ pub(super) fn render_efficiency(o: &mut String, t: &TraceReport) {
             let _ = writeln!(o, "   peaks: unknown ({why}): give --peak-tflops and --peak-tbps for % of peak");
         }
     }
+}
+
+/// What the work figures could see, as one line.
+fn coverage_line(c: &crate::report::WorkCoverage, known: f64) -> String {
     let share = |us: f64| us / c.kernel_us.max(f64::MIN_POSITIVE) * 100.0;
     let sources: Vec<String> = c
         .known_us
@@ -69,20 +101,11 @@ pub(super) fn render_efficiency(o: &mut String, t: &TraceReport) {
     if c.communication_us > 0.0 {
         parts.push(format!("communication {} left out", fmt_us(c.communication_us)));
     }
-    let _ = writeln!(o, "   {}", parts.join("; "));
-    if known <= 0.0 {
-        return;
-    }
-    let _ = writeln!(
-        o,
-        "   total {}, {} moved (memcpy / memset rows not counted)",
-        fmt_si(e.flops, "FLOP"),
-        fmt_si(e.bytes, "B")
-    );
-    render_mfu(o, e);
-    if e.kernels.is_empty() {
-        return;
-    }
+    parts.join("; ")
+}
+
+/// The kernels furthest below their roofs.
+fn render_kernels(o: &mut String, e: &Efficiency) {
     let _ = writeln!(
         o,
         "   {:>10} {:>9} {:>7} {:>8} {:>7} {:>8} {:>7} {:>11}  kernel (the most recoverable first)",
@@ -111,15 +134,6 @@ pub(super) fn render_efficiency(o: &mut String, t: &TraceReport) {
             k.precision.map_or("?", |p| p.id()),
             if k.causal { ", causal counted half" } else { "" }
         );
-    }
-    let above = e.kernels.iter().filter(|k| k.above_roof()).count();
-    if above > 0 {
-        let _ = writeln!(o, "   ! {above} kernel(s) {}", crate::report::ABOVE_ROOF);
-    }
-    let buckets: Vec<String> =
-        e.buckets.iter().filter_map(|b| b.pct_of_roof.map(|p| format!("{} {p:.1}%", b.bucket.id()))).collect();
-    if !buckets.is_empty() {
-        let _ = writeln!(o, "   % of roof by bucket (time-weighted): {}", buckets.join(", "));
     }
 }
 

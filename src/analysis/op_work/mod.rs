@@ -63,22 +63,7 @@ fn work_of(name: &str, x: &Inputs) -> Option<Work> {
         }
         Model::Attention { bhsd, backward, causal_at } => attention(x, bhsd, backward, causal_at),
         Model::Conv { stride, padding, dilation, groups, transposed } => {
-            if transposed.is_some_and(|t| x.concrete.get(t).is_none_or(|v| v != "False")) {
-                return None;
-            }
-            let (input, weight) = (x.tensor(0)?, x.tensor(1)?);
-            let spatial = input.len().checked_sub(2).filter(|&s| s >= 1 && weight.len() == input.len())?;
-            let (s, p, d) = (x.ints(stride, spatial)?, x.ints(padding, spatial)?, x.ints(dilation, spatial)?);
-            x.ints(groups, 1)?;
-            let mut out = vec![input[0], weight[0]];
-            for i in 0..spatial {
-                let o = (input[2 + i] + 2 * p[i] - d[i] * (weight[2 + i] - 1) - 1).checked_div(s[i])? + 1;
-                out.push(o.max(0));
-            }
-            // flop_counter conv_flop_count: 2 * batch * prod(out spatial) * c_out * prod(kernel)
-            // * c_in/groups, that is 2 * numel(out) * numel(weight) / c_out.
-            let flops = 2.0 * numel(&out) * numel(&weight[1..]);
-            w(flops, x.all_bytes() + numel(&out) * x.elem(0), x.precision(0))
+            conv(x, [stride, padding, dilation, groups], transposed)
         }
         Model::ConvBackward => {
             let (grad_out, input, weight) = (x.tensor(0)?, x.tensor(1)?, x.tensor(2)?);
@@ -117,6 +102,27 @@ fn work_of(name: &str, x: &Inputs) -> Option<Work> {
             w(0.0, 2.0 * gathered + x.bytes_of(index), x.precision(table))
         }
     }
+}
+
+/// flop_counter conv_flop_count: 2 * batch * prod(out spatial) * c_out * prod(kernel) *
+/// c_in/groups, that is 2 * numel(out) * numel(weight) / c_out; the output's size from the
+/// concrete stride, padding and dilation (`at`: their positions, and the groups').
+fn conv(x: &Inputs, at: [usize; 4], transposed: Option<usize>) -> Option<Work> {
+    let [stride, padding, dilation, groups] = at;
+    if transposed.is_some_and(|t| x.concrete.get(t).is_none_or(|v| v != "False")) {
+        return None;
+    }
+    let (input, weight) = (x.tensor(0)?, x.tensor(1)?);
+    let spatial = input.len().checked_sub(2).filter(|&s| s >= 1 && weight.len() == input.len())?;
+    let (s, p, d) = (x.ints(stride, spatial)?, x.ints(padding, spatial)?, x.ints(dilation, spatial)?);
+    x.ints(groups, 1)?;
+    let mut out = vec![input[0], weight[0]];
+    for i in 0..spatial {
+        let o = (input[2 + i] + 2 * p[i] - d[i] * (weight[2 + i] - 1) - 1).checked_div(s[i])? + 1;
+        out.push(o.max(0));
+    }
+    let flops = 2.0 * numel(&out) * numel(&weight[1..]);
+    Some(Work { flops, bytes: x.all_bytes() + numel(&out) * x.elem(0), precision: x.precision(0), causal: false })
 }
 
 /// flop_counter sdpa_flop_count (forward: q·kᵀ and p·v, 2 * b * h * s_q * s_k * (d + d_v)) and
