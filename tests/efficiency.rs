@@ -182,3 +182,22 @@ fn real_traces_stay_under_their_roofs() {
         assert!(winograd && k.split, "{} above its roof", k.name);
     }
 }
+
+#[test]
+fn graph_replays_are_said_to_need_the_capture_trace() {
+    let mut t = Trace::new("NVIDIA H100 80GB HBM3", (9, 0));
+    t.launch(&["aten::mm"], GEMM, 100, 200);
+    with_args(&mut t, "aten::mm", mm_args(1024, 4096, 4096));
+    t.launch_on(&["vllm::decode"], "cudaGraphLaunch", 8, &[(GEMM, 400, 50), (GEMM, 460, 50)], 7);
+    let r = t.report();
+    let c = &r.efficiency.as_ref().unwrap().coverage;
+    assert_eq!((c.graph_us, c.unmodelled_us, c.unknown_us), (100.0, 0.0, 0.0));
+    let text = tracesight::text::render(&tracesight::Report {
+        tool_version: String::new(),
+        traces: vec![r],
+        errors: vec![],
+        ranks: vec![],
+        job: None,
+    });
+    assert!(text.contains("replayed by graph launches 33.3% (per-op work needs the capture trace)"), "{text}");
+}

@@ -126,7 +126,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         let t = tables(&rows, &op_gpu, tree, names, &facts, total_ns, opts);
         let layers = layers::layers(&c, &at, &runtime, &row_buckets);
         let memory = memory::memory(&c, &at);
-        let work = super::roofline::sums(&c, &at, &row_buckets, &facts, &row_step, steps.len());
+        let work = super::roofline::sums(&c, &at, &runtime, &row_buckets, &facts, &row_step, steps.len());
         (step_times, t, layers, memory, work)
     };
     let idle_and_timeline = || {

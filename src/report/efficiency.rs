@@ -162,6 +162,10 @@ pub struct WorkCoverage {
     /// Kernel time launched by no op, by an op whose shapes were not recorded, or whose shapes
     /// do not fit the model (varlen attention, transposed convolution) (us).
     pub unknown_us: f64,
+    /// Kernel time replayed by graph launches whose work is not known: the op around a launch
+    /// is not the one that captured the kernel (per-op work needs the capture trace) (us).
+    #[serde(default)]
+    pub graph_us: f64,
     /// Kernel time in all, communication aside (us).
     pub kernel_us: f64,
     /// Communication kernels' time, left out (us): their rate is the links', in the collectives.

@@ -136,7 +136,7 @@ fn check_efficiency(e: &Efficiency) -> Result<(), String> {
     work(e.bytes)?;
     work(e.analytic_factor)?;
     let c = &e.coverage;
-    [c.unmodelled_us, c.unknown_us, c.kernel_us, c.communication_us].into_iter().try_for_each(num)?;
+    [c.unmodelled_us, c.unknown_us, c.graph_us, c.kernel_us, c.communication_us].into_iter().try_for_each(num)?;
     c.known_us.iter().try_for_each(|x| num(x.1))?;
     if !c.unmodelled_ops.is_empty() {
         return Err("efficiency figures beyond what a link carries".into());

@@ -98,6 +98,12 @@ fn coverage_line(c: &crate::report::WorkCoverage, known: f64) -> String {
             share(c.unknown_us)
         ));
     }
+    if c.graph_us > 0.0 {
+        parts.push(format!(
+            "replayed by graph launches {:.1}% (per-op work needs the capture trace)",
+            share(c.graph_us)
+        ));
+    }
     if c.communication_us > 0.0 {
         parts.push(format!("communication {} left out", fmt_us(c.communication_us)));
     }

@@ -287,6 +287,9 @@ test('timeline: hover names what ran; a dragged range re-analyses and every tabl
   const whole = JSON.parse(await analyse(page, requests, sample));
   const svg = page.locator('svg.timeline-chart');
   await svg.waitFor();
+  // The strip in the middle of the window (the cards above it vary in height), so the hover
+  // tip opens below the pointer.
+  await svg.evaluate((e) => e.scrollIntoView({ block: 'center' }));
   const box = await svg.boundingBox();
   // Hover the busiest bin of the first strip: the tip names the time, the stream and a kernel.
   const bins = whole.traces[0].timeline.lanes[0].bins;

@@ -5,6 +5,15 @@ use super::facts::*;
 use crate::report::{Bound, KernelWork, Severity, TARGET_PCT};
 use crate::vocab::{fmt_us, Bucket};
 
+/// A kernel's name short enough for a hint (cuBLAS names run past 100 characters).
+fn clipped(name: &str) -> String {
+    const MAX: usize = 64;
+    match name.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}…", &name[..at]),
+        None => name.to_string(),
+    }
+}
+
 /// One kernel's figures, with where they came from.
 fn kernel_line(k: &KernelWork) -> String {
     let of_peak = k.pct_of_peak.map(|p| format!(" ({p:.0}% of the {} peak)", k.precision.map_or("?", |p| p.id())));
@@ -16,7 +25,7 @@ fn kernel_line(k: &KernelWork) -> String {
     };
     format!(
         "{}: {} in {} calls, {:.1} TFLOP/s{}, {:.2} TB/s{}, {}; work from {}{}",
-        k.short,
+        clipped(&k.short),
         fmt_us(k.time_us),
         k.count,
         k.tflops_per_s,
@@ -54,7 +63,7 @@ pub(super) fn below_roof(f: &Facts) -> Option<Fired> {
         Severity::Warning,
         format!(
             "{} took {} at {pct:.0}% of {roof}; at {TARGET_PCT:.0}% of its roof it would take {} (the {} kernels furthest below their roofs: {} recoverable).",
-            k.short,
+            clipped(&k.short),
             fmt_us(k.time_us),
             fmt_us(k.time_us - k.recoverable_us),
             top.len(),

@@ -166,6 +166,7 @@ pub fn finish(s: WorkSums, f: Finish) -> Option<Efficiency> {
             unmodelled_us: us(s.unmodelled_ns),
             unmodelled_ops: s.unmodelled.into_iter().map(|(n, t)| (n, us(t))).collect(),
             unknown_us: us(s.unknown_ns),
+            graph_us: us(s.graph_ns),
             kernel_us: us(s.kernel_ns),
             communication_us: us(s.communication_ns),
             ops_with_shapes: s.ops_with_shapes,

@@ -2,7 +2,7 @@
 //! step and source, and what could not be known.
 
 use crate::analysis::attribution::{Attribution, NO};
-use crate::analysis::collect::{Collector, GpuKind, OpWork, NAME_WORK};
+use crate::analysis::collect::{Collector, GpuKind, OpWork, RuntimeCall, NAME_GRAPH_LAUNCH, NAME_WORK};
 use crate::analysis::taxonomy::KernelFacts;
 use crate::report::WorkSource;
 use crate::vocab::{Bucket, Precision};
@@ -62,6 +62,7 @@ pub struct WorkSums {
     pub(super) unmodelled_ns: i64,
     pub(super) unmodelled: Vec<(String, i64)>,
     pub(super) unknown_ns: i64,
+    pub(super) graph_ns: i64,
     pub(super) kernel_ns: i64,
     pub(super) communication_ns: i64,
     pub(super) ops_with_shapes: u64,
@@ -140,6 +141,7 @@ impl RowWork {
 pub fn sums(
     c: &Collector,
     at: &Attribution,
+    runtime: &[RuntimeCall],
     buckets: &[Bucket],
     facts: &FxHashMap<u32, KernelFacts>,
     row_step: &[u32],
@@ -185,7 +187,13 @@ pub fn sums(
         };
         let Some(RowWork { flops, bytes, precision, source, split, causal }) = work else {
             let name = (leaf != NO).then(|| tree.spans[leaf as usize].name);
+            let call = at.runtime[i];
             match name {
+                // A graph replay's op is the one around the launch, not the one that captured
+                // the kernel: its work needs the capture trace.
+                _ if call != NO && c.names.is(runtime[call as usize].name, NAME_GRAPH_LAUNCH) => {
+                    s.graph_ns += row.dur;
+                }
                 Some(n) if c.ops_with_shapes > 0 && !c.names.is(n, NAME_WORK) => {
                     s.unmodelled_ns += row.dur;
                     *unmodelled.entry(n).or_default() += row.dur;

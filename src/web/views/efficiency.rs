@@ -101,8 +101,9 @@ fn EfficiencyFacts(e: Efficiency) -> impl IntoView {
         <p data-testid="efficiency-mfu"><strong>{mfu}</strong></p>
         <p class="muted">{peaks}</p>
         <p class="muted" data-testid="efficiency-coverage">{format!(
-            "Work known for {} of kernel time (from shapes, the profiler's or Inductor's counts); no model for {}; unknown {} (no launching op or no shapes). MFU counts the known work only.",
-            share(known), share(c.unmodelled_us), share(c.unknown_us))}</p>
+            "Work known for {} of kernel time (from shapes, the profiler's or Inductor's counts); no model for {}; unknown {} (no launching op or no shapes){}. MFU counts the known work only.",
+            share(known), share(c.unmodelled_us), share(c.unknown_us),
+            if c.graph_us > 0.0 { format!("; replayed by graph launches {} (per-op work needs the capture trace)", share(c.graph_us)) } else { String::new() })}</p>
     }
 }
 
