@@ -116,20 +116,20 @@ fn render_ranks(o: &mut String, report: &Report) {
     }
     let _ = writeln!(
         o,
-        "   {:14} {:>6} {:>11} {:>11} {:>11} {:>10}  last",
-        "collective", "#", "transfer", "waited", "skew", "GB/s"
+        "   {:14} {:>6} {:>11} {:>11} {:>11} {:>10} {:>10}  last",
+        "collective", "#", "transfer", "waited", "skew", "algbw GB/s", "busbw GB/s"
     );
     for c in job.collectives.iter().take(10) {
-        let bw = c.algbw_gbps.map(|b| format!("{b:.1}")).unwrap_or_else(|| "-".into());
+        let bandwidths = format!("{:>10} {:>10}", fmt::gbps(c.algbw_gbps), fmt::gbps(c.busbw_gbps()));
         let _ = writeln!(
             o,
-            "   {:14} {:>6} {:>11} {:>11} {:>11} {:>10}  {}",
+            "   {:14} {:>6} {:>11} {:>11} {:>11} {}  {}",
             clip(&c.name, 14),
             c.seq.unwrap_or(c.index),
             fmt_us(c.transfer_us),
             fmt_us(c.wait_us),
             fmt_us(c.skew_us),
-            bw,
+            bandwidths,
             rank_label(report, c.last_row)
         );
     }

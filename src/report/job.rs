@@ -134,6 +134,32 @@ pub struct MatchedCollective {
     pub algbw_gbps: Option<f64>,
 }
 
+impl MatchedCollective {
+    /// Bus bandwidth (GB/s): the algorithm bandwidth times NCCL's factor for the collective
+    /// over its ranks, so that every collective reads against the link's speed (nccl-tests'
+    /// PERFORMANCE.md): all-reduce 2(n-1)/n; reduce-scatter and all-to-all (n-1)/n; all-gather
+    /// (n-1)/n of its output, n times the input message the trace records; broadcast, reduce,
+    /// send / recv 1. None for names it does not know.
+    pub fn busbw_gbps(&self) -> Option<f64> {
+        let algbw = self.algbw_gbps?;
+        let n = self.ranks.max(1) as f64;
+        let name: String = self.name.to_lowercase().chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+        let has = |w: &str| name.contains(w);
+        let factor = if has("allreduce") {
+            2.0 * (n - 1.0) / n
+        } else if has("reducescatter") || has("alltoall") {
+            (n - 1.0) / n
+        } else if has("allgather") {
+            n - 1.0
+        } else if has("broadcast") || has("reduce") || has("send") || has("recv") {
+            1.0
+        } else {
+            return None;
+        };
+        Some(algbw * factor)
+    }
+}
+
 /// The ranks of one job: whether they are one job, the spread of each metric, and the
 /// collectives matched across ranks with the rank that holds the others back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -151,4 +177,42 @@ pub struct JobView {
     pub waits: Vec<RankWait>,
     /// Matched collectives, largest wait first (at most 200).
     pub collectives: Vec<MatchedCollective>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MatchedCollective;
+
+    fn collective(name: &str, ranks: usize) -> MatchedCollective {
+        MatchedCollective {
+            name: name.into(),
+            group: None,
+            seq: None,
+            index: 0,
+            ranks,
+            bytes: Some(1 << 30),
+            transfer_us: 10_000.0,
+            wait_us: 0.0,
+            skew_us: 0.0,
+            last_row: 0,
+            durations_us: Vec::new(),
+            algbw_gbps: Some(100.0),
+        }
+    }
+
+    #[test]
+    fn bus_bandwidth_by_nccl_factors() {
+        let bus = |name: &str, n: usize| collective(name, n).busbw_gbps();
+        assert_eq!(bus("allreduce", 8), Some(175.0), "2(n-1)/n");
+        assert_eq!(bus("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 4), Some(150.0));
+        assert_eq!(bus("_reduce_scatter_base", 8), Some(87.5), "(n-1)/n");
+        assert_eq!(bus("all_to_allv", 2), Some(50.0));
+        assert_eq!(bus("all_gather_into_tensor", 8), Some(700.0), "the input message, n times over");
+        assert_eq!(bus("broadcast", 8), Some(100.0));
+        assert_eq!(bus("send", 2), Some(100.0));
+        assert_eq!(bus("barrier", 8), None);
+        let mut unknown_size = collective("allreduce", 8);
+        unknown_size.algbw_gbps = None;
+        assert_eq!(unknown_size.busbw_gbps(), None);
+    }
 }

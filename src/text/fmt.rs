@@ -24,3 +24,8 @@ pub fn fmt_bytes(b: i64) -> String {
     };
     format!("{v:.1} {unit}")
 }
+
+/// A bandwidth in GB/s with one decimal, or "-" when unknown.
+pub(super) fn gbps(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".into(), |b| format!("{b:.1}"))
+}

@@ -259,6 +259,7 @@ pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>, csv: Callback<(), St
                         <td class="num">{format::us(c.wait_us)}</td>
                         <td class="num">{format::us(c.skew_us)}</td>
                         <td class="num">{c.algbw_gbps.map(|b| format!("{b:.1} GB/s")).unwrap_or_else(|| "–".into())}</td>
+                        <td class="num">{c.busbw_gbps().map(|b| format!("{b:.1} GB/s")).unwrap_or_else(|| "–".into())}</td>
                         <td>{rank_name(&rows, c.last_row)}</td>
                     </tr>
                 }
@@ -283,7 +284,7 @@ pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>, csv: Callback<(), St
                     <caption>{format!("Collectives across ranks, most waiting first ({how}; {} on one rank only)", j.unmatched)}</caption>
                     <thead><tr><th scope="col">"Collective"</th><th scope="col" class="num">"#"</th><th scope="col" class="num">"Ranks"</th>
                         <th scope="col" class="num">"Transfer"</th><th scope="col" class="num">"Waited (all ranks)"</th>
-                        <th scope="col" class="num">"Start skew"</th><th scope="col" class="num">"Bandwidth"</th><th scope="col">"Last to arrive"</th></tr></thead>
+                        <th scope="col" class="num">"Start skew"</th><th scope="col" class="num">"Alg. bandwidth"</th><th scope="col" class="num" title="algorithm bandwidth x NCCL's factor for the collective (nccl-tests)">"Bus bandwidth"</th><th scope="col">"Last to arrive"</th></tr></thead>
                     <tbody>{colls}</tbody>
                 </table>
                 </div>
