@@ -30,7 +30,8 @@ pub struct Work {
 /// the model (a varlen attention call, a transposed convolution without its output size).
 pub fn work(name: &str, x: &Inputs) -> Option<Work> {
     // Tensor lists recorded as `[]` (older profilers) leave nothing to count: unknown, not zero.
-    work_of(name, x).filter(|w| w.flops > 0.0 || w.bytes > 0.0)
+    // Shapes whose products leave the finite range are a broken trace's: unknown too.
+    work_of(name, x).filter(|w| (w.flops > 0.0 || w.bytes > 0.0) && w.flops.is_finite() && w.bytes.is_finite())
 }
 
 fn work_of(name: &str, x: &Inputs) -> Option<Work> {
@@ -47,8 +48,9 @@ fn work_of(name: &str, x: &Inputs) -> Option<Work> {
                 ([b, m, k], [b2, k2, n]) if b == b2 && k == k2 => (*b, *m, *k, *n),
                 _ => return None,
             };
-            let flops = 2.0 * (batch * m) as f64 * k as f64 * n as f64;
-            let out = (batch * m) as f64 * n as f64 * x.elem(a).max(2.0);
+            let rows = batch as f64 * m as f64;
+            let flops = 2.0 * rows * k as f64 * n as f64;
+            let out = rows * n as f64 * x.elem(a).max(2.0);
             w(flops, x.all_bytes() + out, x.precision(a).or(x.precision(b)))
         }
         Model::GroupedMm => {
@@ -56,7 +58,7 @@ fn work_of(name: &str, x: &Inputs) -> Option<Work> {
             let flops = match (sa, sb) {
                 // Experts' tokens stacked in a ([total_m, k]), one weight per group in b.
                 ([m, k], [_, k2, n]) if k == k2 => 2.0 * *m as f64 * *k as f64 * *n as f64,
-                ([g, m, k], [g2, k2, n]) if g == g2 && k == k2 => 2.0 * (g * m) as f64 * *k as f64 * *n as f64,
+                ([g, m, k], [g2, k2, n]) if g == g2 && k == k2 => 2.0 * *g as f64 * *m as f64 * *k as f64 * *n as f64,
                 _ => return None,
             };
             w(flops, x.all_bytes(), x.precision(0))
@@ -118,8 +120,10 @@ fn conv(x: &Inputs, at: [usize; 4], transposed: Option<usize>) -> Option<Work> {
     x.ints(groups, 1)?;
     let mut out = vec![input[0], weight[0]];
     for i in 0..spatial {
-        let o = (input[2 + i] + 2 * p[i] - d[i] * (weight[2 + i] - 1) - 1).checked_div(s[i])? + 1;
-        out.push(o.max(0));
+        // Checked: the shapes are the trace's, and a hostile one must not overflow.
+        let reach = d[i].checked_mul(weight[2 + i].checked_sub(1)?)?;
+        let span = input[2 + i].checked_add(p[i].checked_mul(2)?)?.checked_sub(reach)?.checked_sub(1)?;
+        out.push(span.checked_div(s[i])?.checked_add(1)?.max(0));
     }
     let flops = 2.0 * numel(&out) * numel(&weight[1..]);
     Some(Work { flops, bytes: x.all_bytes() + numel(&out) * x.elem(0), precision: x.precision(0), causal: false })
@@ -138,8 +142,9 @@ fn attention(x: &Inputs, bhsd: bool, backward: bool, causal_at: usize) -> Option
     let (b, h, sq, d) = if bhsd { (q[0], q[1], q[2], q[3]) } else { (q[0], q[2], q[1], q[3]) };
     let sk = if bhsd { k[2] } else { k[1] };
     let dv = v[3];
-    let bhqk = (b * h) as f64 * sq as f64 * sk as f64;
-    let mut flops = if backward { 2.0 * bhqk * (3 * d + 2 * dv) as f64 } else { 2.0 * bhqk * (d + dv) as f64 };
+    let bhqk = b as f64 * h as f64 * sq as f64 * sk as f64;
+    let (d, dv) = (d as f64, dv as f64);
+    let mut flops = if backward { 2.0 * bhqk * (3.0 * d + 2.0 * dv) } else { 2.0 * bhqk * (d + dv) };
     let causal = if matches!(x.concrete.get(causal_at).map(String::as_str), Some("1" | "2")) {
         true // the efficient kernels' custom_mask_type
     } else {
@@ -150,7 +155,7 @@ fn attention(x: &Inputs, bhsd: bool, backward: bool, causal_at: usize) -> Option
     }
     // Flash-style kernels never write the score matrix: q, k, v (and the gradients) are read,
     // the output written.
-    let out = numel(q) / d as f64 * dv as f64 * x.elem(q_at);
+    let out = numel(q) / d * dv * x.elem(q_at);
     let bytes =
         x.all_bytes() + if backward { x.bytes_of(q_at) + x.bytes_of(q_at + 1) + x.bytes_of(q_at + 2) } else { out };
     Some(Work { flops, bytes, precision: x.precision(q_at), causal })

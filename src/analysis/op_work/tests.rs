@@ -168,3 +168,22 @@ fn every_modelled_name_has_one_model() {
         assert!(is_modelled(&format!("aten::{op}")), "{op}");
     }
 }
+
+#[test]
+fn hostile_shapes_give_no_work_and_no_panic() {
+    let big = i64::MAX;
+    let conv = work_of(
+        "aten::convolution",
+        &format!("[[{big}, 3, {big}, {big}], [{big}, 3, {big}, 7]]"),
+        BF16_2,
+        r#"["", "", "", "[9223372036854775807, 1]", "[9223372036854775807, 3]", "[9223372036854775807, 1]", "False", "[0, 0]", "1"]"#,
+    );
+    assert!(conv.is_none_or(|w| w.flops.is_finite() && w.bytes.is_finite()));
+    let mm = work_of("aten::mm", &format!("[[{big}, {big}], [{big}, {big}]]"), BF16_2, "[]");
+    assert!(mm.is_none_or(|w| w.flops.is_finite()), "{mm:?}");
+    let q = format!("[{big}, {big}, {big}, 0]");
+    let attn = work_of("aten::_scaled_dot_product_flash_attention", &format!("[{q}, {q}, {q}]"), BF16_3, "[]");
+    assert!(attn.is_none(), "a zero head size is no work: {attn:?}");
+    let stride0 = r#"["", "", "", "[0, 0]", "[0, 0]", "[1, 1]", "False", "[0, 0]", "1"]"#;
+    assert!(work_of("aten::convolution", "[[1, 3, 8, 8], [4, 3, 3, 3]]", BF16_2, stride0).is_none(), "stride 0");
+}
