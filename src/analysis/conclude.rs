@@ -135,7 +135,7 @@ fn efficiency(c: &Collector, work: roofline::WorkSums, r: &TraceReport, opts: &O
         let compute = int(d.compute_major).zip(int(d.compute_minor));
         roofline::peaks::lookup(d.name.as_deref().unwrap_or(""), int(d.num_sms), compute, int(d.total_global_mem))
     });
-    let peaks = roofline::peaks_for(device, &opts.peaks);
+    let peaks = roofline::with_user(device.map(roofline::table_peaks), &opts.peaks);
     let unknown_device = match (device, d) {
         (None, Some(d)) => {
             Some(d.name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| "a device with no name".into()))

@@ -178,7 +178,7 @@ const EFFICIENCY_ROWS: usize = 5;
 
 fn efficiency(o: &mut String, t: &TraceReport) {
     let Some(e) = &t.efficiency else { return };
-    let known: f64 = e.coverage.known_us.iter().map(|x| x.1).sum();
+    let known = e.coverage.known_total_us();
     if known <= 0.0 {
         return;
     }

@@ -35,15 +35,15 @@ impl LaunchCoverage {
         ]
     }
 
+    /// The non-zero parts with their share of the GPU time (%).
+    pub fn shares(&self) -> Vec<(&'static str, f64)> {
+        let total = self.total_us().max(f64::MIN_POSITIVE);
+        self.parts().into_iter().filter(|p| p.1 > 0.0).map(|(label, us)| (label, us / total * 100.0)).collect()
+    }
+
     /// "launched by an op 97.1%, with no launch in the trace 2.9%": the non-zero parts.
     pub fn line(&self) -> String {
-        let total = self.total_us().max(f64::MIN_POSITIVE);
-        let parts: Vec<String> = self
-            .parts()
-            .iter()
-            .filter(|p| p.1 > 0.0)
-            .map(|(label, us)| format!("{label} {:.1}%", us / total * 100.0))
-            .collect();
+        let parts: Vec<String> = self.shares().iter().map(|(label, pct)| format!("{label} {pct:.1}%")).collect();
         parts.join(", ")
     }
 }

@@ -175,6 +175,13 @@ pub struct WorkCoverage {
     pub ops_with_shapes: u64,
 }
 
+impl WorkCoverage {
+    /// Kernel time whose work is known, whatever its source (us).
+    pub fn known_total_us(&self) -> f64 {
+        self.known_us.iter().map(|x| x.1).sum()
+    }
+}
+
 /// The efficiency section of a trace's report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Efficiency {

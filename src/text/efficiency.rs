@@ -18,7 +18,7 @@ fn pct(v: Option<f64>) -> String {
 pub(super) fn render_efficiency(o: &mut String, t: &TraceReport) {
     let Some(e) = &t.efficiency else { return };
     let c = &e.coverage;
-    let known: f64 = c.known_us.iter().map(|x| x.1).sum();
+    let known = c.known_total_us();
     if known <= 0.0 && c.ops_with_shapes == 0 {
         let _ = writeln!(o, "\n Efficiency: no op work known (no shapes recorded; see the no_shapes hint).");
         return;

@@ -17,12 +17,24 @@ use super::options::UserPeaks;
 use crate::report::{Efficiency, KernelWork, Mfu, ModelSize, Peaks, WorkCoverage};
 use crate::vocab::{Bucket, Precision};
 
-/// The device's peaks: the user's figures over the table's.
-pub fn peaks_for(device: Option<&'static peaks::DevicePeaks>, user: &UserPeaks) -> Option<Peaks> {
-    let mut tflops: Vec<(Precision, f64)> = match device {
-        Some(d) => Precision::ALL.iter().filter_map(|&p| d.peak(p).map(|v| (p, v))).collect(),
-        None => Vec::new(),
-    };
+/// A device's entry in the table, as the report states it.
+pub fn table_peaks(d: &peaks::DevicePeaks) -> Peaks {
+    Peaks {
+        device: d.name.to_string(),
+        tflops: Precision::ALL.iter().filter_map(|&p| d.peak(p).map(|v| (p, v))).collect(),
+        tbps: d.tbps,
+        source: d.source.to_string(),
+    }
+}
+
+/// The peaks to measure against: the user's figures over `base` (the table's entry, or what a
+/// report was measured against). None without a bandwidth or any TFLOP/s figure.
+pub fn with_user(base: Option<Peaks>, user: &UserPeaks) -> Option<Peaks> {
+    let user_given = !user.tflops.is_empty() || user.tbps.is_some();
+    if !user_given {
+        return base;
+    }
+    let mut tflops = base.as_ref().map(|b| b.tflops.clone()).unwrap_or_default();
     for &(p, v) in &user.tflops {
         match p {
             Some(p) => {
@@ -33,24 +45,18 @@ pub fn peaks_for(device: Option<&'static peaks::DevicePeaks>, user: &UserPeaks) 
         }
     }
     tflops.sort_by_key(|x| x.0);
-    let tbps = user.tbps.or(device.map(|d| d.tbps))?;
+    let tbps = user.tbps.or(base.as_ref().map(|b| b.tbps))?;
     if tflops.is_empty() {
         return None;
     }
-    let user_given = !user.tflops.is_empty() || user.tbps.is_some();
-    Some(Peaks {
-        device: match (device, user_given) {
-            (Some(d), false) => d.name.to_string(),
-            (Some(d), true) => format!("{} (with the figures given)", d.name),
-            (None, _) => "the figures given".to_string(),
+    Some(match base {
+        Some(b) => Peaks {
+            device: format!("{} (with the figures given)", b.device),
+            tflops,
+            tbps,
+            source: format!("given by the user where set; else {}", b.source),
         },
-        tflops,
-        tbps,
-        source: match (device, user_given) {
-            (Some(d), false) => d.source.to_string(),
-            (Some(d), true) => format!("given by the user where set; else {}", d.source),
-            (None, _) => "given by the user".to_string(),
-        },
+        None => Peaks { device: "the figures given".into(), tflops, tbps, source: "given by the user".into() },
     })
 }
 

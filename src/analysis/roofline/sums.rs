@@ -156,6 +156,8 @@ pub fn sums(
     let mut s = WorkSums { steps: vec![[0.0; 8]; steps], ops_with_shapes: c.ops_with_shapes, ..WorkSums::default() };
     let mut by_name: FxHashMap<u32, usize> = FxHashMap::default();
     let mut unmodelled: FxHashMap<u32, i64> = FxHashMap::default();
+    // Whether each kernel name says TF32, read once per name (it lowercases the full name).
+    let mut tf32: FxHashMap<u32, bool> = FxHashMap::default();
     let mut counted = c.gpu_work.iter().peekable();
     for (i, row) in c.gpu.iter().enumerate() {
         let own = match counted.peek() {
@@ -204,7 +206,11 @@ pub fn sums(
         };
         // FP32 work ran at the TF32 rate where the library chose it: the kernel's name says.
         let precision = match precision {
-            Some(Precision::Fp32) if facts.get(&row.name).is_some_and(|f| runs_tf32(&f.name.full)) => {
+            Some(Precision::Fp32)
+                if *tf32
+                    .entry(row.name)
+                    .or_insert_with(|| facts.get(&row.name).is_some_and(|f| runs_tf32(&f.name.full))) =>
+            {
                 Some(Precision::Tf32)
             }
             p => p,

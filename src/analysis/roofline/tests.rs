@@ -98,12 +98,12 @@ fn mfu_against_the_dominant_precision_and_the_analytic_figure() {
 #[test]
 fn user_peaks_replace_the_table() {
     let user = UserPeaks { tflops: vec![(None, 100.0)], tbps: Some(1.0) };
-    let p = peaks_for(None, &user).unwrap();
+    let p = with_user(None, &user).unwrap();
     assert_eq!(p.tflops.len(), Precision::ALL.len());
     assert_eq!((p.tbps, p.source.as_str()), (1.0, "given by the user"));
-    assert!(peaks_for(None, &UserPeaks::default()).is_none(), "an unknown device and no figures: no peaks");
+    assert!(with_user(None, &UserPeaks::default()).is_none(), "an unknown device and no figures: no peaks");
     let only_flops = UserPeaks { tflops: vec![(Some(Precision::Bf16), 100.0)], tbps: None };
-    assert!(peaks_for(None, &only_flops).is_none(), "a roofline needs the bandwidth too");
+    assert!(with_user(None, &only_flops).is_none(), "a roofline needs the bandwidth too");
     assert_eq!(
         UserPeaks::parse_tflops("bf16=989, fp8=1979").unwrap(),
         vec![(Some(Precision::Bf16), 989.0), (Some(Precision::Fp8), 1979.0)]

@@ -3,10 +3,10 @@
 //! figures in place (no second read of the trace).
 
 use super::widgets::bucket_class;
-use crate::analysis::roofline::rebase;
+use crate::analysis::roofline::{rebase, with_user};
 use crate::export::roofline::{self, Chart, BOTTOM, HEIGHT, LEFT, WIDTH};
-use crate::report::{Bound, Efficiency, KernelWork, ModelSize, Peaks};
-use crate::vocab::{fmt_si, Precision};
+use crate::report::{Bound, Efficiency, KernelWork, ModelSize};
+use crate::vocab::fmt_si;
 use crate::web::format;
 use leptos::prelude::*;
 
@@ -23,8 +23,8 @@ fn number(s: &str) -> Option<f64> {
     s.trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v > 0.0)
 }
 
-/// The report's efficiency against the given figures: a TFLOP/s figure replaces every
-/// precision's peak, a TB/s figure the bandwidth.
+/// The report's efficiency against the given figures (as `--peak-tflops T --peak-tbps B`): a
+/// TFLOP/s figure replaces every precision's peak, a TB/s figure the bandwidth.
 fn measured(e: &Efficiency, g: &Given) -> Efficiency {
     let (tflops, tbps) = (number(&g.tflops), number(&g.tbps));
     let model =
@@ -32,23 +32,8 @@ fn measured(e: &Efficiency, g: &Given) -> Efficiency {
     if tflops.is_none() && tbps.is_none() && model == e.model {
         return e.clone();
     }
-    let base = e.peaks.clone();
-    let peaks = match (base, tflops, tbps) {
-        (p, None, None) => p,
-        (p, t, b) => {
-            let bw = b.or(p.as_ref().map(|p| p.tbps));
-            let flops = match t {
-                Some(t) => Precision::ALL.iter().map(|&pr| (pr, t)).collect(),
-                None => p.as_ref().map(|p| p.tflops.clone()).unwrap_or_default(),
-            };
-            bw.filter(|_| !flops.is_empty()).map(|tbps| Peaks {
-                device: "the figures given".into(),
-                tflops: flops,
-                tbps,
-                source: "given on this page".into(),
-            })
-        }
-    };
+    let user = crate::analysis::UserPeaks { tflops: tflops.map(|t| vec![(None, t)]).unwrap_or_default(), tbps };
+    let peaks = with_user(e.peaks.clone(), &user);
     rebase(e, peaks, model)
 }
 
@@ -73,7 +58,7 @@ pub fn EfficiencySection(efficiency: Efficiency) -> impl IntoView {
 #[component]
 fn EfficiencyFacts(e: Efficiency) -> impl IntoView {
     let c = &e.coverage;
-    let known: f64 = c.known_us.iter().map(|x| x.1).sum();
+    let known = c.known_total_us();
     let share = |v: f64| format::pct(v / c.kernel_us.max(f64::MIN_POSITIVE) * 100.0);
     let peaks = match &e.peaks {
         Some(p) => format!("Measured against {}: {} TB/s ({}).", p.device, p.tbps, p.source),

@@ -38,10 +38,11 @@ pub fn Summary(trace: TraceRef) -> impl IntoView {
     // calls is never mistaken for a fast one.
     let lc = trace.launch_coverage;
     let launched = (lc.total_us() > 0.0).then(|| {
-        let rest: Vec<String> = lc.parts()[1..]
-            .iter()
-            .filter(|p| p.1 > 0.0)
-            .map(|(label, us)| format!("{label} {}", format::pct(us / lc.total_us() * 100.0)))
+        let rest: Vec<String> = lc
+            .shares()
+            .into_iter()
+            .filter(|p| p.0 != lc.parts()[0].0)
+            .map(|(label, pct)| format!("{label} {}", format::pct(pct)))
             .collect();
         let detail = if rest.is_empty() { "every GPU row has its op".to_string() } else { rest.join(" · ") };
         ("Launched by an op", format::pct(lc.op_us / lc.total_us() * 100.0), detail)
