@@ -92,6 +92,17 @@ fn shapes_become_kernel_work_against_the_device_peaks() {
     assert_eq!(e.coverage.kernel_us, 600.0);
     let known: f64 = e.coverage.known_us.iter().map(|x| x.1).sum();
     assert_eq!(known, 600.0);
+    // Per op, for the top ops table: the addmm's two kernels together (its whole work over their
+    // 200 us), the mm alone; every top op with work has its row, named as in that table.
+    let op = |n: &str| e.ops.iter().find(|o| o.name == n).unwrap_or_else(|| panic!("{n} not in {:?}", e.ops));
+    let addmm = op("aten::addmm");
+    assert_eq!((addmm.flops, addmm.count, addmm.time_us), (mm_flops, 2, 200.0));
+    assert!((addmm.bytes - (gemm.bytes + reduce.bytes)).abs() < 1e-3);
+    assert!((op("aten::mm").tflops_per_s - mm_flops / 200e-6 / 1e12).abs() < 1e-9);
+    assert_eq!(op("aten::bmm").flops, 5e9);
+    for row in r.top_ops.iter().filter(|o| o.name != "record_param_comms") {
+        assert!(e.ops.iter().any(|o| o.name == row.name), "{} has no figures", row.name);
+    }
     // MFU over the step: every FLOP (the Inductor ones, of no known precision, with the bf16).
     let total = 2.0 * mm_flops + 5e9 + 1e9;
     assert_eq!(e.flops, total);

@@ -6,7 +6,9 @@ mod common;
 use common::*;
 use tracesight::analysis::taxonomy::Bucket;
 use tracesight::export::{csv, markdown};
-use tracesight::share_link::{self, decode, encode, for_link, CompareSets, LinkError, SortCol, TableState, ViewState};
+use tracesight::share_link::{
+    self, decode, encode, for_link, CompareSets, Figures, LinkError, SortCol, TableState, ViewState,
+};
 use tracesight::Report;
 
 const FIXTURES: [&str; 4] = ["current_schema.json", "old_schema.json", "math_sdpa.json", "cpu_only.json"];
@@ -30,7 +32,7 @@ fn busy_state(report: &Report) -> ViewState {
             query: "<script>alert(1)</script> ünïcode".into(),
             expanded: (0..t.top_kernels.len().min(3) as u32).collect(),
         },
-        ops: TableState { sort: SortCol::Name, desc: true, query: String::new(), expanded: vec![] },
+        ops: TableState { sort: SortCol::Roof, desc: true, query: String::new(), expanded: vec![] },
         buckets_open: vec![Bucket::Gemm, Bucket::Attention],
         compare: match report.traces.len() {
             0 | 1 => None,
@@ -38,6 +40,7 @@ fn busy_state(report: &Report) -> ViewState {
             n => Some(CompareSets::default_for(&report.traces)).filter(|_| n > 2),
         },
         rules: "# ours\nmy fused mlp* => gemm\n".into(),
+        figures: Figures { tflops: "989.5".into(), tbps: "3.35".into(), params: "7e9".into(), tokens: "".into() },
     }
 }
 
@@ -224,12 +227,13 @@ fn shared_traces_link_sizes() {
     for (name, n) in &sizes {
         println!("{n:>8}  {name}");
     }
-    // Single traces stay under 8.5 KB (8 KB until hints carried their time at stake); eight
-    // ranks in one link may be larger.
-    let over: Vec<_> = sizes.iter().filter(|(_, n)| *n > 8704).collect();
+    // Single traces stay under 8.75 KB (8 KB until hints carried their time at stake, 8.5 KB
+    // until the view kept the user's peaks, which the busy state sets); eight ranks in one link
+    // may be larger.
+    let over: Vec<_> = sizes.iter().filter(|(_, n)| *n > 8960).collect();
     assert!(
         over.iter().all(|(name, _)| name.contains("8 ranks") || name.contains("ranks view")),
-        "links over 8.5 KB: {over:?}"
+        "links over 8.75 KB: {over:?}"
     );
 }
 
@@ -293,6 +297,9 @@ fn hostile_links_are_refused_with_a_reason() {
         ("unknown bucket", Box::new(|v| v["s"]["b"] = "evil".into())),
         ("rules that do not parse", Box::new(|v| v["s"]["r"] = "x => evil".into())),
         ("rules too long", Box::new(|v| v["s"]["r"] = format!("{} => gemm", "x".repeat(5000)).into())),
+        ("figure too long", Box::new(|v| v["s"]["f"] = serde_json::json!({"t": "9".repeat(100)}))),
+        ("figure with control chars", Box::new(|v| v["s"]["f"] = serde_json::json!({"b": "1\u{7}"}))),
+        ("unknown figure", Box::new(|v| v["s"]["f"] = serde_json::json!({"zz": "1"}))),
         ("rule window", Box::new(|v| v["r"]["t"][0]["rg"] = serde_json::json!([1, 2]))),
         ("control chars", Box::new(|v| v["r"]["t"][0]["f"] = "a\u{1b}[31m".into())),
         ("long name", Box::new(|v| v["r"]["t"][0]["f"] = "x".repeat(100_000).into())),

@@ -111,11 +111,14 @@ pub fn table(t: &TraceReport, which: &str) -> Option<String> {
         "efficiency" => {
             // Only where some work is known (a share link carries no efficiency figures).
             let e = t.efficiency.as_ref().filter(|e| !e.kernels.is_empty())?;
-            let mut head = vec!["name", "short", "bucket", "time_us", "count"];
+            // Kernels, then the ops that launched them (the top ops table's rows).
+            let mut head = vec!["kind", "name", "short", "bucket", "time_us", "count"];
             head.extend(WORK_COLUMNS);
             w.row(head);
-            for k in &e.kernels {
+            let rows = e.kernels.iter().map(|k| ("kernel", k)).chain(e.ops.iter().map(|k| ("op", k)));
+            for (kind, k) in rows {
                 let mut cells = vec![
+                    kind.to_string(),
                     k.name.clone(),
                     k.short.clone(),
                     k.bucket.id().to_string(),

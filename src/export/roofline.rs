@@ -209,6 +209,7 @@ mod tests {
             flops: 0.0,
             bytes: 0.0,
             coverage: WorkCoverage::default(),
+            ops: vec![],
             kernels: vec![kernel("big", 100.0, 500.0, 400.0), kernel("small", 1.0, 5.0, 10.0), {
                 let mut copy = kernel("copy", 50.0, 0.0, 1.0);
                 copy.intensity = None;

@@ -48,7 +48,8 @@ pub struct Peaks {
     pub source: String,
 }
 
-/// One kernel name's work and rate.
+/// One kernel name's work and rate (or one op name's: the kernels it launched together, with
+/// `short` its name).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KernelWork {
     /// The kernel's name as the trace writes it, and shortened (as in the kernel tables).
@@ -100,12 +101,22 @@ impl Efficiency {
         e.kernels.retain(|k| k.recoverable_us > 0.0);
         e.kernels.truncate(LINK_KERNELS);
         e.buckets.clear();
+        e.ops.clear();
         e.mfu.truncate(1);
         e
     }
 }
 
 impl KernelWork {
+    /// % of the roof at its intensity: of the compute peak when compute-bound, of the bandwidth
+    /// when memory-bound.
+    pub fn roof_pct(&self) -> Option<f64> {
+        match self.bound? {
+            Bound::Compute => self.pct_of_peak,
+            Bound::Memory => self.pct_of_bandwidth,
+        }
+    }
+
     /// Above 100% of a roof: its data came from cache (L2 beats the memory bandwidth), or the
     /// work estimated from its shapes is more than it did.
     pub fn above_roof(&self) -> bool {
@@ -197,6 +208,10 @@ pub struct Efficiency {
     /// Kernels with work, the largest recoverable time first: the top ones by recoverable time
     /// and the top ones by time.
     pub kernels: Vec<KernelWork>,
+    /// The ops that launched kernels with work, by the time of those kernels, as many as the
+    /// top ops table lists: the figures of that table's rows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ops: Vec<KernelWork>,
     pub buckets: Vec<BucketWork>,
     /// The whole trace (its GPU span), then each step.
     pub mfu: Vec<Mfu>,

@@ -34,6 +34,13 @@ pub fn check_state(s: &ViewState, report: Option<&Report>) -> Result<(), String>
             return Err("a compared set out of order or repeated".into());
         }
     }
+    if s.figures
+        .fields()
+        .iter()
+        .any(|f| f.chars().count() > super::state::MAX_FIGURE || f.chars().any(char::is_control))
+    {
+        return Err("a peak or model figure too long or with control characters".into());
+    }
     if s.rules.len() > MAX_RULES_BYTES {
         return Err(format!("bucket rules longer than {MAX_RULES_BYTES} bytes"));
     }
@@ -118,7 +125,12 @@ fn work(v: f64) -> Result<(), String> {
 }
 
 fn check_efficiency(e: &Efficiency) -> Result<(), String> {
-    if e.kernels.len() > LINK_KERNELS || e.mfu.len() > 1 || !e.buckets.is_empty() || e.coverage.known_us.len() > 3 {
+    if e.kernels.len() > LINK_KERNELS
+        || e.mfu.len() > 1
+        || !e.buckets.is_empty()
+        || !e.ops.is_empty()
+        || e.coverage.known_us.len() > 3
+    {
         return Err("efficiency figures beyond what a link carries".into());
     }
     let opt = |v: Option<f64>| v.map_or(Ok(()), num);

@@ -159,6 +159,7 @@ mod tests {
             buckets_open: vec![BucketId::Attention],
             compare: Some(CompareSets::pair(0, 2)),
             rules: "attn_fwd* => attention".into(),
+            figures: Figures { tflops: String::new(), tbps: "2".into(), params: "1.3e9".into(), tokens: "4096".into() },
         };
         let f = encode(None, &s);
         assert!(f.starts_with("v="));

@@ -20,6 +20,12 @@ pub enum SortCol {
     Mean,
     #[serde(rename = "x")]
     Max,
+    /// Achieved TFLOP/s of the row's work.
+    #[serde(rename = "f")]
+    Tflops,
+    /// % of the roof at the row's intensity.
+    #[serde(rename = "r")]
+    Roof,
 }
 
 /// The state of one top table (kernels or ops).
@@ -68,6 +74,36 @@ pub struct ViewState {
     /// The user's bucket rules the report was made with (`pattern => bucket` lines).
     #[serde(rename = "r", default, skip_serializing_if = "String::is_empty")]
     pub rules: String,
+    /// The peaks and model size the user typed, which re-measure the efficiency figures.
+    #[serde(rename = "f", default, skip_serializing_if = "is_default")]
+    pub figures: Figures,
+}
+
+/// The user's figures for the efficiency section, as typed (empty: the device table's peaks,
+/// no analytic MFU). Kept as text so the fields show what was typed.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Figures {
+    /// Peak TFLOP/s for every precision (as `--peak-tflops T`).
+    #[serde(rename = "t", default, skip_serializing_if = "String::is_empty")]
+    pub tflops: String,
+    /// Memory bandwidth, TB/s (as `--peak-tbps`).
+    #[serde(rename = "b", default, skip_serializing_if = "String::is_empty")]
+    pub tbps: String,
+    /// The model's parameters and tokens per step (as `--params`, `--tokens-per-step`).
+    #[serde(rename = "n", default, skip_serializing_if = "String::is_empty")]
+    pub params: String,
+    #[serde(rename = "k", default, skip_serializing_if = "String::is_empty")]
+    pub tokens: String,
+}
+
+/// A figure field holds at most this many characters.
+pub const MAX_FIGURE: usize = 24;
+
+impl Figures {
+    pub fn fields(&self) -> [&str; 4] {
+        [&self.tflops, &self.tbps, &self.params, &self.tokens]
+    }
 }
 
 /// Two disjoint sets of traces (indices into `Report::traces`): A, the run before, and B, the

@@ -248,6 +248,17 @@ test('how far from fast: roofline, efficiency table, MFU, and the user\'s peaks 
   await section.getByRole('button', { name: 'Time' }).click();
   const times = await page.locator('[data-testid=efficiency-table] tbody tr td:nth-child(2)').allTextContents();
   assert.ok(times.length === all, 'sorted table lost rows');
+  // The top tables carry each row's figures where its work is known, sortable.
+  const roofCells = () => page.locator('[data-testid=top-kernels] tbody tr td:nth-child(9)').allTextContents();
+  const roofBefore = await roofCells();
+  assert.ok(roofBefore.some((c) => /%$/.test(c.trim())), `no % of roof in the top kernels: ${roofBefore}`);
+  const opRates = await page.locator('[data-testid=top-ops] tbody tr td:nth-child(8)').allTextContents();
+  assert.ok(opRates.some((c) => /^\d/.test(c.trim())), `no TFLOP/s in the top ops: ${opRates}`);
+  const kernels = page.getByTestId('top-kernels').locator('xpath=ancestor::section');
+  await kernels.getByRole('button', { name: '% of roof' }).click();
+  const roofSorted = await roofCells();
+  const sorted = roofSorted.map((c) => (c.trim() === '–' ? -1 : parseFloat(c)));
+  assert.deepEqual(sorted, [...sorted].sort((a, b) => b - a), 'sorted by % of roof, largest first');
   // The user's peak halves MFU when it doubles the peak it is measured against.
   const before = Number(mfu.match(/^MFU ([\d.]+)%/)[1]);
   const peakText = await section.locator('p.muted').first().textContent();
@@ -259,6 +270,16 @@ test('how far from fast: roofline, efficiency table, MFU, and the user\'s peaks 
   assert.match(await section.locator('p.muted').first().textContent(), /the figures given/);
   assert.notEqual(await section.locator('p.muted').first().textContent(), peakText);
   assert.ok(Number(after.match(/^MFU ([\d.]+)%/)[1]) > before, `${after} vs ${mfu}`);
+  assert.notDeepEqual(await roofCells(), roofSorted, 'the top kernels did not follow the given peak');
+  // A share link keeps the figures typed: the shared view measures against them too.
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  await page.getByTestId('share-link').click();
+  const shared = await context.newPage();
+  await shared.goto(await page.evaluate(() => navigator.clipboard.readText()));
+  await shared.getByTestId('efficiency').waitFor({ timeout: 60_000 });
+  assert.equal(await shared.getByTestId('peak-tflops').inputValue(), '1');
+  assert.equal((await shared.getByTestId('efficiency-mfu').textContent()).trim(), after);
+  await shared.close();
   await section.getByRole('button', { name: 'Reset' }).click();
   assert.equal((await page.getByTestId('efficiency-mfu').textContent()).trim(), mfu);
   assert.deepEqual(errors, []);

@@ -14,15 +14,6 @@ pub fn peak_of(peaks: &Peaks, p: Precision) -> Option<f64> {
     peaks.tflops.iter().find(|x| x.0 == p).map(|x| x.1)
 }
 
-/// % of the roof at the kernel's intensity: of the compute peak when compute-bound, of the
-/// bandwidth when memory-bound.
-pub fn roof_pct(k: &KernelWork) -> Option<f64> {
-    match k.bound? {
-        Bound::Compute => k.pct_of_peak,
-        Bound::Memory => k.pct_of_bandwidth,
-    }
-}
-
 /// Fills the kernel's rates, % of its roofs, bound and recoverable time from its time, work,
 /// count and precision.
 pub fn measure(k: &mut KernelWork, peaks: Option<&Peaks>) {
@@ -42,7 +33,7 @@ pub fn measure(k: &mut KernelWork, peaks: Option<&Peaks>) {
         _ => None,
     };
     k.recoverable_us = 0.0;
-    if let Some(r) = roof_pct(k).filter(|&r| r < TARGET_PCT) {
+    if let Some(r) = k.roof_pct().filter(|&r| r < TARGET_PCT) {
         let at_target = (k.time_us * r / TARGET_PCT).max(k.count as f64 * MIN_KERNEL_US);
         k.recoverable_us = (k.time_us - at_target).max(0.0);
     }
@@ -62,7 +53,7 @@ pub fn bucket_rows(kernels: &[KernelWork]) -> Vec<BucketWork> {
         b.time_us += k.time_us;
         b.flops += k.flops;
         b.bytes += k.bytes;
-        if let Some(r) = roof_pct(k) {
+        if let Some(r) = k.roof_pct() {
             *b.pct_of_roof.get_or_insert(0.0) += r * k.time_us;
         }
     }
@@ -98,7 +89,7 @@ pub fn rebase(e: &Efficiency, peaks: Option<Peaks>, model: Option<ModelSize>) ->
     let mut e = e.clone();
     e.peaks = peaks;
     e.model = model;
-    for k in &mut e.kernels {
+    for k in e.kernels.iter_mut().chain(&mut e.ops) {
         measure(k, e.peaks.as_ref());
     }
     e.buckets = bucket_rows(&e.kernels);

@@ -151,6 +151,12 @@ pub fn finish(s: WorkSums, f: Finish) -> Option<Efficiency> {
         rank <= f.top_n || by_time.contains(&k.name)
     });
 
+    // The ops' figures, for the top ops table: the top by time.
+    let mut ops: Vec<KernelWork> =
+        s.ops.into_iter().map(|(name, k)| kernel_work(name.clone(), name, k, peaks)).collect();
+    ops.sort_by(|a, b| b.time_us.total_cmp(&a.time_us).then(a.name.cmp(&b.name)));
+    ops.truncate(f.top_n);
+
     let factor = if f.training { 6.0 } else { 2.0 };
     let analytic =
         |span_us: f64, steps: f64, precision| analytic_pct(f.model, factor, steps, span_us, precision, peaks);
@@ -178,6 +184,7 @@ pub fn finish(s: WorkSums, f: Finish) -> Option<Efficiency> {
             ops_with_shapes: s.ops_with_shapes,
         },
         kernels,
+        ops,
         buckets,
         mfu: windows,
         model: f.model,

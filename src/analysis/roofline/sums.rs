@@ -31,6 +31,20 @@ pub(super) struct KernelSum {
     pub(super) bucket: Option<Bucket>,
 }
 
+impl KernelSum {
+    /// Adds one kernel row's work (`p`: its precision's slot).
+    fn add(&mut self, dur: i64, w: &RowWork, p: usize, bucket: Bucket) {
+        self.time_ns += dur;
+        self.count += 1;
+        (self.flops, self.bytes) = (self.flops + w.flops, self.bytes + w.bytes);
+        self.by_source[source_index(w.source)] += dur;
+        (self.split, self.causal) = (self.split | w.split, self.causal | w.causal);
+        self.bucket.get_or_insert(bucket);
+        self.by_precision[p] += w.flops;
+        self.time_by_precision[p] += dur;
+    }
+}
+
 /// The buckets whose kernels do an op's FLOPs when it launched several kinds.
 const MATH: [Bucket; 2] = [Bucket::Gemm, Bucket::Attention];
 
@@ -56,6 +70,8 @@ pub(super) const SOURCES: [WorkSource; 3] = [WorkSource::Shapes, WorkSource::Pro
 pub struct WorkSums {
     /// (full name, short name, sums).
     pub(super) kernels: Vec<(String, String, KernelSum)>,
+    /// Per launching op name (the leaf op whose work the kernels did): (name, sums).
+    pub(super) ops: Vec<(String, KernelSum)>,
     /// Per step: FLOPs by precision, as in `KernelSum`.
     pub(super) steps: Vec<[f64; 8]>,
     pub(super) known_ns: [i64; 3],
@@ -155,6 +171,7 @@ pub fn sums(
     let per_op = kernels_per_op(c, at, buckets, &op_work);
     let mut s = WorkSums { steps: vec![[0.0; 8]; steps], ops_with_shapes: c.ops_with_shapes, ..WorkSums::default() };
     let mut by_name: FxHashMap<u32, usize> = FxHashMap::default();
+    let mut by_op: FxHashMap<u32, usize> = FxHashMap::default();
     let mut unmodelled: FxHashMap<u32, i64> = FxHashMap::default();
     // Whether each kernel name says TF32, read once per name (it lowercases the full name).
     let mut tf32: FxHashMap<u32, bool> = FxHashMap::default();
@@ -187,7 +204,7 @@ pub fn sums(
             (None, Some(w)) => Some(RowWork::share_of(w, &per_op[&leaf], row.dur, MATH.contains(&buckets[i]))),
             (None, None) => None,
         };
-        let Some(RowWork { flops, bytes, precision, source, split, causal }) = work else {
+        let Some(mut work) = work else {
             let name = (leaf != NO).then(|| tree.spans[leaf as usize].name);
             let call = at.runtime[i];
             match name {
@@ -205,7 +222,7 @@ pub fn sums(
             continue;
         };
         // FP32 work ran at the TF32 rate where the library chose it: the kernel's name says.
-        let precision = match precision {
+        work.precision = match work.precision {
             Some(Precision::Fp32)
                 if *tf32
                     .entry(row.name)
@@ -215,25 +232,25 @@ pub fn sums(
             }
             p => p,
         };
-        s.known_ns[source_index(source)] += row.dur;
+        s.known_ns[source_index(work.source)] += row.dur;
         let k = *by_name.entry(row.name).or_insert_with(|| {
             let full = c.names.get(row.name).to_string();
             let short = facts.get(&row.name).map_or_else(|| full.clone(), |f| f.name.short.clone());
             s.kernels.push((full, short, KernelSum::default()));
             s.kernels.len() - 1
         });
-        let p = precision.map_or(UNKNOWN_PRECISION, Precision::index);
-        let sum = &mut s.kernels[k].2;
-        sum.time_ns += row.dur;
-        sum.count += 1;
-        (sum.flops, sum.bytes) = (sum.flops + flops, sum.bytes + bytes);
-        sum.by_source[source_index(source)] += row.dur;
-        (sum.split, sum.causal) = (sum.split | split, sum.causal | causal);
-        sum.bucket.get_or_insert(buckets[i]);
-        sum.by_precision[p] += flops;
-        sum.time_by_precision[p] += row.dur;
+        let p = work.precision.map_or(UNKNOWN_PRECISION, Precision::index);
+        s.kernels[k].2.add(row.dur, &work, p, buckets[i]);
+        if leaf != NO {
+            let name = tree.spans[leaf as usize].name;
+            let o = *by_op.entry(name).or_insert_with(|| {
+                s.ops.push((c.names.get(name).to_string(), KernelSum::default()));
+                s.ops.len() - 1
+            });
+            s.ops[o].1.add(row.dur, &work, p, buckets[i]);
+        }
         if let Some(step) = row_step.get(i).filter(|&&t| t != NO) {
-            s.steps[*step as usize][p] += flops;
+            s.steps[*step as usize][p] += work.flops;
         }
     }
     let mut listed: Vec<(String, i64)> = unmodelled.into_iter().map(|(n, t)| (c.names.get(n).to_string(), t)).collect();

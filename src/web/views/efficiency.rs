@@ -6,18 +6,10 @@ use super::widgets::bucket_class;
 use crate::analysis::roofline::{rebase, with_user};
 use crate::export::roofline::{self, Chart, BOTTOM, HEIGHT, LEFT, WIDTH};
 use crate::report::{Bound, Efficiency, KernelWork, ModelSize};
+use crate::share_link::{Figures, MAX_FIGURE};
 use crate::vocab::fmt_si;
 use crate::web::format;
 use leptos::prelude::*;
-
-/// The user's figures, as typed (empty: the table's).
-#[derive(Clone, Default, PartialEq)]
-struct Given {
-    tflops: String,
-    tbps: String,
-    params: String,
-    tokens: String,
-}
 
 fn number(s: &str) -> Option<f64> {
     s.trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v > 0.0)
@@ -25,7 +17,7 @@ fn number(s: &str) -> Option<f64> {
 
 /// The report's efficiency against the given figures (as `--peak-tflops T --peak-tbps B`): a
 /// TFLOP/s figure replaces every precision's peak, a TB/s figure the bandwidth.
-fn measured(e: &Efficiency, g: &Given) -> Efficiency {
+pub fn measured(e: &Efficiency, g: &Figures) -> Efficiency {
     let (tflops, tbps) = (number(&g.tflops), number(&g.tbps));
     let model =
         number(&g.params).zip(number(&g.tokens)).map(|(params, tokens_per_step)| ModelSize { params, tokens_per_step });
@@ -37,19 +29,21 @@ fn measured(e: &Efficiency, g: &Given) -> Efficiency {
     rebase(e, peaks, model)
 }
 
+/// The section, on the report's figures re-measured against the user's (`given`, which the
+/// top tables' efficiency columns follow too, and share links keep).
 #[component]
-pub fn EfficiencySection(efficiency: Efficiency) -> impl IntoView {
+pub fn EfficiencySection(efficiency: Efficiency, given: RwSignal<Figures>) -> impl IntoView {
     let original = StoredValue::new(efficiency);
-    let given = RwSignal::new(Given::default());
     let selected = RwSignal::new(None::<String>);
-    let shown = Memo::new(move |_| original.with_value(|e| measured(e, &given.get())));
+    let memo = Memo::new(move |_| original.with_value(|e| measured(e, &given.get())));
+    let shown = move || memo.get();
     view! {
         <section class="panel" aria-labelledby="eff-h" data-testid="efficiency">
             <h2 id="eff-h">"How far from fast"</h2>
-            {move || view! { <EfficiencyFacts e=shown.get() /> }}
+            {move || view! { <EfficiencyFacts e=shown() /> }}
             <PeakForm given=given />
-            {move || roofline::chart(&shown.get()).map(|c| view! { <RooflineChart chart=c selected=selected /> })}
-            {move || view! { <WorkTable kernels=shown.get().kernels selected=selected /> }}
+            {move || roofline::chart(&shown()).map(|c| view! { <RooflineChart chart=c selected=selected /> })}
+            {move || view! { <WorkTable kernels=shown().kernels selected=selected /> }}
         </section>
     }
 }
@@ -93,15 +87,16 @@ fn EfficiencyFacts(e: Efficiency) -> impl IntoView {
 }
 
 #[component]
-fn PeakForm(given: RwSignal<Given>) -> impl IntoView {
+fn PeakForm(given: RwSignal<Figures>) -> impl IntoView {
     let field = move |label: &'static str,
                       testid: &'static str,
-                      get: fn(&Given) -> String,
-                      set: fn(&mut Given, String)| {
+                      get: fn(&Figures) -> String,
+                      set: fn(&mut Figures, String)| {
         view! {
             <label class="field">{label}
                 <input type="text" inputmode="decimal" size="8" data-testid=testid prop:value=move || given.with(get)
-                    on:change:target=move |ev| given.update(|g| set(g, ev.target().value())) />
+                    maxlength=MAX_FIGURE.to_string()
+                    on:change:target=move |ev| given.update(|g| set(g, ev.target().value().chars().take(MAX_FIGURE).collect())) />
             </label>
         }
     };
@@ -111,7 +106,7 @@ fn PeakForm(given: RwSignal<Given>) -> impl IntoView {
             {field("TB/s", "peak-tbps", |g| g.tbps.clone(), |g, v| g.tbps = v)}
             {field("Parameters", "model-params", |g| g.params.clone(), |g, v| g.params = v)}
             {field("Tokens per step", "model-tokens", |g| g.tokens.clone(), |g, v| g.tokens = v)}
-            <button type="button" class="button tiny" on:click=move |_| given.set(Given::default())>"Reset"</button>
+            <button type="button" class="button tiny" on:click=move |_| given.set(Figures::default())>"Reset"</button>
         </div>
     }
 }

@@ -1,7 +1,7 @@
 use super::attention::AttentionSection;
 use super::buckets::BucketSection;
 use super::compare::CompareSection;
-use super::efficiency::EfficiencySection;
+use super::efficiency::{measured, EfficiencySection};
 use super::hints::{Diagnostics, HintCards};
 use super::job::JobSection;
 use super::rules::RulesSection;
@@ -12,7 +12,7 @@ use super::why::{IdleSection, LayerSection, MemorySection};
 use super::widgets::{rank_label, FilePicker, TraceRef};
 use crate::analysis::taxonomy::Bucket as BucketId;
 use crate::report::{Report, Severity, TraceReport};
-use crate::share_link::{CompareSets, Scope, TableState, ViewState};
+use crate::share_link::{CompareSets, Figures, Scope, TableState, ViewState};
 use crate::web::state::{Loaded, ProgressRows};
 use crate::web::{export, format, share};
 use leptos::prelude::*;
@@ -48,6 +48,7 @@ pub fn ReportScreen(
     let ops = RwSignal::new(view0.ops.clone());
     let buckets_open = RwSignal::new(view0.buckets_open.clone());
     let compare = RwSignal::new(view0.compare);
+    let figures = RwSignal::new(view0.figures.clone());
     let share_state = RwSignal::new(None::<String>);
     let report = loaded.report.clone();
     let traces = report.traces.len();
@@ -63,6 +64,7 @@ pub fn ReportScreen(
         buckets_open: buckets_open.get_untracked(),
         compare: compare.get_untracked(),
         rules: link_rules.clone(),
+        figures: figures.get_untracked(),
     };
 
     let export_json = {
@@ -118,7 +120,7 @@ pub fn ReportScreen(
         move || {
             let t = TraceRef::new(report.clone(), selected.get());
             t.map(|t| view! {
-                <TraceView trace=t bucket_filter=bucket_filter kernels=kernels ops=ops buckets_open=buckets_open on_range=on_range
+                <TraceView trace=t bucket_filter=bucket_filter kernels=kernels ops=ops buckets_open=buckets_open figures=figures on_range=on_range
                     on_rules=on_rules rules=rules.clone() />
             })
         }
@@ -276,6 +278,8 @@ fn TraceView(
     kernels: RwSignal<TableState>,
     ops: RwSignal<TableState>,
     buckets_open: RwSignal<Vec<BucketId>>,
+    /// The user's peaks and model size, over the efficiency section and the tables' columns.
+    figures: RwSignal<Figures>,
     on_range: Option<Callback<RangeRequest>>,
     on_rules: Option<Callback<String>>,
     /// The bucket rules the report was made with.
@@ -288,6 +292,12 @@ fn TraceView(
         Callback::new(move |()| crate::export::csv::table(&trace, which).unwrap_or_default())
     };
     let name = |which: &str| format!("{stem}.{which}.csv");
+    // The work figures of the top tables' rows, re-measured when the user's figures change.
+    let efficiency = trace.efficiency.clone().filter(|e| !e.coverage.known_us.is_empty());
+    let work = StoredValue::new(efficiency.clone());
+    let shown = Memo::new(move |_| work.with_value(|e| e.as_ref().map(|e| measured(e, &figures.get()))));
+    let kernel_work = Signal::derive(move || shown.with(|e| e.as_ref().map(|e| e.kernels.clone()).unwrap_or_default()));
+    let op_work = Signal::derive(move || shown.with(|e| e.as_ref().map(|e| e.ops.clone()).unwrap_or_default()));
     // Errors stop reading; past the row limit, events are counted but not analysed.
     let incomplete: Vec<_> = trace
         .diagnostics
@@ -321,11 +331,11 @@ fn TraceView(
         <BucketSection buckets=trace.buckets.clone() gpu=trace.gpu.clone() filter=bucket_filter open=buckets_open
             csv_name=name("buckets") csv=csv("buckets") />
         <AttentionSection attention=trace.attention.clone() />
-        <TopTable kind=TopKind::Kernels rows=trace.top_kernels.clone() filter=bucket_filter state=kernels
+        <TopTable kind=TopKind::Kernels rows=trace.top_kernels.clone() work=kernel_work filter=bucket_filter state=kernels
             csv_name=name("kernels") csv=csv("kernels") />
-        <TopTable kind=TopKind::Ops rows=trace.top_ops.clone() filter=bucket_filter state=ops
+        <TopTable kind=TopKind::Ops rows=trace.top_ops.clone() work=op_work filter=bucket_filter state=ops
             csv_name=name("ops") csv=csv("ops") />
-        {trace.efficiency.clone().filter(|e| !e.coverage.known_us.is_empty()).map(|e| view! { <EfficiencySection efficiency=e /> })}
+        {efficiency.map(|e| view! { <EfficiencySection efficiency=e given=figures /> })}
         <StepTable steps=trace.steps.clone() csv_name=name("steps") csv=csv("steps") />
         {(trace.idle.gaps > 0).then(|| view! { <IdleSection idle=trace.idle.clone() gpu_idle_us=trace.gpu.idle_us /> })}
         {(!trace.layers.is_empty()).then(|| view! { <LayerSection layers=trace.layers.clone() /> })}

@@ -1,7 +1,7 @@
 use super::widgets::bucket_class;
 use super::widgets::{csv_button, details_open};
 use crate::analysis::taxonomy::Bucket as BucketId;
-use crate::report::{Step, TopRow};
+use crate::report::{Bound, KernelWork, Step, TopRow};
 use crate::share_link::{SortCol as Col, TableState};
 use crate::web::{export, format};
 use leptos::prelude::*;
@@ -12,13 +12,20 @@ pub enum TopKind {
     Ops,
 }
 
+/// A row's work figures, by its name (kernels' full names, ops' names).
+fn work_of<'a>(work: &'a [KernelWork], name: &str) -> Option<&'a KernelWork> {
+    work.iter().find(|w| w.name == name)
+}
+
 /// Top kernels / top ops: sortable by any numeric column, searchable over the full name,
 /// filtered by the bucket chosen in the chart. Sort, search and unfolded rows live in
-/// `state`, so a share link can restore them.
+/// `state`, so a share link can restore them. `work` gives the rows' efficiency figures where
+/// their work is known.
 #[component]
 pub fn TopTable(
     kind: TopKind,
     rows: Vec<TopRow>,
+    work: Signal<Vec<KernelWork>>,
     filter: RwSignal<Option<BucketId>>,
     state: RwSignal<TableState>,
     csv_name: String,
@@ -48,8 +55,13 @@ pub fn TopTable(
                 .map(|(i, r)| (i, r.clone()))
                 .collect()
         });
+        let figure = |r: &TopRow, f: fn(&KernelWork) -> Option<f64>| {
+            work.with(|w| work_of(w, &r.name).and_then(f)).unwrap_or(-1.0)
+        };
         v.sort_by(|(_, a), (_, b)| {
             let o = match col {
+                Col::Tflops => figure(a, |w| Some(w.tflops_per_s)).total_cmp(&figure(b, |w| Some(w.tflops_per_s))),
+                Col::Roof => figure(a, KernelWork::roof_pct).total_cmp(&figure(b, KernelWork::roof_pct)),
                 Col::Name => a.name.cmp(&b.name),
                 Col::Time => a.time_us.total_cmp(&b.time_us),
                 Col::Count => a.count.cmp(&b.count),
@@ -110,12 +122,14 @@ pub fn TopTable(
                     {header(Col::Count, "Count", true)}
                     {header(Col::Mean, "Mean", true)}
                     {header(Col::Max, "Max", true)}
+                    {header(Col::Tflops, "TFLOP/s", true)}
+                    {header(Col::Roof, "% of roof", true)}
                     <th scope="col">"Category"</th>
                     <th scope="col">{op_label}</th>
                 </tr></thead>
                 <tbody>
                     <For each=visible key=|(i, _)| *i let:item>
-                        {top_row(item.0, item.1, kind, state)}
+                        {top_row(item.0, item.1, kind, state, work)}
                     </For>
                 </tbody>
             </table>
@@ -125,7 +139,42 @@ pub fn TopTable(
     }
 }
 
-fn top_row(rank: usize, r: TopRow, kind: TopKind, state: RwSignal<TableState>) -> impl IntoView {
+/// The TFLOP/s and % of roof cells: "–" where the row's work is not known (no shapes, no model,
+/// beyond the rows the report measured).
+fn work_cells(work: Signal<Vec<KernelWork>>, name: String) -> impl IntoView {
+    let figures = move || {
+        work.with(|w| {
+            let Some(k) = work_of(w, &name) else { return ("–".to_string(), "–".to_string(), String::new()) };
+            let bound = match k.bound {
+                Some(Bound::Compute) => "compute-bound",
+                Some(Bound::Memory) => "memory-bound",
+                None => "no peaks to measure against",
+            };
+            let roof = k.roof_pct().map_or("–".into(), format::pct);
+            let title = format!(
+                "{bound}; {:.2} TB/s; {} via {}{}",
+                k.tbps,
+                k.precision.map_or("?", |p| p.id()),
+                k.source.id(),
+                if k.above_roof() { "; ▲ above a roof" } else { "" }
+            );
+            (format!("{:.1}", k.tflops_per_s), roof, title)
+        })
+    };
+    let f = Memo::new(move |_| figures());
+    view! {
+        <td class="num">{move || f.get().0}</td>
+        <td class="num" title=move || f.get().2>{move || f.get().1}</td>
+    }
+}
+
+fn top_row(
+    rank: usize,
+    r: TopRow,
+    kind: TopKind,
+    state: RwSignal<TableState>,
+    work: Signal<Vec<KernelWork>>,
+) -> impl IntoView {
     let index = rank as u32;
     let open = move || state.with(|s| s.expanded.contains(&index));
     let on_toggle = move |ev: leptos::ev::Event| {
@@ -165,6 +214,7 @@ fn top_row(rank: usize, r: TopRow, kind: TopKind, state: RwSignal<TableState>) -
             <td class="num">{format::count(r.count)}</td>
             <td class="num">{format::us(r.mean_us)}</td>
             <td class="num">{format::us(r.max_us)}</td>
+            {work_cells(work, r.name.clone())}
             <td><span class=format!("swatch {}", bucket_class(r.bucket)) aria-hidden="true"></span>{r.bucket.name()}</td>
             <td class="op">{r.op.clone().unwrap_or_default()}</td>
         </tr>
