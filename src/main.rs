@@ -11,6 +11,7 @@ mod cli {
     use std::sync::mpsc;
     use std::thread;
     use std::time::Instant;
+    use tracesight::analysis::gate::Limit;
     use tracesight::parallel::Split;
     use tracesight::{combine_all, Analysis, Options, TraceError};
 
@@ -292,10 +293,20 @@ mod cli {
         /// Print the diff as JSON.
         #[arg(long)]
         json: bool,
+        /// Print the diff as Markdown (a pull request comment); the output with --fail-if.
+        #[arg(long, conflicts_with = "json")]
+        markdown: bool,
+        /// A limit for CI: `step_time>+5%`, `gemm>+10%`, `idle>+2ms`, `attention<-20%`. Exits
+        /// with status 3 when one is crossed or cannot be checked. Repeatable.
+        #[arg(long = "fail-if", value_name = "LIMIT", value_parser = Limit::parse)]
+        fail_if: Vec<Limit>,
         /// Rows of changed kernels and ops in the text.
         #[arg(long, default_value_t = 25)]
         top: usize,
     }
+
+    /// The exit status of a diff whose gate failed (1 is an unreadable input, 2 a usage error).
+    const GATE_FAILED: u8 = 3;
 
     /// Writes to stdout; a reader that went away (`| head`) is not an error.
     fn out(text: &str) {
@@ -330,14 +341,29 @@ mod cli {
             return ExitCode::FAILURE;
         };
         let d = tracesight::analysis::diff::diff(&a, &b);
+        let checks = tracesight::analysis::gate::check(&d, &args.fail_if);
         if args.json {
-            if !print_json(&d) {
+            let printed = if args.fail_if.is_empty() {
+                print_json(&d)
+            } else {
+                print_json(&serde_json::json!({ "diff": d, "checks": checks }))
+            };
+            if !printed {
                 return ExitCode::FAILURE;
             }
+        } else if args.markdown || !args.fail_if.is_empty() {
+            out(&tracesight::export::diff_md::render(&d, &checks, args.top.min(10)));
         } else {
             out(&tracesight::text::render_diff(&d, args.top));
         }
-        ExitCode::SUCCESS
+        for c in checks.iter().filter(|c| !c.passed) {
+            eprintln!("tracesight: limit failed: {}", c.message);
+        }
+        if checks.iter().all(|c| c.passed) {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(GATE_FAILED)
+        }
     }
 
     /// glibc raises its mmap threshold each time a large block is freed, up to 32 MB, after

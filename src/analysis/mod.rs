@@ -14,6 +14,7 @@ pub mod diagnostics;
 pub mod diff;
 mod extra;
 pub mod fork;
+pub mod gate;
 mod generation;
 pub mod hints;
 pub mod hints_doc;

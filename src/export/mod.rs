@@ -4,5 +4,6 @@
 #![forbid(unsafe_code)]
 
 pub mod csv;
+pub mod diff_md;
 pub mod markdown;
 pub mod roofline;
