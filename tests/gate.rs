@@ -39,6 +39,12 @@ fn a_limit_fails_exactly_when_crossed() {
     // A figure the diff does not have fails, with the reason.
     let c = &check(&d, &limits(&["attention>+5%"]))[0];
     assert!(!c.passed && c.change.is_none() && c.message.contains("cannot be checked"), "{c:?}");
+    // From nothing in A, any growth is past a percentage.
+    let mut with_attention = run(500, 0);
+    with_attention.launch(&["aten::_flash_attention_forward"], "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, cutlass::bfloat16_t>>(Flash_fwd_params)", 900, 50);
+    let d_new = diff(&[run(500, 0).report()], &[with_attention.report()]);
+    assert!(!check(&d_new, &limits(&["attention>+1000%"]))[0].passed);
+    assert!(check(&d_new, &limits(&["attention>+60us"]))[0].passed);
     let ok = &check(&d, &limits(&["gemm>+20%"]))[0];
     assert!(ok.message.contains("+10.0%") && ok.message.ends_with("ok"), "{}", ok.message);
 }

@@ -136,7 +136,7 @@ pub fn check(d: &Diff, limits: &[Limit]) -> Vec<Check> {
             let crossed = match l.size {
                 Size::Us(u) => moved_us > u,
                 // From nothing, any growth is past a percentage.
-                Size::Pct(p) if c.a_us == 0.0 => moved_us > 0.0 && p.is_finite(),
+                Size::Pct(_) if c.a_us == 0.0 => moved_us > 0.0,
                 Size::Pct(p) => moved_us / c.a_us * 100.0 > p,
             };
             let rel = c.rel_pct.map_or("new".into(), |r| format!("{r:+.1}%"));

@@ -14,4 +14,4 @@ export CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 [ -x "$CHROMIUM" ] || { echo "no browser at $CHROMIUM: apt-get install chromium, or set CHROMIUM" >&2; exit 1; }
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund
-exec node --test --test-concurrency=1 --test-timeout=300000 e2e.test.mjs
+exec node --test --test-concurrency=1 --test-timeout=600000 e2e.test.mjs

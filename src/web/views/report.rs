@@ -296,8 +296,9 @@ fn TraceView(
     let efficiency = trace.efficiency.clone().filter(|e| !e.coverage.known_us.is_empty());
     let work = StoredValue::new(efficiency.clone());
     let shown = Memo::new(move |_| work.with_value(|e| e.as_ref().map(|e| measured(e, &figures.get()))));
-    let kernel_work = Signal::derive(move || shown.with(|e| e.as_ref().map(|e| e.kernels.clone()).unwrap_or_default()));
-    let op_work = Signal::derive(move || shown.with(|e| e.as_ref().map(|e| e.ops.clone()).unwrap_or_default()));
+    // Memos, so the tables' sorting reads the rows without copying them per comparison.
+    let kernel_work = Memo::new(move |_| shown.with(|e| e.as_ref().map(|e| e.kernels.clone()).unwrap_or_default()));
+    let op_work = Memo::new(move |_| shown.with(|e| e.as_ref().map(|e| e.ops.clone()).unwrap_or_default()));
     // Errors stop reading; past the row limit, events are counted but not analysed.
     let incomplete: Vec<_> = trace
         .diagnostics
@@ -331,9 +332,9 @@ fn TraceView(
         <BucketSection buckets=trace.buckets.clone() gpu=trace.gpu.clone() filter=bucket_filter open=buckets_open
             csv_name=name("buckets") csv=csv("buckets") />
         <AttentionSection attention=trace.attention.clone() />
-        <TopTable kind=TopKind::Kernels rows=trace.top_kernels.clone() work=kernel_work filter=bucket_filter state=kernels
+        <TopTable kind=TopKind::Kernels rows=trace.top_kernels.clone() work=Signal::from(kernel_work) filter=bucket_filter state=kernels
             csv_name=name("kernels") csv=csv("kernels") />
-        <TopTable kind=TopKind::Ops rows=trace.top_ops.clone() work=op_work filter=bucket_filter state=ops
+        <TopTable kind=TopKind::Ops rows=trace.top_ops.clone() work=Signal::from(op_work) filter=bucket_filter state=ops
             csv_name=name("ops") csv=csv("ops") />
         {efficiency.map(|e| view! { <EfficiencySection efficiency=e given=figures /> })}
         <StepTable steps=trace.steps.clone() csv_name=name("steps") csv=csv("steps") />

@@ -150,7 +150,9 @@ fn work_cells(work: Signal<Vec<KernelWork>>, name: String) -> impl IntoView {
                 Some(Bound::Memory) => "memory-bound",
                 None => "no peaks to measure against",
             };
-            let roof = k.roof_pct().map_or("–".into(), format::pct);
+            let roof = k
+                .roof_pct()
+                .map_or("–".into(), |r| format!("{}{}", if k.above_roof() { "▲ " } else { "" }, format::pct(r)));
             let title = format!(
                 "{bound}; {:.2} TB/s; {} via {}{}",
                 k.tbps,
