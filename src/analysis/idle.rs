@@ -6,10 +6,11 @@
 //! rows is classified the same way, as HolisticTraceAnalysis does. Also: what the CPU was doing
 //! during host waits, and which synchronising calls overlapped the GPU's idle time.
 
-use super::attribution::{Attribution, NO};
-use super::collect::{Collector, RuntimeCall};
+use super::attribution::NO;
+use super::collect::Collector;
 use super::intervals::Span;
-use super::steps::{step_of, us, StepWindow};
+use super::model::{step_of, Model};
+use super::steps::us;
 use crate::report::{IdleCauses, NameTime, StreamIdle};
 pub use crate::vocab::IdleCause;
 use rustc_hash::FxHashMap;
@@ -66,14 +67,9 @@ pub fn streams(c: &Collector) -> Vec<Stream> {
 /// Per step: (host, kernel, other) wait in ns.
 pub type StepWaits = Vec<(i64, i64, i64)>;
 
-pub fn idle_causes(
-    c: &Collector,
-    at: &Attribution,
-    runtime: &[RuntimeCall],
-    streams: &[Stream],
-    steps: &[StepWindow],
-    busy: &[Span],
-) -> (IdleCauses, StepWaits) {
+/// The idle split by cause (and each step's waits), from the rows per stream (`streams`).
+pub fn idle_causes(m: &Model, streams: &[Stream]) -> (IdleCauses, StepWaits) {
+    let (c, at, runtime, steps, busy) = (m.c, m.at, m.runtime, m.steps, m.busy_union);
     let names = &c.names;
     let mut out = IdleCauses { kernel_wait_threshold_us: us(KERNEL_WAIT_NS), ..Default::default() };
     let mut step_waits: StepWaits = vec![(0, 0, 0); steps.len()];

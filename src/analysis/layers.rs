@@ -3,7 +3,8 @@
 //! a backward op carries the autograd sequence number of the forward op it differentiates.
 
 use super::attribution::{Attribution, NO};
-use super::collect::{Collector, RuntimeCall, NAME_BACKWARD, NAME_STEP, NONE};
+use super::collect::{Collector, NAME_BACKWARD, NAME_STEP, NONE};
+use super::model::Model;
 use super::steps::us;
 use super::taxonomy::Bucket;
 use crate::report::LayerNode;
@@ -29,7 +30,8 @@ fn module_path(at: &Attribution, thread: u32, t: i64) -> Vec<u32> {
     p
 }
 
-pub fn layers(c: &Collector, at: &Attribution, runtime: &[RuntimeCall], buckets: &[Bucket]) -> Vec<LayerNode> {
+pub fn layers(m: &Model) -> Vec<LayerNode> {
+    let (c, at, runtime, buckets) = (m.c, m.at, m.runtime, m.buckets);
     let names = &c.names;
     let tree = &at.ops;
     let have_modules = !at.modules.spans.is_empty();

@@ -5,13 +5,15 @@
 
 use super::attribution::{Attribution, NO};
 use super::collect::{Collector, NONE};
+use super::model::Model;
 use crate::report::{MemoryDevice, MemoryView};
 use rustc_hash::FxHashMap;
 
 /// Points per device in the series (each the maximum of its time bin).
 pub const SERIES_POINTS: usize = 400;
 
-pub fn memory(c: &Collector, at: &Attribution) -> Option<MemoryView> {
+pub fn memory(m: &Model) -> Option<MemoryView> {
+    let (c, at) = (m.c, m.at);
     if c.memory.is_empty() {
         return None;
     }

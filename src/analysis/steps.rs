@@ -1,55 +1,14 @@
 //! Pass 5, time: interval metrics (busy, idle, compute, communication, overlap) over any set
 //! of GPU rows, and the ProfilerStep windows they are split by. Exact integer nanoseconds.
 
-use super::attribution::{SpanTree, NO};
-use super::collect::{Collector, GpuKind, GpuRow, Interner, NAME_STEP};
+use super::attribution::NO;
+use super::collect::{GpuKind, GpuRow};
 use super::intervals::{self, Span};
+use super::model::Model;
 use super::taxonomy::Bucket;
 use crate::report::GpuTime;
-use rustc_hash::FxHashMap;
 
 pub use crate::vocab::units::{pct, us};
-
-/// A ProfilerStep window on the CPU.
-pub struct StepWindow {
-    pub name: String,
-    pub start: i64,
-    pub end: i64,
-}
-
-pub fn step_windows(tree: &SpanTree, names: &Interner) -> Vec<StepWindow> {
-    let mut steps: Vec<StepWindow> = Vec::new();
-    let mut index: FxHashMap<u32, usize> = FxHashMap::default();
-    for o in &tree.spans {
-        if !names.is(o.name, NAME_STEP) {
-            continue;
-        }
-        let name = names.get(o.name);
-        match index.get(&o.name) {
-            Some(&k) => {
-                steps[k].start = steps[k].start.min(o.start);
-                steps[k].end = steps[k].end.max(o.end);
-            }
-            None => {
-                index.insert(o.name, steps.len());
-                steps.push(StepWindow { name: name.to_string(), start: o.start, end: o.end });
-            }
-        }
-    }
-    steps.sort_by(|a, b| (a.start, a.end, &a.name).cmp(&(b.start, b.end, &b.name)));
-    steps
-}
-
-pub fn step_of(steps: &[StepWindow], t: i64) -> u32 {
-    let k = steps.partition_point(|s| s.start <= t);
-    // Steps do not overlap in practice; check the latest one that started, then its neighbour.
-    for i in (k.saturating_sub(2)..k).rev() {
-        if steps[i].start <= t && t <= steps[i].end {
-            return i as u32;
-        }
-    }
-    NO
-}
 
 /// Interval metrics over a set of GPU rows. Spans are kept per kind only (the busy union is
 /// the union of the three), and each list is merged into its union whenever it has doubled
@@ -152,7 +111,8 @@ impl Lanes {
 }
 
 /// Per step, the interval metrics of its rows (`row_step`: each row's step, or NO).
-pub fn step_times(c: &Collector, row_step: &[u32], buckets: &[Bucket], steps: usize) -> Vec<GpuTime> {
+pub fn step_times(m: &Model) -> Vec<GpuTime> {
+    let (c, row_step, buckets, steps) = (m.c, m.row_step, m.buckets, m.steps.len());
     // The rows grouped by step (a counting sort, in row order within a step).
     let mut begin = vec![0usize; steps + 1];
     for &s in row_step.iter().filter(|&&s| s != NO) {

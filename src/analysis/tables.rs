@@ -2,42 +2,18 @@
 //! Built from one map keyed by (kernel, launching op, bucket, why), filled per row; every sort
 //! has a total order so the native and the wasm build give identical reports.
 
-use super::attribution::{SpanTree, NO};
+use super::attribution::NO;
 use super::classify::{why_label, Why};
-use super::collect::Interner;
+use super::model::{Agg, Model};
 use super::steps::{pct, us};
 use super::taxonomy::Bucket;
-use super::taxonomy::KernelFacts;
 use crate::report::{self, KernelTotal, NameTime, OpTotal, RuleHit, TopRow};
 use rustc_hash::FxHashMap;
-
-#[derive(Default, Clone, Copy)]
-pub struct Agg {
-    pub ns: i64,
-    pub count: u64,
-    pub max: i64,
-}
-
-impl Agg {
-    pub fn add(&mut self, ns: i64) {
-        self.ns += ns;
-        self.count += 1;
-        self.max = self.max.max(ns);
-    }
-    fn merge(&mut self, o: &Agg) {
-        self.ns += o.ns;
-        self.count += o.count;
-        self.max = self.max.max(o.max);
-    }
-}
 
 /// Picks the key with the most time (ties: smallest key), for "launched mostly by" columns.
 fn argmax<K: Copy + Ord>(it: impl Iterator<Item = (K, i64)>) -> Option<K> {
     it.max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))).map(|(k, _)| k)
 }
-
-/// Row time keyed by (kernel name, leaf op name or NO, bucket, why).
-pub type RowMap = FxHashMap<(u32, u32, Bucket, Why), Agg>;
 
 pub struct Tables {
     pub buckets: Vec<report::Bucket>,
@@ -48,15 +24,9 @@ pub struct Tables {
 }
 
 /// `facts` holds every GPU row name's parsed (demangled) name, worked out once in the build.
-pub fn tables(
-    rows: &RowMap,
-    op_gpu: &[i64],
-    tree: &SpanTree,
-    names: &Interner,
-    facts: &FxHashMap<u32, KernelFacts>,
-    total_ns: i64,
-    opts: &super::options::Options,
-) -> Tables {
+pub fn tables(m: &Model) -> Tables {
+    let (rows, op_gpu, total_ns) = (&m.sums.rows, &m.sums.op_gpu, m.sums.total_ns);
+    let (tree, names, facts, opts) = (&m.at.ops, &m.c.names, m.facts, m.opts);
     let top_n = opts.top_n;
     let mut bucket_agg: FxHashMap<Bucket, Agg> = FxHashMap::default();
     let mut rule_agg: FxHashMap<(Bucket, Why), Agg> = FxHashMap::default();

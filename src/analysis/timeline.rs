@@ -3,12 +3,12 @@
 //! keeps exact nanoseconds: busy time by bucket, idle time by cause (the same gaps and causes
 //! as [`super::idle`]), and the kernel that ran longest in it (what a hover shows).
 
-use super::attribution::{Attribution, NO};
-use super::collect::{Collector, RuntimeCall};
+use super::attribution::NO;
 use super::idle::{IdleCause, Stream};
+use super::model::Model;
 use super::steps::us;
 use super::taxonomy::Bucket;
-use crate::report::{LaneBin, StepMark, TimeWindow, Timeline, TimelineLane};
+use crate::report::{LaneBin, StepMark, Timeline, TimelineLane};
 use rustc_hash::FxHashMap;
 
 /// Bins across the range: about one per two pixels of a laptop-wide strip.
@@ -19,24 +19,13 @@ pub const MAX_LANES: usize = 16;
 /// can show, and the bound keeps the summary's size fixed.
 pub const MAX_STEP_MARKS: usize = BINS;
 
-/// What the timeline reads besides the collector.
-pub struct Inputs<'a> {
-    pub at: &'a Attribution,
-    pub runtime: &'a [RuntimeCall],
-    pub streams: &'a [Stream],
-    /// Per GPU row: its bucket.
-    pub buckets: &'a [Bucket],
-    /// Display name of a row name id.
-    pub name_of: &'a dyn Fn(u32) -> String,
-    /// Per ProfilerStep: its name and the GPU extent of the rows it launched.
-    pub steps: Vec<StepMark>,
-    pub window: Option<TimeWindow>,
-}
-
-pub fn timeline(c: &Collector, inp: Inputs) -> Option<Timeline> {
+/// The strip: each drawn stream's time per bin, by bucket and wait, from the rows per stream.
+pub fn timeline(m: &Model, streams: &[Stream]) -> Option<Timeline> {
+    let c = m.c;
+    let name_of = |n: u32| m.facts.get(&n).map(|f| f.name.short.clone()).unwrap_or_else(|| c.names.get(n).to_string());
     let first = c.gpu.iter().map(|g| g.start).min()?;
     let last = c.gpu.iter().map(|g| g.start + g.dur).max()?;
-    let (from, to) = match inp.window {
+    let (from, to) = match m.window {
         // An open end (`--range 100..`) stops at the last row.
         Some(w) => (w.start_ns, if w.end_ns >= i64::MAX / 4 { last.max(w.start_ns + 1) } else { w.end_ns }),
         None => (first, last),
@@ -47,8 +36,7 @@ pub fn timeline(c: &Collector, inp: Inputs) -> Option<Timeline> {
     let bins = Bins { start: from, bin_ns, n: nbins };
 
     // Busy time per stream first, to pick the lanes to draw.
-    let mut busy: Vec<(usize, i64)> = inp
-        .streams
+    let mut busy: Vec<(usize, i64)> = streams
         .iter()
         .enumerate()
         .map(|(k, (_, rows))| {
@@ -73,7 +61,7 @@ pub fn timeline(c: &Collector, inp: Inputs) -> Option<Timeline> {
     let mut name_index: FxHashMap<u32, u32> = FxHashMap::default();
     let mut lanes = Vec::with_capacity(busy.len());
     for &(k, busy_ns) in &busy {
-        let ((device, stream), rows) = &inp.streams[k];
+        let ((device, stream), rows) = &streams[k];
         let mut out: Vec<LaneBin> = vec![LaneBin::default(); nbins];
         // Per bin: time per kernel name, to find the longest-running one.
         let mut per_name: Vec<Vec<(u32, i64)>> = vec![Vec::new(); nbins];
@@ -85,14 +73,14 @@ pub fn timeline(c: &Collector, inp: Inputs) -> Option<Timeline> {
             let g = c.gpu.get(i as usize);
             let row_end = g.start + g.dur;
             if end != i64::MIN && g.start > end {
-                let launch = match inp.at.runtime[i as usize] {
+                let launch = match m.at.runtime[i as usize] {
                     NO => None,
-                    r => Some(inp.runtime[r as usize].start),
+                    r => Some(m.runtime[r as usize].start),
                 };
                 let cause = IdleCause::of_gap(end, g.start - end, launch);
                 bins.spread(end, g.start, |b, ns| *out[b].wait_mut(cause) += ns);
             }
-            let bucket = inp.buckets[i as usize];
+            let bucket = m.buckets[i as usize];
             bins.spread(g.start.max(end), row_end, |b, ns| {
                 per_bucket[b][bucket.index()] += ns;
                 add(&mut per_name[b], g.name, ns);
@@ -104,7 +92,7 @@ pub fn timeline(c: &Collector, inp: Inputs) -> Option<Timeline> {
             bin.busy = Bucket::ALL.into_iter().zip(ns).filter(|&(_, ns)| ns != 0).collect();
             if let Some(&(name, _)) = counts.iter().max_by_key(|&&(n, ns)| (ns, std::cmp::Reverse(n))) {
                 let id = *name_index.entry(name).or_insert_with(|| {
-                    names.push((inp.name_of)(name));
+                    names.push(name_of(name));
                     names.len() as u32 - 1
                 });
                 bin.top = Some(id);
@@ -112,7 +100,10 @@ pub fn timeline(c: &Collector, inp: Inputs) -> Option<Timeline> {
         }
         lanes.push(TimelineLane { device: *device as i64, stream: *stream as i64, busy_us: us(busy_ns), bins: out });
     }
-    let steps: Vec<StepMark> = inp.steps.into_iter().filter(|s| s.end_ns > from && s.start_ns < to).collect();
+    // Per ProfilerStep: its name and the GPU extent of the rows it launched.
+    let marks = m.steps.iter().zip(m.step_extent).filter(|(_, e)| e.0 <= e.1);
+    let marks = marks.map(|(w, e)| StepMark { name: w.name.clone(), start_ns: e.0, end_ns: e.1 });
+    let steps: Vec<StepMark> = marks.filter(|s| s.end_ns > from && s.start_ns < to).collect();
     let step_marks = steps.len();
     let steps = if step_marks <= MAX_STEP_MARKS {
         steps

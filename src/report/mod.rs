@@ -46,7 +46,7 @@ pub struct FileError {
     pub message: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TraceReport {
     pub file: String,
     /// Number of trace events visited (all phases and categories).

@@ -2,8 +2,8 @@
 //! step and source, and what could not be known.
 
 use crate::analysis::attribution::{Attribution, NO};
-use crate::analysis::collect::{Collector, GpuKind, OpWork, RuntimeCall, NAME_GRAPH_LAUNCH, NAME_WORK};
-use crate::analysis::taxonomy::KernelFacts;
+use crate::analysis::collect::{Collector, GpuKind, OpWork, NAME_GRAPH_LAUNCH, NAME_WORK};
+use crate::analysis::model::Model;
 use crate::report::WorkSource;
 use crate::vocab::{Bucket, Precision};
 use rustc_hash::FxHashMap;
@@ -154,15 +154,9 @@ impl RowWork {
 
 /// Sums each kernel row's share of its op's work. `row_step` is each row's step (or NO), empty
 /// without steps.
-pub fn sums(
-    c: &Collector,
-    at: &Attribution,
-    runtime: &[RuntimeCall],
-    buckets: &[Bucket],
-    facts: &FxHashMap<u32, KernelFacts>,
-    row_step: &[u32],
-    steps: usize,
-) -> WorkSums {
+pub fn sums(m: &Model) -> WorkSums {
+    let (c, at, runtime, buckets, facts) = (m.c, m.at, m.runtime, m.buckets, m.facts);
+    let (row_step, steps) = (m.row_step, m.steps.len());
     let tree = &at.ops;
     let op_work = |leaf: u32| -> Option<&OpWork> {
         let e = tree.spans.get(leaf as usize)?.external;
