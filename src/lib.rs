@@ -8,6 +8,8 @@
 
 pub mod analysis;
 pub mod export;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod files;
 pub mod input;
 pub mod limits;
 #[cfg(not(target_arch = "wasm32"))]

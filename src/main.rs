@@ -4,16 +4,15 @@
 #[cfg(not(target_arch = "wasm32"))]
 mod cli {
     use clap::Parser;
-    use std::fs::File;
     use std::io;
     use std::path::{Path, PathBuf};
     use std::process::ExitCode;
-    use std::sync::mpsc;
     use std::thread;
     use std::time::Instant;
     use tracesight::analysis::gate::Limit;
+    use tracesight::files;
     use tracesight::parallel::Split;
-    use tracesight::{combine_all, Analysis, Options, TraceError};
+    use tracesight::{combine_all, Options, TraceError};
 
     fn cores() -> usize {
         thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
@@ -117,104 +116,6 @@ mod cli {
         Some(bar)
     }
 
-    fn is_trace_name(p: &Path) -> bool {
-        let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        n.ends_with(".json") || n.ends_with(".json.gz")
-    }
-
-    /// Expands directories into their trace files, sorted by name.
-    fn expand(paths: &[PathBuf], errors: &mut Vec<Result<Vec<tracesight::TraceReport>, TraceError>>) -> Vec<PathBuf> {
-        let mut files = Vec::new();
-        for p in paths {
-            if p.is_dir() {
-                match std::fs::read_dir(p) {
-                    Ok(rd) => {
-                        let mut inside: Vec<PathBuf> = rd
-                            .filter_map(|e| e.ok().map(|e| e.path()))
-                            .filter(|p| p.is_file() && is_trace_name(p))
-                            .collect();
-                        inside.sort();
-                        if inside.is_empty() {
-                            errors.push(Err(error(p, "no *.json or *.json.gz trace files in this directory")));
-                        }
-                        files.extend(inside);
-                    }
-                    Err(e) => errors.push(Err(error(p, &format!("cannot read directory: {e}")))),
-                }
-            } else {
-                files.push(p.clone());
-            }
-        }
-        files
-    }
-
-    fn display_name(p: &Path) -> String {
-        p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| p.display().to_string())
-    }
-
-    fn error(p: &Path, message: &str) -> TraceError {
-        TraceError { file: p.display().to_string(), kind: tracesight::ErrorKind::Io, message: message.to_string() }
-    }
-
-    /// Reads and decompresses on a second thread while this one parses each decoded piece
-    /// where it lies (the core itself stays single-threaded). Bounded: at most `DEPTH` pieces
-    /// in flight, and their buffers are recycled. `progress` gets the file bytes consumed.
-    fn analyze_pipelined(
-        name: &str,
-        file: File,
-        opts: &Options,
-        progress: &dyn Fn(u64),
-    ) -> Result<Vec<tracesight::TraceReport>, TraceError> {
-        const PIECE: usize = 1 << 20;
-        const DEPTH: usize = 8;
-        // A piece: a buffer, how much of it was read, and the file bytes consumed so far.
-        let (full_tx, full_rx) = mpsc::sync_channel::<io::Result<(Vec<u8>, usize, u64)>>(DEPTH);
-        let (empty_tx, empty_rx) = mpsc::channel::<Vec<u8>>();
-        thread::spawn(move || {
-            let mut decoded = match tracesight::input::decode(file) {
-                Ok(d) => d,
-                Err(e) => {
-                    let _ = full_tx.send(Err(tracesight::input::carry(&e)));
-                    return;
-                }
-            };
-            loop {
-                // Buffers keep their length: zeroing them again for every piece (inflating
-                // gives 64 kB ones) cost more than the inflating.
-                let mut buf = empty_rx.try_recv().unwrap_or_else(|_| vec![0; PIECE]);
-                match tracesight::input::read_retrying(&mut decoded, &mut buf) {
-                    Ok(0) => return,
-                    Ok(n) => {
-                        if full_tx.send(Ok((buf, n, decoded.consumed.get()))).is_err() {
-                            return;
-                        }
-                    }
-                    Err(e) => {
-                        let _ = full_tx.send(Err(tracesight::input::carry(&e)));
-                        return;
-                    }
-                }
-            }
-        });
-        let mut analysis = Analysis::new(name, opts.clone());
-        let failure = loop {
-            match full_rx.recv() {
-                Ok(Ok((piece, n, consumed))) => {
-                    analysis.feed(&piece[..n]);
-                    progress(consumed);
-                    let _ = empty_tx.send(piece);
-                    if !analysis.wants_more() {
-                        break None;
-                    }
-                }
-                Ok(Err(e)) => break Some(e),
-                // The reading thread finished: end of input.
-                Err(_) => break None,
-            }
-        };
-        analysis.finish(failure)
-    }
-
     fn write_csv(dir: &Path, report: &tracesight::Report) -> io::Result<()> {
         std::fs::create_dir_all(dir)?;
         for (name, text) in tracesight::export::csv::files(report) {
@@ -231,10 +132,10 @@ mod cli {
         split: Split,
         progress_from: u64,
     ) -> Vec<Result<Vec<tracesight::TraceReport>, TraceError>> {
-        let mut results = Vec::new();
-        let files = expand(inputs, &mut results);
+        let (files, unreadable) = files::expand(inputs);
+        let mut results: Vec<_> = unreadable.into_iter().map(Err).collect();
         for path in files {
-            let name = display_name(&path);
+            let name = files::display_name(&path);
             let started = Instant::now();
             let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
             let bar = progress_bar(&name, size, progress_from);
@@ -243,19 +144,10 @@ mod cli {
                     b.set_position(bytes);
                 }
             };
-            let parallel = tracesight::parallel::analyze_file(&name, &path, split, opts, &show);
-            if verbose && parallel.is_some() {
+            let (result, parallel) = files::read(&name, &path, split, opts, &show);
+            if verbose && parallel {
                 eprintln!("[read] {name}: parsed in parts on {} threads", split.threads);
             }
-            let result = match (parallel, File::open(&path)) {
-                (Some(r), _) => r.map(|t| vec![t]),
-                (None, Ok(f)) => {
-                    // A refused split may have moved the bar: reading starts again.
-                    show(0);
-                    analyze_pipelined(&name, f, opts, &show)
-                }
-                (None, Err(e)) => Err(error(&path, &format!("cannot open: {e}"))),
-            };
             if let Some(b) = bar {
                 b.finish_and_clear();
             }

@@ -1,0 +1,152 @@
+//! `tracesight._tracesight`: the Rust core for Python. Each function reads or renders a
+//! Report and hands it over as the JSON that `tracesight --json` prints, so the Python
+//! package (python/tracesight) shows exactly the CLI's figures. The GIL is released while
+//! files are read.
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::prelude::*;
+use std::path::PathBuf;
+use tracesight::analysis::gate::{self, Limit};
+use tracesight::analysis::taxonomy::parse_rules;
+use tracesight::parallel::Split;
+use tracesight::{combine_all, files, Options, Range, Report, TraceError, TraceReport};
+
+create_exception!(
+    _tracesight,
+    TracesightError,
+    PyException,
+    "A trace that could not be read: `.id`, `.file`, `.message`."
+);
+
+/// The error's id as the JSON and the CLI name kinds: `not_json`, `truncated`, ...
+fn kind_id(e: &TraceError) -> String {
+    let mut id = String::new();
+    for (i, ch) in format!("{:?}", e.kind).chars().enumerate() {
+        if ch.is_uppercase() && i > 0 {
+            id.push('_');
+        }
+        id.push(ch.to_ascii_lowercase());
+    }
+    id
+}
+
+fn raise(e: &TraceError) -> PyErr {
+    TracesightError::new_err((kind_id(e), e.file.clone(), e.message.clone()))
+}
+
+fn options(top: usize, rules: Option<String>, range_ms: Option<(f64, f64)>) -> PyResult<Options> {
+    let rules = match rules {
+        None => Vec::new(),
+        // A path to a rules file, else the rules' text itself.
+        Some(r) => {
+            let text = std::fs::read_to_string(&r).unwrap_or(r);
+            parse_rules(&text).map_err(|e| PyValueError::new_err(format!("rules: {e}")))?
+        }
+    };
+    let window = match range_ms {
+        None => None,
+        Some((a, b)) => Some(Range::parse_ms(&format!("{a}..{b}")).map_err(PyValueError::new_err)?),
+    };
+    Ok(Options { top_n: top, rules, window, ..Options::default() })
+}
+
+/// Every path (a trace, a tracesight report, or a directory of them) read into one Report;
+/// the files that could not be read are in its `errors`, and when none could, the first
+/// failure is returned.
+fn load(paths: &[PathBuf], opts: &Options) -> Result<Report, TraceError> {
+    let (inputs, mut failed) = files::expand(paths);
+    let mut results: Vec<Result<Vec<TraceReport>, TraceError>> = Vec::new();
+    for path in inputs {
+        let name = files::display_name(&path);
+        match files::read(&name, &path, Split::new(1), opts, &|_| {}).0 {
+            Ok(t) => results.push(Ok(t)),
+            Err(e) => failed.push(e),
+        }
+    }
+    if results.is_empty() {
+        return Err(failed.into_iter().next().unwrap_or_else(|| TraceError {
+            file: String::new(),
+            kind: tracesight::ErrorKind::NotATrace,
+            message: "no trace given".into(),
+        }));
+    }
+    results.extend(failed.into_iter().map(Err));
+    Ok(combine_all(results))
+}
+
+fn to_json(v: &impl serde::Serialize) -> PyResult<String> {
+    serde_json::to_string(v).map_err(|e| PyException::new_err(e.to_string()))
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(json: &str) -> PyResult<T> {
+    serde_json::from_str(json).map_err(|e| PyValueError::new_err(format!("not a tracesight report: {e}")))
+}
+
+/// The Report of `paths` as JSON (what `tracesight --json PATHS...` prints).
+#[pyfunction]
+#[pyo3(signature = (paths, top=25, rules=None, range_ms=None))]
+fn analyze_json(
+    py: Python<'_>,
+    paths: Vec<PathBuf>,
+    top: usize,
+    rules: Option<String>,
+    range_ms: Option<(f64, f64)>,
+) -> PyResult<String> {
+    let opts = options(top, rules, range_ms)?;
+    let report = py.detach(|| load(&paths, &opts)).map_err(|e| raise(&e))?;
+    to_json(&report)
+}
+
+/// The text report (what `tracesight` prints) of a Report's JSON.
+#[pyfunction]
+fn render_text(json: &str) -> PyResult<String> {
+    Ok(tracesight::text::render(&from_json::<Report>(json)?))
+}
+
+/// The Markdown summary (what `tracesight --markdown` prints) of a Report's JSON.
+#[pyfunction]
+fn render_markdown(json: &str) -> PyResult<String> {
+    Ok(tracesight::export::markdown::render(&from_json::<Report>(json)?))
+}
+
+/// A diff of two inputs (each a trace, a report or a directory of ranks) with the CI limits
+/// checked: (diff JSON, checks JSON, text, Markdown), as `tracesight diff` gives them.
+#[pyfunction]
+#[pyo3(signature = (a, b, fail_if=Vec::new(), top=25))]
+fn diff_json(
+    py: Python<'_>,
+    a: PathBuf,
+    b: PathBuf,
+    fail_if: Vec<String>,
+    top: usize,
+) -> PyResult<(String, String, String, String)> {
+    let limits: Vec<Limit> =
+        fail_if.iter().map(|l| Limit::parse(l).map_err(PyValueError::new_err)).collect::<PyResult<_>>()?;
+    let opts = Options::default();
+    let (ra, rb) = py.detach(|| (load(&[a], &opts), load(&[b], &opts)));
+    let side = |r: Result<Report, TraceError>| -> PyResult<Vec<TraceReport>> {
+        let r = r.map_err(|e| raise(&e))?;
+        match r.errors.first() {
+            Some(e) => Err(TracesightError::new_err(("unreadable", e.file.clone(), e.message.clone()))),
+            None => Ok(r.traces),
+        }
+    };
+    let (ta, tb) = (side(ra)?, side(rb)?);
+    let d = tracesight::analysis::diff::diff(&ta, &tb);
+    let checks = gate::check(&d, &limits);
+    let text = tracesight::text::render_diff(&d, top);
+    let md = tracesight::export::diff_md::render(&d, &checks, top.min(10));
+    Ok((to_json(&d)?, to_json(&checks)?, text, md))
+}
+
+#[pymodule]
+fn _tracesight(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("TracesightError", m.py().get_type::<TracesightError>())?;
+    m.add("TOOL_VERSION", tracesight::TOOL_VERSION)?;
+    m.add_function(wrap_pyfunction!(analyze_json, m)?)?;
+    m.add_function(wrap_pyfunction!(render_text, m)?)?;
+    m.add_function(wrap_pyfunction!(render_markdown, m)?)?;
+    m.add_function(wrap_pyfunction!(diff_json, m)?)?;
+    Ok(())
+}

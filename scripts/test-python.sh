@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The Python package: `pip install .` (maturin builds the bindings in python/) into a fresh
+# virtual environment, target/pyenv, then its pytest suite (tests/python) against the CLI
+# built from the same tree. pandas, nbclient and ipykernel come from PyPI for the DataFrame
+# and notebook tests; torch is not installed (its test skips, saying so).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+cargo build --release --bin tracesight
+rm -rf target/pyenv
+python3 -m venv target/pyenv
+PIP="target/pyenv/bin/pip --disable-pip-version-check -q"
+$PIP install pytest pandas nbclient nbformat ipykernel
+$PIP install .
+# Run outside the source tree, so the installed package is the one imported.
+cd target
+TRACESIGHT_BIN="$ROOT/target/release/tracesight" pyenv/bin/python -m pytest -rs -p no:cacheprovider "$ROOT/tests/python"
