@@ -15,6 +15,8 @@ pub mod limits;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod parallel;
 pub mod report;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod serve;
 pub mod share_link;
 pub mod text;
 pub mod trace;

@@ -221,6 +221,68 @@ mod cli {
         }
     }
 
+    /// `tracesight serve DIR`: the page and DIR's traces on a loopback port.
+    #[derive(Parser)]
+    #[command(name = "tracesight serve")]
+    struct ServeArgs {
+        /// The directory whose traces (*.json, *.json.gz, also in subdirectories) are listed.
+        dir: PathBuf,
+        /// The port (0: any free one; the address is printed).
+        #[arg(long, default_value_t = 8000)]
+        port: u16,
+        /// The address to listen on. Only loopback unless you ask: anyone who can reach the
+        /// port can read the traces.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: String,
+        /// The built site (scripts/build-web.sh writes dist/). Default: the site carried in the
+        /// binary (`--features embed-site`), else dist/ here or beside the binary's checkout.
+        #[arg(long)]
+        site: Option<PathBuf>,
+    }
+
+    fn find_site(given: Option<&Path>) -> Result<tracesight::serve::Site, String> {
+        use tracesight::serve::Site;
+        if let Some(p) = given {
+            return Site::dir(p);
+        }
+        if let Some(s) = Site::embedded() {
+            return Ok(s);
+        }
+        // A checkout: target/release/tracesight beside dist/.
+        let exe = std::env::current_exe().ok();
+        let beside = exe.as_deref().and_then(|e| e.ancestors().nth(3)).map(|root| root.join("dist"));
+        let found = [Some(PathBuf::from("dist")), beside].into_iter().flatten().find_map(|d| Site::dir(&d).ok());
+        found.ok_or_else(|| {
+            "no built site: run scripts/build-web.sh (it writes dist/) and pass --site dist, or build with \
+             `cargo build --release --features embed-site` after it to carry the site in the binary"
+                .to_string()
+        })
+    }
+
+    fn serve_main() -> ExitCode {
+        let args = ServeArgs::parse_from(std::env::args().skip(1));
+        let site = match find_site(args.site.as_deref()) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("tracesight: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let ready = |addr: std::net::SocketAddr| {
+            println!("tracesight: serving the traces of {} on http://{addr}/  (Ctrl-C stops)", args.dir.display());
+            if !addr.ip().is_loopback() {
+                eprintln!("tracesight: warning: listening on {addr}, not only on loopback: anyone who reaches it reads the traces");
+            }
+        };
+        match tracesight::serve::run(&args.dir, site, &args.host, args.port, ready) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("tracesight: cannot serve {} on {}:{}: {e}", args.dir.display(), args.host, args.port);
+                ExitCode::FAILURE
+            }
+        }
+    }
+
     fn diff_main() -> ExitCode {
         let args = DiffArgs::parse_from(std::env::args().skip(1));
         let opts = Options::default();
@@ -281,8 +343,10 @@ mod cli {
 
     pub fn main() -> ExitCode {
         return_freed_memory();
-        if std::env::args().nth(1).as_deref() == Some("diff") {
-            return diff_main();
+        match std::env::args().nth(1).as_deref() {
+            Some("diff") => return diff_main(),
+            Some("serve") => return serve_main(),
+            _ => {}
         }
         let args = Args::parse();
         let mut inputs: Vec<PathBuf> = args.paths.clone();

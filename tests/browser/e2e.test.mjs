@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
 import zlib from 'node:zlib';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { writeFixtures, writeBigTrace, makeTrace } from './fixture.mjs';
@@ -845,6 +845,49 @@ test('progress shows bytes, MB/s and time left; Cancel returns to the start', as
   await page.getByTestId('summary').waitFor({ timeout: 60_000 });
   assert.deepEqual(errors, []);
   await context.close();
+});
+
+test('tracesight serve: the directory\'s traces listed on loopback, one opens analysed, new ones appear, two open as ranks', async (t) => {
+  if (!haveCli()) { t.skip('CLI not found: tracesight serve is tested with the binary'); return; }
+  const dir = fs.mkdtempSync(path.join(tmp, 'served-'));
+  fs.copyFileSync(fixtures.plain, path.join(dir, 'rank0.pt.trace.json'));
+  fs.mkdirSync(path.join(dir, 'run 2'));
+  fs.copyFileSync(fixtures.gz, path.join(dir, 'run 2', 'rank1.pt.trace.json.gz'));
+  const child = spawn(CLI, ['serve', '--port', '0', '--site', DIST, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const addr = await new Promise((ok, fail) => {
+      child.stdout.on('data', (d) => { const m = /http:\/\/([^/\s]+)\//.exec(String(d)); if (m) ok(m[1]); });
+      child.on('exit', (code) => fail(new Error(`tracesight serve exited with ${code}`)));
+    });
+    assert.match(addr, /^127\.0\.0\.1:\d+$/, 'serves on loopback only unless asked');
+    const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const errors = [];
+    const requests = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    context.on('request', (r) => requests.push(r.url()));
+    await page.goto(`http://${addr}/`);
+    await shot(page, 'serve-list');
+    await page.getByRole('link', { name: 'run 2/rank1.pt.trace.json.gz' }).click();
+    await page.getByTestId('summary').waitFor({ timeout: 60_000 });
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
+    assert.equal(fs.readFileSync(await download.path(), 'utf8'), cliJson([path.join(dir, 'run 2', 'rank1.pt.trace.json.gz')]));
+    // A trace the job writes later shows up in the open list without a reload.
+    await page.goto(`http://${addr}/`);
+    fs.copyFileSync(fixtures.math, path.join(dir, 'rank2.pt.trace.json'));
+    await page.getByRole('link', { name: 'rank2.pt.trace.json' }).waitFor({ timeout: 15_000 });
+    for (const v of ['rank0.pt.trace.json', 'rank2.pt.trace.json']) await page.locator(`input[value="${v}"]`).check();
+    await page.locator('#open').click();
+    await page.getByTestId('ranks').waitFor({ timeout: 60_000 });
+    assert.ok(requests.every((u) => u.startsWith(`http://${addr}/`)), `requests left the server: ${requests}`);
+    const outside = await page.evaluate(async () => (await fetch('/files/..%2f..%2fetc%2fpasswd')).status);
+    assert.equal(outside, 403);
+    assert.deepEqual(errors, []);
+    await context.close();
+  } finally {
+    child.kill();
+  }
 });
 
 test('share link opens the report without the trace', async () => {
