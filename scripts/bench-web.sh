@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Browser benchmark (not a test): the analysis workers' throughput in headless Chromium on a
-# synthetic trace from examples/gen_trace.rs, as plain .json and .json.gz, read by one worker
+# synthetic trace from examples/gen_trace/, as plain .json and .json.gz, read by one worker
 # and by WORKERS (default 2) workers, beside the CLI on one thread in the same run (ratios),
 # with the peak memory of the renderer (page + workers) to show it stays bounded.
 #   scripts/bench-web.sh [SIZE]      SIZE defaults to 500M; 3G shows bounded memory

@@ -95,9 +95,9 @@ file_size() { wc -c < "$1" | tr -d ' '; }
 
 # checksum of the generator source, so stale bench data is regenerated
 gen_id() {
-    local src="$ROOT/examples/gen_trace.rs"
+    local src="$ROOT/examples/gen_trace"
     local sum="unknown"
-    [ -f "$src" ] && sum=$(cksum < "$src" | cut -d' ' -f1)
+    [ -d "$src" ] && sum=$(cat "$src"/*.rs "$src"/*/*.rs | cksum | cut -d' ' -f1)
     echo "gen_trace $sum --size $1 --seed $SEED $GEN_ARGS"
 }
 

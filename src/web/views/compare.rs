@@ -1,7 +1,7 @@
 //! The before/after comparison of two runs (or two sets of ranks): the diff's verdict and its
 //! changes, and the picker of the two sides.
 
-use super::widgets::FilePicker;
+use super::widgets::{rank_label, FilePicker};
 use crate::analysis::diff::{diff_refs, Change, Diff, Status};
 use crate::report::Report;
 use crate::share_link::{CompareSets, Side};
@@ -103,48 +103,6 @@ pub fn CompareSection(
     run_b: Option<Callback<Vec<File>>>,
 ) -> impl IntoView {
     let n = report.traces.len() as u32;
-    let assign = move |i: u32, side: Side| {
-        move |_| {
-            sets.update(|s| {
-                if let Some(s) = s {
-                    // Pressing the side a trace is on takes it out of the comparison.
-                    let to = if s.side(i) == Some(side) { None } else { Some(side) };
-                    s.assign(i, to);
-                }
-            })
-        }
-    };
-    let side_button = move |i: u32, side: Side| {
-        let pressed = move || sets.with(|s| s.as_ref().and_then(|s| s.side(i)) == Some(side));
-        view! {
-            <button type="button" class=format!("side side-{}", side.label().to_lowercase())
-                class:on=pressed aria-pressed=move || pressed().to_string()
-                title=format!("Put this trace in {}", side.label())
-                on:click=assign(i, side)>{side.label()}</button>
-        }
-    };
-    let chips = report
-        .traces
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let i = i as u32;
-            view! {
-                <li class="assign" data-testid="assign" title=t.file.clone()>
-                    {side_button(i, Side::A)}{side_button(i, Side::B)}
-                    <span class="assign-name">{super::widgets::rank_label(t)}</span>
-                </li>
-            }
-        })
-        .collect_view();
-    let by_run = CompareSets::by_run(&report.traces);
-    let swap = move |_| {
-        sets.update(|s| {
-            if let Some(s) = s {
-                std::mem::swap(&mut s.a, &mut s.b);
-            }
-        })
-    };
     let sides = {
         let report = report.clone();
         move || {
@@ -152,7 +110,7 @@ pub fn CompareSection(
                 let Some(s) = s else { return String::new() };
                 let describe = |set: &[u32]| match set {
                     [] => "nothing yet".to_string(),
-                    [one] => report.traces.get(*one as usize).map(super::widgets::rank_label).unwrap_or_default(),
+                    [one] => report.traces.get(*one as usize).map(rank_label).unwrap_or_default(),
                     many => format!("{} traces (numbers are means per rank)", many.len()),
                 };
                 format!("A (before): {} · B (after): {}", describe(&s.a), describe(&s.b))
@@ -177,23 +135,82 @@ pub fn CompareSection(
                 <button type="button" class="button tiny" on:click=move |_| sets.set(None)>"Close"</button></h2>
             <p class="muted">"Put each trace in A or B (press again to leave it out). "
                 {(n > 2).then_some("With several traces on a side, each number is the mean per rank.")}</p>
-            <ul class="assign-list" data-testid="compare-sets">{chips}</ul>
-            <div class="table-tools">
-                {run_b.map(|on_files| view! {
-                    <FilePicker on_files=on_files id="run-b-input" label="Add another run's files as B…" />
-                })}
-                <button type="button" class="button tiny" data-testid="compare-swap" on:click=swap>"Swap A and B"</button>
-                {(n > 2).then(|| view! {
-                    <button type="button" class="button tiny" data-testid="compare-halves"
-                        on:click=move |_| sets.set(Some(CompareSets::halves(n)))>"First half A, second half B"</button>
-                })}
-                {by_run.map(|r| view! {
-                    <button type="button" class="button tiny" data-testid="compare-by-run"
-                        on:click=move |_| sets.set(Some(r.clone()))>"Each rank's first file A, second file B"</button>
-                })}
-            </div>
+            <SidePicker report=report.clone() sets=sets />
+            <CompareTools report=report sets=sets run_b=run_b />
             <p data-testid="compare-sides"><strong>{sides}</strong></p>
             {body}
         </section>
+    }
+}
+
+/// Each trace with its A and B buttons.
+#[component]
+fn SidePicker(report: Arc<Report>, sets: RwSignal<Option<CompareSets>>) -> impl IntoView {
+    let side_button = move |i: u32, side: Side| {
+        let pressed = move || sets.with(|s| s.as_ref().and_then(|s| s.side(i)) == Some(side));
+        // Pressing the side a trace is on takes it out of the comparison.
+        let assign = move |_| {
+            sets.update(|s| {
+                if let Some(s) = s {
+                    let to = if s.side(i) == Some(side) { None } else { Some(side) };
+                    s.assign(i, to);
+                }
+            })
+        };
+        view! {
+            <button type="button" class=format!("side side-{}", side.label().to_lowercase())
+                class:on=pressed aria-pressed=move || pressed().to_string()
+                title=format!("Put this trace in {}", side.label())
+                on:click=assign>{side.label()}</button>
+        }
+    };
+    let chips = report
+        .traces
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let i = i as u32;
+            view! {
+                <li class="assign" data-testid="assign" title=t.file.clone()>
+                    {side_button(i, Side::A)}{side_button(i, Side::B)}
+                    <span class="assign-name">{rank_label(t)}</span>
+                </li>
+            }
+        })
+        .collect_view();
+    view! { <ul class="assign-list" data-testid="compare-sets">{chips}</ul> }
+}
+
+/// Another run's files as B, and the ways to fill both sides at once.
+#[component]
+fn CompareTools(
+    report: Arc<Report>,
+    sets: RwSignal<Option<CompareSets>>,
+    run_b: Option<Callback<Vec<File>>>,
+) -> impl IntoView {
+    let n = report.traces.len() as u32;
+    let by_run = CompareSets::by_run(&report.traces);
+    let swap = move |_| {
+        sets.update(|s| {
+            if let Some(s) = s {
+                std::mem::swap(&mut s.a, &mut s.b);
+            }
+        })
+    };
+    view! {
+        <div class="table-tools">
+            {run_b.map(|on_files| view! {
+                <FilePicker on_files=on_files id="run-b-input" label="Add another run's files as B…" />
+            })}
+            <button type="button" class="button tiny" data-testid="compare-swap" on:click=swap>"Swap A and B"</button>
+            {(n > 2).then(|| view! {
+                <button type="button" class="button tiny" data-testid="compare-halves"
+                    on:click=move |_| sets.set(Some(CompareSets::halves(n)))>"First half A, second half B"</button>
+            })}
+            {by_run.map(|r| view! {
+                <button type="button" class="button tiny" data-testid="compare-by-run"
+                    on:click=move |_| sets.set(Some(r.clone()))>"Each rank's first file A, second file B"</button>
+            })}
+        </div>
     }
 }

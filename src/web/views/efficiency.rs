@@ -2,7 +2,7 @@
 //! kernels' efficiency, sortable. The user's own peaks and model size re-measure the report's
 //! figures in place (no second read of the trace).
 
-use super::widgets::bucket_class;
+use super::widgets::{bucket_class, swatch};
 use crate::analysis::roofline::{rebase, with_user};
 use crate::export::roofline::{self, Chart, BOTTOM, HEIGHT, LEFT, WIDTH};
 use crate::report::{Bound, Efficiency, KernelWork, ModelSize};
@@ -221,7 +221,7 @@ fn WorkTable(kernels: Vec<KernelWork>, selected: RwSignal<Option<String>>) -> im
                 {move || visible().into_iter().map(|k| view! {
                     <tr>
                         <td class="name" title=k.name.clone()>
-                            <span class=format!("swatch {}", bucket_class(k.bucket)) aria-hidden="true"></span>
+                            {swatch(bucket_class(k.bucket))}
                             {k.above_roof().then_some("▲ ")}{k.short.clone()}
                             <span class="muted">{format!(" {} · {}{}", k.precision.map_or("?", |p| p.id()), k.source.id(), if k.split { " · split" } else { "" })}</span>
                         </td>

@@ -1,7 +1,7 @@
 //! Several traces: the ranks of one job side by side (table, chart, spread, straggler and the
 //! collectives that waited).
 
-use super::widgets::csv_button;
+use super::widgets::{csv_button, swatch};
 use crate::report::{JobView, RankMetric, RankRow};
 use crate::web::format;
 use leptos::prelude::*;
@@ -68,9 +68,9 @@ fn RankChart(rows: Vec<RankRow>) -> impl IntoView {
             {bars}
         </svg>
         <p class="legend muted">
-            <span class="swatch seg-work" aria-hidden="true"></span>"busy (working) "
-            <span class="swatch seg-wait" aria-hidden="true"></span>"waiting for other ranks in collectives "
-            <span class="swatch seg-idle" aria-hidden="true"></span>"idle"
+            {swatch("seg-work")}"busy (working) "
+            {swatch("seg-wait")}"waiting for other ranks in collectives "
+            {swatch("seg-idle")}"idle"
         </p>
     }
 }

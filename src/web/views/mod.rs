@@ -1,5 +1,6 @@
-//! The screens and the report's sections. Each renders from data it is given; the state
-//! lives in `app::App`.
+//! The screens and the report's sections. Each renders from data it is given; the page's
+//! state lives in `web::state` (made by `app::App`). Small pieces several sections share are
+//! in `widgets`.
 
 mod attention;
 mod buckets;
@@ -21,6 +22,4 @@ mod widgets;
 pub use error::ErrorScreen;
 pub use progress::ProgressScreen;
 pub use report::ReportScreen;
-pub use rules::saved_rules;
 pub use start::StartScreen;
-pub use timeline::RangeRequest;

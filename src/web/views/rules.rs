@@ -2,29 +2,14 @@
 //! (what each rule takes, and from which bucket), kept in the browser's local storage, applied
 //! by analysing the trace again, and carried in share links.
 
-use super::widgets::bucket_class;
+use super::widgets::{bucket_class, swatch};
 use crate::analysis::taxonomy::{parse_rules, rule_effects, RuleEffect, UserRule};
 use crate::report::TraceReport;
 use crate::web::format;
+use crate::web::state::saved::{save_rules, saved_rules};
 use leptos::prelude::*;
 
-const STORAGE_KEY: &str = "tracesight.rules";
 const EXAMPLE: &str = "# one rule per line, first match wins; * at a token's end\nmy_fused_mlp* => gemm\n";
-
-/// The rules saved in this browser ("" when none or storage is off).
-pub fn saved_rules() -> String {
-    storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten()).unwrap_or_default()
-}
-
-fn save_rules(text: &str) {
-    if let Some(s) = storage() {
-        let _ = if text.trim().is_empty() { s.remove_item(STORAGE_KEY) } else { s.set_item(STORAGE_KEY, text) };
-    }
-}
-
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
-}
 
 type Checked = Result<Vec<(UserRule, RuleEffect)>, String>;
 
@@ -95,7 +80,7 @@ pub fn RulesSection(
                         view! {
                             <tr class:unused=e.kernels == 0>
                                 <td><code>{rule.pattern.clone()}</code></td>
-                                <td><span class=format!("swatch {}", bucket_class(rule.bucket)) aria-hidden="true"></span>{rule.bucket.name()}</td>
+                                <td>{swatch(bucket_class(rule.bucket))}{rule.bucket.name()}</td>
                                 <td class="num">{format::count(e.kernels)}</td>
                                 <td class="num">{format::us(e.time_us)}</td>
                                 <td>{moves}</td>

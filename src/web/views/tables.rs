@@ -1,5 +1,7 @@
-use super::widgets::bucket_class;
-use super::widgets::{csv_button, details_open};
+//! The top kernels and top ops tables (sortable, searchable, filtered by bucket) and the
+//! steps table.
+
+use super::widgets::{bucket_class, csv_button, on_details_toggle, swatch};
 use crate::analysis::taxonomy::Bucket as BucketId;
 use crate::report::{Bound, KernelWork, Step, TopRow};
 use crate::share_link::{SortCol as Col, TableState};
@@ -40,58 +42,12 @@ pub fn TopTable(
         TopKind::Ops => ("Top ops", "top-ops", "Op", "Parent op"),
     };
     let visible = move || {
-        let q = query.get().to_lowercase();
-        let f = filter.get();
-        let (col, desc) = sort.get();
-        let mut v: Vec<(usize, TopRow)> = rows.with_value(|r| {
-            r.iter()
-                .enumerate()
-                .filter(|(_, r)| f.is_none_or(|b| r.bucket == b))
-                .filter(|(_, r)| {
-                    q.is_empty()
-                        || r.name.to_lowercase().contains(&q)
-                        || r.op.as_ref().is_some_and(|o| o.to_lowercase().contains(&q))
-                })
-                .map(|(i, r)| (i, r.clone()))
-                .collect()
-        });
-        let figure = |r: &TopRow, f: fn(&KernelWork) -> Option<f64>| {
-            work.with(|w| work_of(w, &r.name).and_then(f)).unwrap_or(-1.0)
-        };
-        v.sort_by(|(_, a), (_, b)| {
-            let o = match col {
-                Col::Tflops => figure(a, |w| Some(w.tflops_per_s)).total_cmp(&figure(b, |w| Some(w.tflops_per_s))),
-                Col::Roof => figure(a, KernelWork::roof_pct).total_cmp(&figure(b, KernelWork::roof_pct)),
-                Col::Name => a.name.cmp(&b.name),
-                Col::Time => a.time_us.total_cmp(&b.time_us),
-                Col::Count => a.count.cmp(&b.count),
-                Col::Mean => a.mean_us.total_cmp(&b.mean_us),
-                Col::Max => a.max_us.total_cmp(&b.max_us),
-            };
-            if desc {
-                o.reverse()
-            } else {
-                o
-            }
-        });
+        let mut v = rows.with_value(|r| matching(r, filter.get(), &query.get().to_lowercase()));
+        sort_rows(&mut v, sort.get(), work);
         v
     };
     let header = move |col: Col, label: &'static str, numeric: bool| {
-        let aria = move || match sort.get() {
-            (c, true) if c == col => "descending",
-            (c, false) if c == col => "ascending",
-            _ => "none",
-        };
-        view! {
-            <th scope="col" class:num=numeric aria-sort=aria>
-                <button type="button" class="sort" on:click=move |_| state.update(|s| {
-                    if s.sort == col { s.desc = !s.desc } else { s.sort = col; s.desc = col != Col::Name }
-                })>
-                    {label}
-                    <span class="arrow" aria-hidden="true">{move || match aria() { "descending" => "▼", "ascending" => "▲", _ => "" }}</span>
-                </button>
-            </th>
-        }
+        view! { <SortHeader col=col label=label numeric=numeric state=state sort=sort /> }
     };
     let shown = move || visible().len();
     view! {
@@ -104,7 +60,7 @@ pub fn TopTable(
                     on:input:target=move |ev| state.update(|s| s.query = ev.target().value().chars().take(crate::share_link::MAX_QUERY).collect()) />
                 {move || filter.get().map(|b| view! {
                     <span class="chip">
-                        <span class=format!("swatch {}", bucket_class(b)) aria-hidden="true"></span>
+                        {swatch(bucket_class(b))}
                         {format!("category: {}", b.name())}
                         <button type="button" class="chip-x" aria-label="Clear the category filter" on:click=move |_| filter.set(None)>"×"</button>
                     </span>
@@ -136,6 +92,69 @@ pub fn TopTable(
             </div>
             {move || (shown() == 0).then(|| view! { <p class="empty">{if total == 0 { "No rows in this trace." } else { "No rows match." }}</p> })}
         </section>
+    }
+}
+
+/// The rows in `filter`'s bucket whose name or op holds `query` (lower case), with their
+/// rank in the report.
+fn matching(rows: &[TopRow], filter: Option<BucketId>, query: &str) -> Vec<(usize, TopRow)> {
+    rows.iter()
+        .enumerate()
+        .filter(|(_, r)| filter.is_none_or(|b| r.bucket == b))
+        .filter(|(_, r)| {
+            query.is_empty()
+                || r.name.to_lowercase().contains(query)
+                || r.op.as_ref().is_some_and(|o| o.to_lowercase().contains(query))
+        })
+        .map(|(i, r)| (i, r.clone()))
+        .collect()
+}
+
+/// Sorts by `col` (descending when `desc`); rows without work figures sort below those with.
+fn sort_rows(v: &mut [(usize, TopRow)], (col, desc): (Col, bool), work: Signal<Vec<KernelWork>>) {
+    let figure =
+        |r: &TopRow, f: fn(&KernelWork) -> Option<f64>| work.with(|w| work_of(w, &r.name).and_then(f)).unwrap_or(-1.0);
+    v.sort_by(|(_, a), (_, b)| {
+        let o = match col {
+            Col::Tflops => figure(a, |w| Some(w.tflops_per_s)).total_cmp(&figure(b, |w| Some(w.tflops_per_s))),
+            Col::Roof => figure(a, KernelWork::roof_pct).total_cmp(&figure(b, KernelWork::roof_pct)),
+            Col::Name => a.name.cmp(&b.name),
+            Col::Time => a.time_us.total_cmp(&b.time_us),
+            Col::Count => a.count.cmp(&b.count),
+            Col::Mean => a.mean_us.total_cmp(&b.mean_us),
+            Col::Max => a.max_us.total_cmp(&b.max_us),
+        };
+        if desc {
+            o.reverse()
+        } else {
+            o
+        }
+    });
+}
+
+/// A column heading that sorts by its column (again: the other way).
+#[component]
+fn SortHeader(
+    col: Col,
+    label: &'static str,
+    numeric: bool,
+    state: RwSignal<TableState>,
+    sort: Memo<(Col, bool)>,
+) -> impl IntoView {
+    let aria = move || match sort.get() {
+        (c, true) if c == col => "descending",
+        (c, false) if c == col => "ascending",
+        _ => "none",
+    };
+    view! {
+        <th scope="col" class:num=numeric aria-sort=aria>
+            <button type="button" class="sort" on:click=move |_| state.update(|s| {
+                if s.sort == col { s.desc = !s.desc } else { s.sort = col; s.desc = col != Col::Name }
+            })>
+                {label}
+                <span class="arrow" aria-hidden="true">{move || match aria() { "descending" => "▼", "ascending" => "▲", _ => "" }}</span>
+            </button>
+        </th>
     }
 }
 
@@ -179,19 +198,15 @@ fn top_row(
 ) -> impl IntoView {
     let index = rank as u32;
     let open = move || state.with(|s| s.expanded.contains(&index));
-    let on_toggle = move |ev: leptos::ev::Event| {
-        if let Some(now) = details_open(&ev) {
-            if now != open() {
-                state.update(|s| {
-                    s.expanded.retain(|&i| i != index);
-                    if now {
-                        s.expanded.push(index);
-                        s.expanded.sort_unstable();
-                    }
-                });
+    let on_toggle = on_details_toggle(open, move |now| {
+        state.update(|s| {
+            s.expanded.retain(|&i| i != index);
+            if now {
+                s.expanded.push(index);
+                s.expanded.sort_unstable();
             }
-        }
-    };
+        })
+    });
     let short = if kind == TopKind::Kernels && !r.short.is_empty() { r.short.clone() } else { r.name.clone() };
     let long = short != r.name;
     let full = r.name.clone();
@@ -217,7 +232,7 @@ fn top_row(
             <td class="num">{format::us(r.mean_us)}</td>
             <td class="num">{format::us(r.max_us)}</td>
             {work_cells(work, r.name.clone())}
-            <td><span class=format!("swatch {}", bucket_class(r.bucket)) aria-hidden="true"></span>{r.bucket.name()}</td>
+            <td>{swatch(bucket_class(r.bucket))}{r.bucket.name()}</td>
             <td class="op">{r.op.clone().unwrap_or_default()}</td>
         </tr>
     }

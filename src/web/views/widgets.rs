@@ -1,5 +1,5 @@
 //! Small pieces several sections share: the file picker, a trace's label, the CSV button,
-//! bucket and backend styling.
+//! colour swatches, bucket and backend styling, unfolding rows.
 
 use crate::report::{Report, TraceReport};
 use crate::vocab::{Backend, Bucket as BucketId};
@@ -59,9 +59,29 @@ pub fn bucket_class(id: BucketId) -> String {
     format!("b-{}", id.id())
 }
 
+/// A colour swatch of CSS class `class` (the name it stands for is always printed next to it).
+pub fn swatch(class: impl std::fmt::Display) -> impl IntoView {
+    view! { <span class=format!("swatch {class}") aria-hidden="true"></span> }
+}
+
 /// Whether a `<details>` toggled by the user is now open.
 pub fn details_open(ev: &leptos::ev::Event) -> Option<bool> {
     ev.target()?.dyn_into::<web_sys::HtmlDetailsElement>().ok().map(|d| d.open())
+}
+
+/// The toggle handler of a `<details>` drawn open when `is_open()`: `set(now)` when the user
+/// opened or closed it (not when the view state already says so).
+pub fn on_details_toggle(
+    is_open: impl Fn() -> bool + 'static,
+    set: impl Fn(bool) + 'static,
+) -> impl Fn(leptos::ev::Event) + 'static {
+    move |ev| {
+        if let Some(now) = details_open(&ev) {
+            if now != is_open() {
+                set(now);
+            }
+        }
+    }
 }
 
 /// A small button that downloads `csv()` as `name`.

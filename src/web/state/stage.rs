@@ -1,10 +1,9 @@
-//! The page's state: which screen it shows, the finished analysis and the per-file progress
-//! rows. `app::App` owns it; the views read it.
+//! Which screen the page shows, the finished analysis, and the per-file progress rows.
 
-use super::pool::WorkerStats;
-use super::protocol::Request;
 use crate::report::Report;
 use crate::share_link::ViewState;
+use crate::web::pool::WorkerStats;
+use crate::web::protocol::Request;
 use leptos::prelude::*;
 use std::sync::Arc;
 
@@ -34,6 +33,24 @@ pub struct Loaded {
     pub whole: Option<Arc<Loaded>>,
     /// How it was analysed (range, rules).
     pub request: Request,
+}
+
+/// Per-file results of the running analysis, merged once every file is in.
+#[derive(Default)]
+pub(super) struct Batch {
+    pub(super) reports: Vec<Option<Report>>,
+    pub(super) stats: WorkerStats,
+    /// The open report when these files are its run B: merged in, then compared.
+    pub(super) run_a: Option<Report>,
+}
+
+/// What the user asked the timeline for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RangeRequest {
+    /// Analyse `[start, end)` on the trace's clock.
+    Range(i64, i64),
+    /// Back to the whole trace.
+    Whole,
 }
 
 #[derive(Clone)]
