@@ -3,7 +3,7 @@
 # Targets: report (bytes -> Report), report_gzip (gzip vs plain), split (parts joined vs one
 # reading), scanner (scanner vs serde_json), share (share-link decoder). Seeds come from
 # scripts/fuzz-seeds.py (fixtures and the first kilobytes of ../shared/traces when present). Crashes land in fuzz/artifacts/<target>/;
-# a fixed one becomes a regression case in tests/broken.rs or src/trace/tests.rs.
+# a fixed one becomes a regression case in tests/broken.rs or src/input/formats/chrome_json/tests.rs.
 # Uses cargo-fuzz's instrumentation flags directly (libFuzzer via libfuzzer-sys), so neither
 # cargo-fuzz nor a nightly toolchain is required; `cargo fuzz run TARGET` works too.
 set -euo pipefail

@@ -1,8 +1,9 @@
 //! tracesight: where does my GPU time go?
 //!
 //! A streaming analyser for PyTorch profiler (Kineto) Chrome-trace files. The pipeline is
-//! `input` (bytes, gzip) -> `trace` (one event at a time) -> `analysis` -> [`Report`], which
-//! the CLI (`src/main.rs`) and the web page (`src/web`, wasm32 only) both render.
+//! `input` (bytes, gzip, one importer per format) -> `trace` (format-neutral events, one at a
+//! time) -> `analysis` -> [`Report`], which the CLI (`src/main.rs`) and the web page
+//! (`src/web`, wasm32 only) both render.
 //!
 //! The core has no clocks, threads, printing or file access, and never panics on bad input.
 

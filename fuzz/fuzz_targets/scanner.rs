@@ -4,7 +4,7 @@
 //! the reader never sees it from a valid file); on valid JSON they must agree.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use tracesight::trace::{scan_event, RawEvent};
+use tracesight::input::formats::chrome_json::{scan_event, RawEvent};
 
 fuzz_target!(|data: &[u8]| {
     let mut fast = RawEvent::default();

@@ -4,10 +4,9 @@
 use super::collect::Collector;
 use super::options::{ErrorKind, Options, TraceError};
 use super::{build, diagnostics, hints, roofline};
-use crate::input::{self, Failure};
 use crate::report::*;
+use crate::trace::Failure;
 use crate::trace::{self, End, Fatal};
-use std::io::Read;
 
 /// A stream that fails before any JSON, whether while sniffing or at the first read.
 pub(super) fn stream_failed(file: &str, failure: Failure, message: String) -> TraceError {
@@ -75,18 +74,6 @@ pub(super) fn conclude(
     Ok(report(file, collector, &outcome, opts))
 }
 
-/// The traces of a Report that `tracesight --json` wrote (plain or gzip).
-pub(super) fn read_report<R: Read>(file: &str, whole: R) -> Result<Vec<TraceReport>, TraceError> {
-    let err = |kind, message: String| TraceError { file: file.to_string(), kind, message };
-    let mut json = Vec::new();
-    input::decode(whole)
-        .and_then(|mut d| d.read_to_end(&mut json))
-        .map_err(|e| err(ErrorKind::of(input::classify(&e)), input::describe(&e)))?;
-    let report: Report = serde_json::from_slice(&json)
-        .map_err(|e| err(ErrorKind::NotATrace, format!("a tracesight report that cannot be read: {e}")))?;
-    Ok(report.traces)
-}
-
 pub(super) fn report(file: &str, c: Collector, outcome: &trace::Outcome, opts: &Options) -> TraceReport {
     let (b, c) = build::build(c, opts);
     let mut r = TraceReport {
@@ -108,10 +95,9 @@ pub(super) fn report(file: &str, c: Collector, outcome: &trace::Outcome, opts: &
 /// The work sums measured against the main device's peaks (the table's, or the user's).
 fn efficiency(c: &Collector, work: roofline::WorkSums, r: &TraceReport, opts: &Options) -> Option<Efficiency> {
     let d = main_device(c);
-    let int = |v: Option<trace::Loose>| v.and_then(|x| x.as_i64());
     let device = d.and_then(|d| {
-        let compute = int(d.compute_major).zip(int(d.compute_minor));
-        roofline::peaks::lookup(d.name.as_deref().unwrap_or(""), int(d.num_sms), compute, int(d.total_global_mem))
+        let compute = d.compute_major.zip(d.compute_minor);
+        roofline::peaks::lookup(d.name.as_deref().unwrap_or(""), d.num_sms, compute, d.total_global_mem)
     });
     let peaks = roofline::with_user(device.map(roofline::table_peaks), &opts.peaks);
     let unknown_device = match (device, d) {
@@ -135,7 +121,7 @@ fn efficiency(c: &Collector, work: roofline::WorkSums, r: &TraceReport, opts: &O
 }
 
 /// The device the GPU rows ran on most, else the first listed.
-fn main_device(c: &Collector) -> Option<&super::collect::DeviceProps> {
+fn main_device(c: &Collector) -> Option<&trace::Device> {
     let mut counts: Vec<(i32, u64)> = Vec::new();
     for g in c.gpu.iter() {
         match counts.iter_mut().find(|(d, _)| *d == g.device) {
@@ -145,7 +131,7 @@ fn main_device(c: &Collector) -> Option<&super::collect::DeviceProps> {
     }
     let main = counts.iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))).map(|x| x.0 as i64);
     let devs = &c.meta.devices;
-    main.and_then(|m| devs.iter().find(|d| d.id.and_then(|i| i.as_i64()) == Some(m))).or_else(|| devs.first())
+    main.and_then(|m| devs.iter().find(|d| d.id == Some(m))).or_else(|| devs.first())
 }
 
 pub(super) fn device_info(c: &Collector) -> DeviceInfo {
@@ -153,15 +139,14 @@ pub(super) fn device_info(c: &Collector) -> DeviceInfo {
     let Some(d) = main_device(c) else {
         return DeviceInfo { count: devs.len(), ..Default::default() };
     };
-    let int = |v: Option<trace::Loose>| v.and_then(|x| x.as_i64());
     DeviceInfo {
         name: d.name.clone(),
-        sm_count: int(d.num_sms),
-        compute_capability: match (int(d.compute_major), int(d.compute_minor)) {
+        sm_count: d.num_sms,
+        compute_capability: match (d.compute_major, d.compute_minor) {
             (Some(a), Some(b)) => Some(format!("{a}.{b}")),
             _ => None,
         },
-        memory_gb: int(d.total_global_mem).map(|b| (b as f64 / (1u64 << 30) as f64 * 10.0).round() / 10.0),
+        memory_gb: d.total_global_mem.map(|b| (b as f64 / (1u64 << 30) as f64 * 10.0).round() / 10.0),
         count: devs.len(),
     }
 }

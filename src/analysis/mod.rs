@@ -1,4 +1,5 @@
-//! The analysis: stream a trace into the collector, then build the Report.
+//! The analysis: an input's events into the collector (through `input`'s dispatch), then the
+//! Report.
 
 #![forbid(unsafe_code)]
 
@@ -39,19 +40,20 @@ pub mod taxonomy;
 pub mod timeline;
 pub mod tokens;
 
-use crate::input;
-use crate::input::sniff::is_report;
+use crate::input::formats::chrome_json::{self, Neutral};
+use crate::input::{self, Bytes, Import, ImportError, Imported};
 use crate::report::*;
 use crate::trace::{self, Fatal};
 use collect::Collector;
 pub use combine::{combine, combine_all, merge, merge_labelled};
 use conclude::*;
+pub use input::formats::Format;
 pub use options::{ErrorKind, Options, Range, TraceError, UserPeaks};
 use std::io::Read;
 
-/// Analyses one trace streamed from `reader` (plain JSON or gzip, sniffed by magic bytes).
-/// `progress` receives the number of input bytes consumed so far, every chunk; returning
-/// `false` cancels. A trace cut short still yields a report, with a diagnostic.
+/// Analyses one Chrome-JSON trace streamed from `reader` (plain JSON or gzip, sniffed by
+/// magic bytes). `progress` receives the number of input bytes consumed so far, every chunk;
+/// returning `false` cancels. A trace cut short still yields a report, with a diagnostic.
 pub fn analyze_reader<R: Read>(
     file: &str,
     reader: R,
@@ -62,7 +64,7 @@ pub fn analyze_reader<R: Read>(
     let consumed = decoded.consumed.clone();
     let mut collector = Collector::default();
     let mut on_chunk = |_decoded_bytes: u64| progress(consumed.get());
-    let read = trace::read_trace_chunked(decoded, &mut collector, &mut on_chunk, opts.chunk_size);
+    let read = chrome_json::read_trace_chunked(decoded, &mut Neutral(&mut collector), &mut on_chunk, opts.chunk_size);
     conclude(file, collector, read, opts)
 }
 
@@ -77,228 +79,80 @@ pub fn report_of_parts(
     conclude(file, collector, read, opts)
 }
 
-/// Analyses a trace, or reads the traces of a Report that `tracesight --json` wrote (plain
-/// or gzip), so per-rank reports made elsewhere (one job per rank on a cluster) can be combined
-/// like the traces themselves.
+/// Analyses an input of any format (a trace, or a Report that `tracesight --json` wrote,
+/// plain or gzip), pulled from `reader`: so per-rank reports made elsewhere (one job per rank
+/// on a cluster) can be combined like the traces themselves. The same dispatch as
+/// [`Analysis`], which is pushed the bytes instead.
 pub fn analyze_any<R: Read>(
     file: &str,
-    mut reader: R,
+    reader: R,
     opts: &Options,
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<Vec<TraceReport>, TraceError> {
-    // Sniff the first bytes (inflated when gzip), then hand them back in front of the rest.
-    let mut prefix = Vec::with_capacity(512);
-    let mut buf = [0u8; 512];
-    let mut failed: Option<std::io::Error> = None;
-    while prefix.len() < 512 {
-        match reader.read(&mut buf[..512 - prefix.len()]) {
-            Ok(0) => break,
-            Ok(n) => prefix.extend_from_slice(&buf[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                failed = Some(e);
-                break;
-            }
-        }
-    }
-    if let Some(e) = failed {
-        // The same outcome as reading the stream directly: hand the bytes and the error on.
-        let replay = std::io::Cursor::new(prefix).chain(FailOnce(Some(input::carry(&e))));
-        return analyze_reader(file, replay, opts, progress).map(|t| vec![t]);
-    }
-    let is_report = is_report(&prefix);
-    let whole = std::io::Cursor::new(prefix).chain(reader);
-    if !is_report {
-        return analyze_reader(file, whole, opts, progress).map(|t| vec![t]);
-    }
-    read_report(file, whole)
+    let (collector, imported) = input::import_from(reader, Collector::default(), opts.chunk_size, progress);
+    outcome(file, collector, imported, opts)
 }
 
-/// Bytes [`analyze_any`] looks at to tell a report from a trace.
-const SNIFF: usize = 512;
+/// The traces of what an importer read.
+fn outcome(
+    file: &str,
+    collector: Collector,
+    imported: Imported,
+    opts: &Options,
+) -> Result<Vec<TraceReport>, TraceError> {
+    let err = |kind, message: String| TraceError { file: file.to_string(), kind, message };
+    match imported {
+        Imported::Reading(read) => conclude(file, collector, read, opts).map(|t| vec![t]),
+        Imported::Report(Ok(report)) => Ok(report.traces),
+        Imported::Report(Err(ImportError::Stream(failure, message))) => Err(err(ErrorKind::of(failure), message)),
+        Imported::Report(Err(ImportError::Unreadable(message))) => Err(err(ErrorKind::NotATrace, message)),
+        Imported::Report(Err(ImportError::Cancelled)) => Err(err(ErrorKind::Cancelled, "cancelled".into())),
+    }
+}
 
 /// Push-based [`analyze_any`]: the caller feeds the file's bytes as they arrive (the browser's
-/// worker, from asynchronous reads) and then finishes. Plain JSON is parsed in place from the
-/// fed slices; gzip is inflated piece by piece as input comes. Fed the same pieces as a reader
-/// would hand out, it gives exactly what [`analyze_any`] gives.
+/// worker, from asynchronous reads; the CLI, from its reading thread) and then finishes. Fed
+/// the same pieces as a reader would hand out, it gives exactly what [`analyze_any`] gives.
 pub struct Analysis {
     file: String,
     opts: Options,
-    stage: Stage,
-}
-
-enum Stage {
-    /// The first bytes, until there are enough to tell a trace from a report.
-    Sniff(Vec<u8>),
-    /// A tracesight report (small): kept whole and read at the end.
-    Report(Vec<u8>),
-    Plain(Feed),
-    Gzip(Box<input::Inflater>, Feed),
-}
-
-/// The trace reader and what it fills.
-struct Feed {
-    reader: trace::PushReader,
-    collector: Collector,
-    /// The gzip stream failed (damaged or cut data).
-    failed: Option<std::io::Error>,
-}
-
-impl Feed {
-    fn new() -> Self {
-        Feed { reader: trace::PushReader::new(), collector: Collector::default(), failed: None }
-    }
-
-    /// Parses what the inflater has ready.
-    fn drain(&mut self, inflater: &mut input::Inflater) {
-        while self.failed.is_none() && self.reader.wants_more() {
-            match inflater.pull() {
-                Ok(input::Pulled::Bytes(b)) => self.reader.feed(b, &mut self.collector),
-                Ok(input::Pulled::NeedInput | input::Pulled::End) => return,
-                Err(e) => self.failed = Some(e),
-            }
-        }
-    }
-}
-
-/// Fed bytes: borrowed where they are parsed in place, owned where they are kept (gzip input
-/// is queued for the inflater without another copy).
-enum Bytes<'a> {
-    Slice(&'a [u8]),
-    Owned(Vec<u8>),
+    import: Import<Collector>,
 }
 
 impl Analysis {
     pub fn new(file: &str, opts: Options) -> Self {
-        Analysis { file: file.to_string(), opts, stage: Stage::Sniff(Vec::with_capacity(SNIFF)) }
+        Analysis { file: file.to_string(), opts, import: Import::new(Collector::default()) }
     }
 
     /// The next bytes of the file.
     pub fn feed(&mut self, bytes: &[u8]) {
-        self.push(Bytes::Slice(bytes));
+        self.import.push(Bytes::Slice(bytes));
     }
 
     /// The next bytes of the file, handed over (no copy for gzip input).
     pub fn feed_vec(&mut self, bytes: Vec<u8>) {
-        self.push(Bytes::Owned(bytes));
+        self.import.push(Bytes::Owned(bytes));
+    }
+
+    /// The input's format, once its first bytes told it.
+    pub fn format(&self) -> Option<Format> {
+        self.import.format()
     }
 
     /// Whether the input read so far is a tracesight report (not a trace).
     pub fn is_report(&self) -> bool {
-        matches!(self.stage, Stage::Report(_))
+        self.format() == Some(Format::Report)
     }
 
-    /// Whether more input can change the result (false once the JSON is known to be bad).
+    /// Whether more input can change the result (false once the input is known to be bad).
     pub fn wants_more(&self) -> bool {
-        match &self.stage {
-            Stage::Sniff(_) | Stage::Report(_) => true,
-            Stage::Plain(f) => f.reader.wants_more(),
-            Stage::Gzip(_, f) => f.failed.is_none() && f.reader.wants_more(),
-        }
-    }
-
-    fn push(&mut self, bytes: Bytes) {
-        let mut skip = 0;
-        if let Stage::Sniff(prefix) = &mut self.stage {
-            let all = match &bytes {
-                Bytes::Slice(b) => *b,
-                Bytes::Owned(v) => &v[..],
-            };
-            skip = (SNIFF - prefix.len()).min(all.len());
-            prefix.extend_from_slice(&all[..skip]);
-            if prefix.len() < SNIFF {
-                return;
-            }
-            self.decide(true);
-        }
-        let rest: Bytes = match bytes {
-            Bytes::Slice(b) => Bytes::Slice(&b[skip..]),
-            Bytes::Owned(v) if skip == 0 => Bytes::Owned(v),
-            Bytes::Owned(v) => Bytes::Owned(v[skip..].to_vec()),
-        };
-        match (&mut self.stage, rest) {
-            (Stage::Sniff(_), _) => unreachable!("decided above"),
-            (Stage::Report(all), Bytes::Slice(b)) => all.extend_from_slice(b),
-            (Stage::Report(all), Bytes::Owned(v)) => all.extend_from_slice(&v),
-            (Stage::Plain(f), Bytes::Slice(b)) => f.reader.feed(b, &mut f.collector),
-            (Stage::Plain(f), Bytes::Owned(v)) => f.reader.feed(&v, &mut f.collector),
-            // Reading stopped (bad JSON, damaged gzip): the rest is not needed.
-            (Stage::Gzip(_, f), _) if f.failed.is_some() || !f.reader.wants_more() => {}
-            (Stage::Gzip(inflater, f), rest) => {
-                inflater.push(match rest {
-                    Bytes::Slice(b) => b.to_vec(),
-                    Bytes::Owned(v) => v,
-                });
-                f.drain(inflater);
-            }
-        }
-    }
-
-    /// Decides what the sniffed prefix is and hands it on.
-    fn decide(&mut self, may_be_report: bool) {
-        let Stage::Sniff(prefix) = &mut self.stage else { return };
-        let prefix = std::mem::take(prefix);
-        self.stage = if may_be_report && is_report(&prefix) {
-            Stage::Report(prefix)
-        } else if prefix.starts_with(&crate::input::GZIP_MAGIC) {
-            // The same pieces as `input::decode` reads: the two magic bytes, then the rest.
-            let mut inflater = Box::new(input::Inflater::new());
-            let mut f = Feed::new();
-            inflater.push(prefix[..2].to_vec());
-            inflater.push(prefix[2..].to_vec());
-            f.drain(&mut inflater);
-            Stage::Gzip(inflater, f)
-        } else {
-            let mut f = Feed::new();
-            f.reader.feed(&prefix, &mut f.collector);
-            Stage::Plain(f)
-        };
+        self.import.wants_more()
     }
 
     /// The input ended; `failure` says how the source failed, if it did.
-    pub fn finish(mut self, failure: Option<std::io::Error>) -> Result<Vec<TraceReport>, TraceError> {
-        // A source that fails while sniffing is read as a trace (as `analyze_any` does).
-        self.decide(failure.is_none());
-        let failure = failure.map(input::from_source);
-        let (f, failed) = match self.stage {
-            Stage::Sniff(_) => unreachable!("decided above"),
-            Stage::Report(all) => {
-                return match failure {
-                    Some(e) => Err(TraceError {
-                        file: self.file,
-                        kind: ErrorKind::of(input::classify(&e)),
-                        message: input::describe(&e),
-                    }),
-                    None => read_report(&self.file, &all[..]),
-                }
-            }
-            Stage::Plain(f) => (f, failure),
-            Stage::Gzip(mut inflater, mut f) => {
-                inflater.end(failure);
-                f.drain(&mut inflater);
-                let failed = f.failed.take();
-                (f, failed)
-            }
-        };
-        let Feed { reader, mut collector, .. } = f;
-        let ending = match failed {
-            Some(e) => trace::Ending::Failed(e),
-            None => trace::Ending::Eof,
-        };
-        let read = reader.finish(&mut collector, ending);
-        conclude(&self.file, collector, read, &self.opts).map(|t| vec![t])
-    }
-}
-
-/// A reader that fails once with the error it holds, then ends.
-struct FailOnce(Option<std::io::Error>);
-
-impl Read for FailOnce {
-    fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
-        match self.0.take() {
-            Some(e) => Err(e),
-            None => Ok(0),
-        }
+    pub fn finish(self, failure: Option<std::io::Error>) -> Result<Vec<TraceReport>, TraceError> {
+        let (collector, imported) = self.import.finish(failure);
+        outcome(&self.file, collector, imported, &self.opts)
     }
 }
 

@@ -1,9 +1,9 @@
 //! What a caller tunes (`Options`, the time `Range`) and how an analysis fails (`TraceError`).
 
 use super::{fork, taxonomy};
-use crate::input::Failure;
+use crate::input::formats::chrome_json;
 use crate::report::TimeWindow;
-use crate::trace;
+use crate::trace::Failure;
 use std::fmt;
 
 /// What the caller can tune.
@@ -108,7 +108,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             top_n: 25,
-            chunk_size: trace::CHUNK,
+            chunk_size: chrome_json::CHUNK,
             rules: Vec::new(),
             window: None,
             fork: fork::Fork::default(),

@@ -311,13 +311,7 @@ impl GpuRows {
 #[cfg(test)]
 mod tests;
 
-/// What kind of GPU row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum GpuKind {
-    Kernel,
-    Memcpy,
-    Memset,
-}
+pub use crate::trace::GpuKind;
 
 /// A kernel, memcpy or memset row, as [`GpuRows`] hands it out (its correlation and
 /// External ids are read separately, by attribution only).

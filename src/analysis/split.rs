@@ -7,7 +7,9 @@
 //! the caller reads the file in one go instead. No file access here: callers hand in bytes.
 
 use super::collect::{Collector, NotJoinable};
-use crate::trace::{Ending, Outcome, PushReader};
+use crate::input::formats::chrome_json::{Neutral, PushReader};
+use crate::input::{formats::Format, sniff, Encoding};
+use crate::trace::{Ending, Outcome};
 use serde::{Deserialize, Serialize};
 
 /// Files smaller than this are read in one go: splitting would not pay for itself.
@@ -30,7 +32,8 @@ pub struct Layout {
 /// How a file may be split, from its first bytes (up to [`HEAD_BYTES`]); None when it is not
 /// one to split: gzip, a tracesight report, not a JSON object or array.
 pub fn layout(head: &[u8]) -> Option<Layout> {
-    if head.starts_with(&crate::input::GZIP_MAGIC) || crate::input::sniff::is_report(head) {
+    // Only plain Chrome-JSON traces are cut between events.
+    if sniff::encoding(head) == Encoding::Gzip || sniff::format(head) != Format::ChromeJson {
         return None;
     }
     let in_object = match head.iter().find(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t' | 0xEF | 0xBB | 0xBF)) {
@@ -144,7 +147,7 @@ impl PartReader {
     }
 
     pub fn feed(&mut self, bytes: &[u8]) {
-        self.reader.feed(bytes, &mut self.collector);
+        self.reader.feed(bytes, &mut Neutral(&mut self.collector));
     }
 
     /// False once the part cannot be read as one reading would (a syntax error, say).
@@ -156,10 +159,10 @@ impl PartReader {
     /// whole).
     pub fn finish(mut self) -> Option<Part> {
         if self.job.last {
-            let outcome = self.reader.finish(&mut self.collector, Ending::Eof).ok()?;
+            let outcome = self.reader.finish(&mut Neutral(&mut self.collector), Ending::Eof).ok()?;
             return Some(Part::Last { collector: self.collector, outcome });
         }
-        self.reader.settle(&mut self.collector);
+        self.reader.settle(&mut Neutral(&mut self.collector));
         if self.reader.after_event_comma() != Some(self.job.in_object) {
             return None;
         }

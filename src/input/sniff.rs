@@ -1,23 +1,30 @@
-//! Telling the formats apart from an input's first bytes: a Kineto trace, or a report that
-//! `tracesight --json` wrote (each plain or gzip).
+//! Telling the formats apart from an input's first bytes (plain or gzip).
 
+use super::formats::Format;
+use super::gzip::{Encoding, GZIP_MAGIC};
 use std::io::Read;
 
-/// What a Report written by `tracesight --json` starts with (our serializer writes
-/// `tool_version` first), after optional whitespace.
-fn is_report_prefix(bytes: &[u8]) -> bool {
-    let t = bytes.trim_ascii_start();
-    let Some(rest) = t.strip_prefix(b"{") else { return false };
-    rest.trim_ascii_start().starts_with(b"\"tool_version\"")
+/// Bytes looked at to tell the formats apart.
+pub const SNIFF: usize = 512;
+
+/// How an input whose first bytes are `prefix` is encoded: gzip by its magic bytes, never by
+/// the file name.
+pub fn encoding(prefix: &[u8]) -> Encoding {
+    if prefix.starts_with(&GZIP_MAGIC) {
+        Encoding::Gzip
+    } else {
+        Encoding::Plain
+    }
 }
 
-/// Whether the first bytes of an input (plain or gzip) are those of a tracesight report.
-pub fn is_report(prefix: &[u8]) -> bool {
-    if prefix.starts_with(&super::GZIP_MAGIC) {
+/// The format of an input (plain or gzip) whose first bytes are `prefix`: gzip is inflated
+/// (the first 256 bytes) for the formats to look at.
+pub fn format(prefix: &[u8]) -> Format {
+    if encoding(prefix) == Encoding::Gzip {
         let mut out = Vec::new();
         let _ = flate2::read::MultiGzDecoder::new(prefix).take(256).read_to_end(&mut out);
-        is_report_prefix(&out)
+        Format::of(&out)
     } else {
-        is_report_prefix(prefix)
+        Format::of(prefix)
     }
 }

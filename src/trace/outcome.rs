@@ -1,18 +1,30 @@
-//! What the reader hands on (the [`Sink`]) and how a reading ended ([`Outcome`], [`End`],
+//! What an importer hands on (the [`Sink`]) and how a reading ended ([`Outcome`], [`End`],
 //! [`Fatal`]).
 
-use super::event::RawEvent;
-use crate::input::Failure;
-use serde_json::value::RawValue;
+use super::event::{Event, Meta};
 
-/// Receives what the reader finds.
+/// Receives what an importer finds, in the order it finds it.
 pub trait Sink {
-    /// One well-formed event object. `offset` is its byte position in the decoded stream.
-    fn event(&mut self, ev: &RawEvent<'_>, offset: u64);
-    /// A top-level key other than `traceEvents`, with its raw JSON value.
-    fn metadata(&mut self, key: &str, value: &RawValue);
-    /// An element of `traceEvents` that is valid JSON but not a readable event.
+    /// One readable event.
+    fn event(&mut self, ev: &Event<'_>);
+    /// Metadata of the whole trace.
+    fn metadata(&mut self, meta: Meta);
+    /// An element that is well-formed in its format but not a readable event; `offset` is
+    /// its byte position in the decoded stream.
     fn malformed(&mut self, offset: u64, why: &str);
+}
+
+/// What went wrong with the byte stream, decided by who failed and how, never by the text of
+/// the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Failure {
+    /// The compressed stream ends before its end (a file cut short).
+    Truncated,
+    /// The compressed data is damaged: a bad header, invalid deflate data, a CRC-32 or size
+    /// mismatch, or bytes after the last member that are not another member.
+    Corrupt,
+    /// The source could not be read.
+    Source,
 }
 
 /// How the stream ended.

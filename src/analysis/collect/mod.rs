@@ -5,10 +5,9 @@
 pub use super::name_flags::*;
 pub use super::rows::{GpuKind, GpuRow, GpuRows, NONE};
 use crate::limits;
-use crate::trace::{Id, Loose, RawEvent, Sink};
+use crate::trace::{Args, Event, Id, Loose, Meta, Sink};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 
 mod interner;
 mod meta;
@@ -17,8 +16,8 @@ mod sink;
 
 pub use interner::Interner;
 use interner::{cut_str, remap_names};
-use meta::{DeferredSums, DistributedInfo, MetaKey};
-pub use meta::{DeviceProps, Metadata, NotJoinable};
+use meta::DeferredSums;
+pub use meta::{Metadata, NotJoinable};
 pub use records::*;
 
 pub const NO_NAME: u32 = u32::MAX;
@@ -66,7 +65,7 @@ pub struct Collector {
     #[serde(default)]
     pub occupancy_unknown_dur: f64,
     pub counters: Counters,
-    /// Not carried between workers: a later part carries its metadata as text in `deferred`.
+    /// Not carried between workers: a later part carries its metadata in `deferred`.
     #[serde(skip)]
     pub meta: Metadata,
     /// In a later part of a split file: the duration-weighted terms, kept to be added in file
@@ -197,10 +196,8 @@ impl Collector {
             for t in d.occupancy {
                 self.occupancy_weighted += t;
             }
-            for (key, text) in d.metadata {
-                if let Ok(value) = RawValue::from_string(text) {
-                    self.read_metadata(key, &value);
-                }
+            for meta in d.metadata {
+                self.read_metadata(meta);
             }
         }
         self.sm_eff_dur += p.sm_eff_dur;
@@ -233,19 +230,13 @@ impl Collector {
     }
 
     /// Top-level metadata: a later value of a key replaces an earlier one.
-    fn read_metadata(&mut self, key: MetaKey, value: &RawValue) {
-        match key {
-            MetaKey::Devices => {
-                if let Ok(d) = serde_json::from_str::<Vec<DeviceProps>>(value.get()) {
-                    self.meta.devices = d;
-                }
-            }
-            MetaKey::Distributed => {
-                if let Ok(d) = serde_json::from_str::<DistributedInfo>(value.get()) {
-                    self.meta.rank = d.rank.and_then(Loose::as_i64);
-                    self.meta.world_size = d.world_size.and_then(Loose::as_i64);
-                    self.meta.backend = d.backend;
-                }
+    fn read_metadata(&mut self, meta: Meta) {
+        match meta {
+            Meta::Devices(d) => self.meta.devices = d,
+            Meta::Distributed { rank, world_size, backend } => {
+                self.meta.rank = rank;
+                self.meta.world_size = world_size;
+                self.meta.backend = backend;
             }
         }
     }
@@ -265,7 +256,7 @@ impl Collector {
     }
 
     /// The collective metadata in an event's args, if it has any.
-    fn comm_args(&mut self, a: &crate::trace::event::Args) -> Option<CommArgs> {
+    fn comm_args(&mut self, a: &Args) -> Option<CommArgs> {
         let text = |raw: Option<&[u8]>| raw.and_then(|r| serde_json::from_slice::<String>(r).ok());
         let name = text(a.collective_name)?;
         let group = text(a.process_group);
@@ -282,12 +273,12 @@ impl Collector {
         })
     }
 
-    fn memory_event(&mut self, ev: &RawEvent) {
-        let Some(ts) = ev.ts.and_then(crate::trace::event::micros_to_nanos) else {
+    fn memory_event(&mut self, ev: &Event) {
+        let Some(ts) = ev.start else {
             self.counters.missing_ts += 1;
             return;
         };
-        let Some(a) = ev.args.as_ref() else { return };
+        let Some(a) = ev.args else { return };
         let int = |v: Option<Loose>| v.and_then(Loose::as_i64).unwrap_or(NONE);
         let bytes = int(a.bytes);
         if bytes == NONE {
@@ -297,7 +288,7 @@ impl Collector {
             self.counters.rows_dropped += 1;
             return;
         }
-        let thread = self.thread_key(&ev.pid, &ev.tid);
+        let thread = self.thread_key(ev.process, ev.thread);
         self.memory.push(MemEvent {
             ts,
             bytes,

@@ -1,66 +1,8 @@
-//! The collector as the reader's sink: one event at a time into records.
+//! The collector as the importers' sink: one neutral event at a time into records.
 
 use super::*;
 use crate::report::WorkSource;
-
-/// Category of an event, decided case-insensitively (old traces capitalise).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Cat {
-    Gpu(GpuKind),
-    Runtime,
-    Op,
-    CudaSync,
-    GpuAnnotation,
-    /// python_function: only `nn.Module` spans are kept.
-    Python,
-    Ignored,
-    Missing,
-    Unknown,
-}
-
-pub(super) fn category(cat: &[u8]) -> Cat {
-    const IGNORED: &[&str] = &[
-        "cpu_instant_event",
-        "ac2g",
-        "fwdbwd",
-        "trace",
-        "async",
-        "async_gpu",
-        "async_cpu_to_gpu",
-        "python",
-        "memory",
-        "overhead",
-        "cuda_profiler_range",
-        "gpu_memory",
-        "kineto",
-    ];
-    let c = cat.trim_ascii();
-    if c.is_empty() {
-        return Cat::Missing;
-    }
-    let is = |s: &str| c.eq_ignore_ascii_case(s.as_bytes());
-    if is("kernel") {
-        Cat::Gpu(GpuKind::Kernel)
-    } else if is("gpu_memcpy") || is("memcpy") {
-        Cat::Gpu(GpuKind::Memcpy)
-    } else if is("gpu_memset") || is("memset") {
-        Cat::Gpu(GpuKind::Memset)
-    } else if is("cuda_runtime") || is("runtime") || is("cuda_driver") || is("hip_runtime") {
-        Cat::Runtime
-    } else if is("cpu_op") || is("operator") || is("user_annotation") {
-        Cat::Op
-    } else if is("cuda_sync") {
-        Cat::CudaSync
-    } else if is("gpu_user_annotation") {
-        Cat::GpuAnnotation
-    } else if is("python_function") {
-        Cat::Python
-    } else if IGNORED.iter().any(|s| is(s)) {
-        Cat::Ignored
-    } else {
-        Cat::Unknown
-    }
-}
+use crate::trace::{Args, Event, Kind, Meta, Phase};
 
 /// A GPU row's stream: args.stream, else its tid (a number, or "stream 7").
 pub(super) fn stream_of(arg: Option<i64>, tid: &Id) -> i32 {
@@ -71,35 +13,32 @@ pub(super) fn stream_of(arg: Option<i64>, tid: &Id) -> i32 {
     n.unwrap_or(0).clamp(i32::MIN as i64, i32::MAX as i64) as i32
 }
 impl Sink for Collector {
-    fn event(&mut self, ev: &RawEvent<'_>, _offset: u64) {
-        // `[memory]` instant events (profile_memory=True); 2021 traces write them without a cat.
-        if ev.name.bytes() == b"[memory]" && matches!(ev.ph.bytes(), b"i" | b"I") {
+    fn event(&mut self, ev: &Event<'_>) {
+        if ev.phase == Phase::Memory {
             self.memory_event(ev);
             return;
         }
-        let cat = category(ev.cat.bytes());
-        match cat {
+        match ev.kind {
             // Metadata rows (process and thread names) never carry a category.
-            Cat::Missing if ev.ph.bytes() != b"M" => self.counters.no_category += 1,
-            Cat::Unknown => self.count_unknown(&ev.cat.to_str()),
+            Kind::Missing if ev.phase != Phase::Metadata => self.counters.no_category += 1,
+            Kind::Unknown => self.count_unknown(&String::from_utf8_lossy(ev.category)),
             _ => {}
         }
-        match ev.ph.bytes() {
-            b"X" => self.complete_event(ev, cat),
-            b"B" | b"E" => self.counters.begin_end += 1,
-            b"s" | b"f" | b"t" => self.counters.flow += 1,
-            b"i" | b"I" | b"n" => self.counters.instant += 1,
-            b"C" => self.counters.counters += 1,
-            _ => {}
+        match ev.phase {
+            Phase::Complete => self.complete_event(ev),
+            Phase::BeginEnd => self.counters.begin_end += 1,
+            Phase::Flow => self.counters.flow += 1,
+            Phase::Instant => self.counters.instant += 1,
+            Phase::Counter => self.counters.counters += 1,
+            Phase::Metadata | Phase::Memory | Phase::Other => {}
         }
     }
 
-    fn metadata(&mut self, key: &str, value: &RawValue) {
-        let Some(key) = MetaKey::of(key) else { return };
+    fn metadata(&mut self, meta: Meta) {
         match &mut self.deferred {
             // A later part of a split file: replayed in order when joined.
-            Some(d) => d.metadata.push((key, value.get().to_string())),
-            None => self.read_metadata(key, value),
+            Some(d) => d.metadata.push(meta),
+            None => self.read_metadata(meta),
         }
     }
 
@@ -113,20 +52,20 @@ impl Sink for Collector {
 
 /// Turning one complete event into records.
 impl Collector {
-    fn complete_event(&mut self, ev: &RawEvent, cat: Cat) {
-        let Some(start) = ev.ts.and_then(crate::trace::event::micros_to_nanos) else {
+    fn complete_event(&mut self, ev: &Event) {
+        let Some(start) = ev.start else {
             self.counters.missing_ts += 1;
             return;
         };
-        let mut dur = ev.dur.and_then(crate::trace::event::micros_to_nanos).unwrap_or(0);
+        let mut dur = ev.dur.unwrap_or(0);
         if dur < 0 {
             self.counters.negative_dur += 1;
             dur = 0;
         }
-        let args = ev.args.as_ref();
+        let args = ev.args;
         let external = args.and_then(|a| a.external_id()).unwrap_or(NONE);
-        match cat {
-            Cat::Gpu(kind) => {
+        match ev.kind {
+            Kind::Gpu(kind) => {
                 let correlation = args.and_then(|a| a.correlation).and_then(Loose::as_i64).unwrap_or(NONE);
                 if correlation == NONE {
                     self.counters.gpu_without_correlation += 1;
@@ -135,7 +74,7 @@ impl Collector {
                     self.counters.zero_dur_gpu += 1;
                 }
                 let device =
-                    args.and_then(|a| a.device).and_then(Loose::as_i64).or_else(|| ev.pid.as_int()).unwrap_or(0);
+                    args.and_then(|a| a.device).and_then(Loose::as_i64).or_else(|| ev.process.as_int()).unwrap_or(0);
                 if let Some(a) = args {
                     if let Some(bps) = a.blocks_per_sm.and_then(Loose::as_f64) {
                         let term = bps.clamp(0.0, 1.0) * dur as f64;
@@ -163,7 +102,7 @@ impl Collector {
                     self.counters.rows_dropped += 1;
                     return;
                 }
-                let name = self.names.intern(ev.name.bytes());
+                let name = self.names.intern(ev.name);
                 if let Some(c) = args.and_then(|a| self.comm_args(a)) {
                     self.gpu_comm.push((self.gpu.len() as u32, c));
                 }
@@ -175,17 +114,17 @@ impl Collector {
                     dur,
                     name,
                     device: device.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
-                    stream: stream_of(args.and_then(|a| a.stream).and_then(Loose::as_i64), &ev.tid),
+                    stream: stream_of(args.and_then(|a| a.stream).and_then(Loose::as_i64), ev.thread),
                     kind,
                 };
                 self.gpu.push(row, correlation, external);
             }
-            Cat::Runtime => {
-                let id = self.names.intern(ev.name.bytes());
+            Kind::Runtime => {
+                let id = self.names.intern(ev.name);
                 let flags = self.names.flags[id as usize];
                 if flags & NAME_SYNC != 0 {
                     self.sync_ns += dur;
-                    let thread = self.thread_key(&ev.pid, &ev.tid);
+                    let thread = self.thread_key(ev.process, ev.thread);
                     if self.syncs.len() < limits::MAX_ROWS {
                         self.syncs.push(SyncCall { start, end: start.saturating_add(dur), name: id, thread });
                     }
@@ -197,14 +136,14 @@ impl Collector {
                     if flags & NAME_LAUNCH != 0 {
                         self.launch_ns += dur;
                     }
-                    let thread = self.thread_key(&ev.pid, &ev.tid);
+                    let thread = self.thread_key(ev.process, ev.thread);
                     self.runtime.push(RuntimeCall { correlation, external, start, dur, thread, name: id });
                 }
             }
-            Cat::Op if self.ops.len() >= limits::MAX_ROWS => self.counters.rows_dropped += 1,
-            Cat::Op => {
-                let thread = self.thread_key(&ev.pid, &ev.tid);
-                let name = self.names.intern(ev.name.bytes());
+            Kind::Op if self.ops.len() >= limits::MAX_ROWS => self.counters.rows_dropped += 1,
+            Kind::Op => {
+                let thread = self.thread_key(ev.process, ev.thread);
+                let name = self.names.intern(ev.name);
                 if external != NONE {
                     if let Some(c) = args.and_then(|a| self.comm_args(a)) {
                         self.op_comm.insert(external, c);
@@ -215,7 +154,7 @@ impl Collector {
                         v.map(|r| cut_str(&String::from_utf8_lossy(r), 16 * limits::MAX_NAME_BYTES).to_string())
                     };
                     self.sdpa_calls.push(SdpaCall {
-                        op: cut_str(&ev.name.to_str(), limits::MAX_NAME_BYTES).to_string(),
+                        op: cut_str(&String::from_utf8_lossy(ev.name), limits::MAX_NAME_BYTES).to_string(),
                         input_dims: raw(args.and_then(|a| a.input_dims)),
                         input_types: raw(args.and_then(|a| a.input_type)),
                         concrete_inputs: raw(args.and_then(|a| a.concrete_inputs)),
@@ -237,12 +176,12 @@ impl Collector {
                 let seq = args.and_then(|a| a.sequence_number).and_then(Loose::as_i64).unwrap_or(NONE);
                 self.ops.push(OpRow { start, end, external, seq, name, thread });
             }
-            Cat::Python => {
-                if ev.name.bytes().starts_with(b"nn.Module: ") && self.modules.len() >= limits::MAX_ROWS {
+            Kind::Python => {
+                if ev.name.starts_with(b"nn.Module: ") && self.modules.len() >= limits::MAX_ROWS {
                     self.counters.rows_dropped += 1;
-                } else if ev.name.bytes().starts_with(b"nn.Module: ") {
-                    let thread = self.thread_key(&ev.pid, &ev.tid);
-                    let name = self.names.intern(ev.name.bytes());
+                } else if ev.name.starts_with(b"nn.Module: ") {
+                    let thread = self.thread_key(ev.process, ev.thread);
+                    let name = self.names.intern(ev.name);
                     self.modules.push(OpRow {
                         start,
                         end: start.saturating_add(dur),
@@ -253,16 +192,16 @@ impl Collector {
                     });
                 }
             }
-            Cat::CudaSync => self.counters.cuda_sync_rows += 1,
-            Cat::GpuAnnotation => self.counters.gpu_annotations += 1,
-            Cat::Ignored | Cat::Missing | Cat::Unknown => {}
+            Kind::CudaSync => self.counters.cuda_sync_rows += 1,
+            Kind::GpuAnnotation => self.counters.gpu_annotations += 1,
+            Kind::Ignored | Kind::Missing | Kind::Unknown => {}
         }
     }
 }
 
 /// An op's work from its shapes, with the profiler's FLOP count (`with_flops=True`) in place
 /// of the formula's where the trace carries one.
-fn op_work(name: &str, a: &crate::trace::Args) -> Option<OpWork> {
+fn op_work(name: &str, a: &Args) -> Option<OpWork> {
     use crate::analysis::op_work::{work, Inputs};
     let shaped =
         a.input_dims.and_then(|d| Inputs::parse(d, a.input_type, a.concrete_inputs)).and_then(|x| work(name, &x));
@@ -283,7 +222,7 @@ fn op_work(name: &str, a: &crate::trace::Args) -> Option<OpWork> {
 }
 
 /// Inductor's counts on a kernel row, when it carries them.
-fn kernel_count(a: &crate::trace::Args, row: u32) -> Option<KernelCount> {
+fn kernel_count(a: &Args, row: u32) -> Option<KernelCount> {
     let flops = a.kernel_flop.and_then(Loose::as_f64).filter(|f| *f >= 0.0);
     let gb = a.kernel_num_gb.and_then(Loose::as_f64).filter(|g| *g >= 0.0);
     if flops.is_none() && gb.is_none() {

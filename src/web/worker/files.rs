@@ -5,7 +5,7 @@ use super::mailbox::*;
 use super::progress::*;
 use super::reader::*;
 use crate::analysis::split::{self, Joined, Part, PartJob, PartReader};
-use crate::input::{CarriedError, InflateStage, Inflating, GZIP_MAGIC};
+use crate::input::{formats::Format, sniff, CarriedError, Encoding, InflateStage, Inflating};
 use crate::web::protocol::{Job, Request, ToPage};
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
@@ -43,7 +43,8 @@ pub(super) async fn analyse_files(
         let index = index as u32;
         let file: File = value.unchecked_into();
         let name = file.name();
-        let gzip = read_bytes(&file, 0, 2, file.size() as u64).await.is_ok_and(|b| b.starts_with(&GZIP_MAGIC));
+        let gzip =
+            read_bytes(&file, 0, 2, file.size() as u64).await.is_ok_and(|b| sniff::encoding(&b) == Encoding::Gzip);
         let gunzipped = if gzip { analyse_gunzipped(scope, index, &name, &file, &opts, scratch).await } else { None };
         let led = match (gunzipped, job) {
             (Some(result), _) => Some((result, 1)),
@@ -159,7 +160,7 @@ pub(super) async fn analyse_in_parts(
 /// Reads a .json.gz that the reader worker inflates with the browser's own
 /// DecompressionStream, on its thread, beside the parsing here: None when there is no reader,
 /// or the reader stopped (DecompressionStream stops on a truncated or
-/// damaged stream and after the first gzip member), or the file holds a report: the caller
+/// damaged stream and after the first gzip member), or the file is not a trace (a report): the caller
 /// then reads the file the usual way, whose diagnostics are the CLI's.
 pub(super) async fn analyse_gunzipped(
     scope: &DedicatedWorkerGlobalScope,
@@ -177,7 +178,7 @@ pub(super) async fn analyse_gunzipped(
             FromReader::Bytes { bytes, read } => {
                 analysis.feed(copy_all_in(&bytes, scratch));
                 progress.report(scope, read);
-                if analysis.is_report() {
+                if analysis.format().is_some_and(|f| f != Format::ChromeJson) {
                     return None;
                 }
                 if !analysis.wants_more() {
@@ -221,8 +222,8 @@ pub(super) async fn analyse_in_two_stages(
         if let Some(bytes) = get(&m, "bytes").and_then(|b| b.dyn_into::<Uint8Array>().ok()) {
             send(&port, &[("ack", &JsValue::TRUE)], None);
             analysis.feed(copy_in(&bytes, scratch));
-            // A gzip report is read the usual way.
-            if analysis.is_report() {
+            // Another format than a trace (a gzip report) is read the usual way.
+            if analysis.format().is_some_and(|f| f != Format::ChromeJson) {
                 break None;
             }
             if !analysis.wants_more() {

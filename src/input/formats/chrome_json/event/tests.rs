@@ -1,5 +1,5 @@
-use super::number::parse_micros;
 use super::*;
+use crate::trace::number::parse_micros;
 
 fn ns(s: &str) -> Option<i64> {
     parse_micros(s.as_bytes())

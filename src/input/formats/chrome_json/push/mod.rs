@@ -3,10 +3,12 @@
 mod step;
 
 use super::event::RawEvent;
-use super::outcome::*;
 use super::scan;
-use crate::input::{self, Failure};
+use super::sink::JsonSink as Sink;
+use crate::input::gzip as input;
 use crate::limits;
+use crate::trace::Failure;
+use crate::trace::*;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;

@@ -1,6 +1,6 @@
 //! Loosely typed values ([`Loose`]: a number or a number written as a string) and ids
-//! ([`Id`]: pid/tid as an integer or text), read from [`Num`] by the rules in the parent's
-//! docs.
+//! ([`Id`]: pid/tid as an integer or text), read from [`Num`] by the rules in the Chrome-trace
+//! reader's docs (`input::formats::chrome_json::event`).
 
 use super::number::*;
 use serde::de::{Deserializer, Visitor};

@@ -138,7 +138,7 @@ pub fn micros_to_nanos(raw: &[u8]) -> Option<i64> {
     parse_micros(text)
 }
 
-pub(super) fn parse_micros(b: &[u8]) -> Option<i64> {
+pub(crate) fn parse_micros(b: &[u8]) -> Option<i64> {
     let (neg, digits) = match b.first()? {
         b'-' => (true, &b[1..]),
         _ => (false, b),

@@ -34,13 +34,11 @@
 //! spellings: of `"External id"` and `"external id"`, the later one). A duplicate `args`
 //! replaces the earlier object entirely.
 
-mod number;
 #[cfg(test)]
 mod tests;
-mod value;
 
-pub use number::*;
-pub use value::*;
+pub use crate::trace::number::*;
+pub use crate::trace::{Args, Id, Loose};
 
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
@@ -104,42 +102,6 @@ pub struct RawEvent<'a> {
     pub ts: Option<&'a [u8]>,
     pub dur: Option<&'a [u8]>,
     pub args: Option<Args<'a>>,
-}
-
-/// The `args` the analysis uses. Kineto's spellings changed over the years; both are read.
-#[derive(Debug, Default, PartialEq)]
-pub struct Args<'a> {
-    pub correlation: Option<Loose>,
-    pub external_id: Option<Loose>,
-    pub device: Option<Loose>,
-    pub stream: Option<Loose>,
-    pub blocks_per_sm: Option<Loose>,
-    pub occupancy_pct: Option<Loose>,
-    /// Raw JSON text of the SDPA arguments (parsed only for attention ops).
-    pub input_dims: Option<&'a [u8]>,
-    pub input_type: Option<&'a [u8]>,
-    pub concrete_inputs: Option<&'a [u8]>,
-    /// Raw JSON text of the collective metadata (read only for collectives).
-    pub collective_name: Option<&'a [u8]>,
-    pub process_group: Option<&'a [u8]>,
-    pub seq: Option<Loose>,
-    pub in_msg_nelems: Option<Loose>,
-    pub dtype: Option<&'a [u8]>,
-    pub sequence_number: Option<Loose>,
-    pub addr: Option<Loose>,
-    pub bytes: Option<Loose>,
-    pub total_allocated: Option<Loose>,
-    pub total_reserved: Option<Loose>,
-    pub device_id: Option<Loose>,
-    pub flops: Option<Loose>,
-    pub kernel_flop: Option<Loose>,
-    pub kernel_num_gb: Option<Loose>,
-}
-
-impl Args<'_> {
-    pub fn external_id(&self) -> Option<i64> {
-        self.external_id.and_then(Loose::as_i64)
-    }
 }
 
 /// Declares a key table: an enum with one variant per field, the byte spellings of each

@@ -1,0 +1,157 @@
+//! The edge of the format: each Chrome-JSON event, and each top-level metadata value the
+//! analysis reads, handed on as the format-neutral [`Event`] / [`Meta`]. Nothing is allocated
+//! per event: the neutral event borrows the JSON event's strings and arguments.
+
+use super::event::RawEvent;
+use super::sink::JsonSink;
+use crate::trace::{micros_to_nanos, Device, Event, GpuKind, Kind, Loose, Meta, Phase, Sink};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+/// A [`Sink`] of neutral events, seen by the JSON reader as a [`JsonSink`].
+pub struct Neutral<'s, S>(pub &'s mut S);
+
+impl<S: Sink> JsonSink for Neutral<'_, S> {
+    #[inline]
+    fn event(&mut self, ev: &RawEvent<'_>, _offset: u64) {
+        let ph = ev.ph.bytes();
+        // `[memory]` instant events (profile_memory=True); 2021 traces write them without a cat.
+        let phase = if ev.name.bytes() == b"[memory]" && matches!(ph, b"i" | b"I") { Phase::Memory } else { phase(ph) };
+        let timed = matches!(phase, Phase::Complete | Phase::Memory);
+        self.0.event(&Event {
+            phase,
+            kind: category(ev.cat.bytes()),
+            category: ev.cat.bytes(),
+            name: ev.name.bytes(),
+            process: &ev.pid,
+            thread: &ev.tid,
+            start: if timed { ev.ts.and_then(micros_to_nanos) } else { None },
+            dur: if phase == Phase::Complete { ev.dur.and_then(micros_to_nanos) } else { None },
+            args: ev.args.as_ref(),
+        });
+    }
+
+    fn metadata(&mut self, key: &str, value: &RawValue) {
+        if let Some(meta) = metadata(key, value) {
+            self.0.metadata(meta);
+        }
+    }
+
+    fn malformed(&mut self, offset: u64, why: &str) {
+        self.0.malformed(offset, why);
+    }
+}
+
+fn phase(ph: &[u8]) -> Phase {
+    match ph {
+        b"X" => Phase::Complete,
+        b"B" | b"E" => Phase::BeginEnd,
+        b"s" | b"f" | b"t" => Phase::Flow,
+        b"i" | b"I" | b"n" => Phase::Instant,
+        b"C" => Phase::Counter,
+        b"M" => Phase::Metadata,
+        _ => Phase::Other,
+    }
+}
+
+/// The kind of row a category names, decided case-insensitively (old traces capitalise).
+pub(crate) fn category(cat: &[u8]) -> Kind {
+    const IGNORED: &[&str] = &[
+        "cpu_instant_event",
+        "ac2g",
+        "fwdbwd",
+        "trace",
+        "async",
+        "async_gpu",
+        "async_cpu_to_gpu",
+        "python",
+        "memory",
+        "overhead",
+        "cuda_profiler_range",
+        "gpu_memory",
+        "kineto",
+    ];
+    let c = cat.trim_ascii();
+    if c.is_empty() {
+        return Kind::Missing;
+    }
+    let is = |s: &str| c.eq_ignore_ascii_case(s.as_bytes());
+    if is("kernel") {
+        Kind::Gpu(GpuKind::Kernel)
+    } else if is("gpu_memcpy") || is("memcpy") {
+        Kind::Gpu(GpuKind::Memcpy)
+    } else if is("gpu_memset") || is("memset") {
+        Kind::Gpu(GpuKind::Memset)
+    } else if is("cuda_runtime") || is("runtime") || is("cuda_driver") || is("hip_runtime") {
+        Kind::Runtime
+    } else if is("cpu_op") || is("operator") || is("user_annotation") {
+        Kind::Op
+    } else if is("cuda_sync") {
+        Kind::CudaSync
+    } else if is("gpu_user_annotation") {
+        Kind::GpuAnnotation
+    } else if is("python_function") {
+        Kind::Python
+    } else if IGNORED.iter().any(|s| is(s)) {
+        Kind::Ignored
+    } else {
+        Kind::Unknown
+    }
+}
+
+/// The top-level metadata the analysis reads: `deviceProperties` (2021 traces:
+/// `computeProperties`) and `distributedInfo`. A value that does not read is left out.
+fn metadata(key: &str, value: &RawValue) -> Option<Meta> {
+    match key {
+        "deviceProperties" | "computeProperties" => {
+            let devices = serde_json::from_str::<Vec<DeviceProps>>(value.get()).ok()?;
+            Some(Meta::Devices(devices.into_iter().map(DeviceProps::neutral).collect()))
+        }
+        "distributedInfo" => {
+            let d = serde_json::from_str::<DistributedInfo>(value.get()).ok()?;
+            let int = |v: Option<Loose>| v.and_then(Loose::as_i64);
+            Some(Meta::Distributed { rank: int(d.rank), world_size: int(d.world_size), backend: d.backend })
+        }
+        _ => None,
+    }
+}
+
+#[derive(Deserialize)]
+struct DeviceProps {
+    #[serde(default)]
+    id: Option<Loose>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default, rename = "numSms")]
+    num_sms: Option<Loose>,
+    #[serde(default, rename = "computeMajor")]
+    compute_major: Option<Loose>,
+    #[serde(default, rename = "computeMinor")]
+    compute_minor: Option<Loose>,
+    #[serde(default, rename = "totalGlobalMem")]
+    total_global_mem: Option<Loose>,
+}
+
+impl DeviceProps {
+    fn neutral(self) -> Device {
+        let int = |v: Option<Loose>| v.and_then(Loose::as_i64);
+        Device {
+            id: int(self.id),
+            name: self.name,
+            num_sms: int(self.num_sms),
+            compute_major: int(self.compute_major),
+            compute_minor: int(self.compute_minor),
+            total_global_mem: int(self.total_global_mem),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct DistributedInfo {
+    #[serde(default)]
+    backend: Option<String>,
+    #[serde(default)]
+    rank: Option<Loose>,
+    #[serde(default)]
+    world_size: Option<Loose>,
+}
