@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-BIN=${TRACESIGHT_BIN:-$ROOT/target/release/tracesight}
+BIN=$(realpath "${TRACESIGHT_BIN:-$ROOT/target/release/tracesight}")
 skip() { echo "slurm: SKIPPED: $*"; exit 0; }
 [ -x "$BIN" ] || { echo "slurm: no CLI at $BIN" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || skip "needs root to install and start slurmctld, slurmd and munged"

@@ -28,6 +28,9 @@ grep -E '^test result:' target/native-tests.log | awk '{p+=$4; f+=$6} END {print
 say "Python package: pip install . in a fresh venv, pytest (scripts/test-python.sh)"
 scripts/test-python.sh
 
+say "Slurm: the README's recipe on a real single-node Slurm (scripts/test-slurm.sh)"
+scripts/test-slurm.sh
+
 [ "${NATIVE_ONLY:-}" = 1 ] && exit 0
 
 say "cargo clippy on the browser code (wasm32) -D warnings"

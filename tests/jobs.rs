@@ -289,3 +289,25 @@ fn a_second_run_merged_in_is_set_b() {
     // The merged report is the one of all files together: one rank twice, so not one job.
     assert!(!merged.job.unwrap().one_job);
 }
+
+/// One report per rank, as cluster array tasks write them: the task whose trace is broken
+/// writes a report with no trace and that file's error. Merging the reports names that file,
+/// as reading the traces together would; it is not lost.
+#[test]
+fn a_report_of_an_unreadable_trace_names_its_file_when_merged() {
+    let good = rank_trace(0).bytes();
+    let broken = br#"{"traceEvents": ["#.to_vec();
+    let one = |name: &str, bytes: &[u8]| analyze_any(name, bytes, &Options::default(), &mut |_| true);
+    let direct = combine_all(vec![one("rank0.json", &good), one("rank1.json", &broken)]);
+    assert_eq!(direct.errors.len(), 1);
+
+    let report_of = |name: &str, bytes: &[u8]| serde_json::to_vec(&combine_all(vec![one(name, bytes)])).unwrap();
+    let (r0, r1) = (report_of("rank0.json", &good), report_of("rank1.json", &broken));
+    let read_back = analyze_any("rank1.report.json", &r1[..], &Options::default(), &mut |_| true);
+    let e = read_back.as_ref().unwrap_err();
+    assert_eq!((e.file.as_str(), e.kind), ("rank1.json", tracesight::ErrorKind::Reported));
+    let merged =
+        combine_all(vec![analyze_any("rank0.report.json", &r0[..], &Options::default(), &mut |_| true), read_back]);
+    assert_eq!(merged.errors, direct.errors);
+    assert_eq!(merged.traces, direct.traces);
+}

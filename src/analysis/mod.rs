@@ -103,10 +103,24 @@ fn outcome(
     let err = |kind, message: String| TraceError { file: file.to_string(), kind, message };
     match imported {
         Imported::Reading(read) => conclude(file, collector, read, opts).map(|t| vec![t]),
-        Imported::Report(Ok(report)) => Ok(report.traces),
+        Imported::Report(Ok(report)) => from_report(report),
         Imported::Report(Err(ImportError::Stream(failure, message))) => Err(err(ErrorKind::of(failure), message)),
         Imported::Report(Err(ImportError::Unreadable(message))) => Err(err(ErrorKind::NotATrace, message)),
         Imported::Report(Err(ImportError::Cancelled)) => Err(err(ErrorKind::Cancelled, "cancelled".into())),
+    }
+}
+
+/// The traces of a report read back. A report made for a file that could not be read (one
+/// array task of a cluster job, say) holds no trace but that file's error: the error is handed
+/// on under that file's name, so a merge of the reports names it as reading the traces would.
+fn from_report(report: Report) -> Result<Vec<TraceReport>, TraceError> {
+    match (report.traces.is_empty(), report.errors.first()) {
+        (true, Some(e)) => {
+            let more = report.errors.len() - 1;
+            let message = if more == 0 { e.message.clone() } else { format!("{} (and {more} more files)", e.message) };
+            Err(TraceError { file: e.file.clone(), kind: ErrorKind::Reported, message })
+        }
+        _ => Ok(report.traces),
     }
 }
 

@@ -136,6 +136,8 @@ pub enum ErrorKind {
     /// The source could not be read.
     Io,
     Cancelled,
+    /// A tracesight report that says its own file could not be read.
+    Reported,
 }
 
 impl ErrorKind {
