@@ -410,7 +410,7 @@ fn totals_pass(
                 (Why::Eager(scope), _) => evidence.add(Backend::Eager, EvidenceKind::Scope, scope, "", row.dur),
                 (_, Some((b, lib))) => evidence.add(b, EvidenceKind::Kernel, row.name, lib, row.dur),
                 (Why::Op { op, rule }, None) => {
-                    let b = OP_CONTEXT_RULES[rule as usize].backend.unwrap_or(Backend::Math);
+                    let b = OP_CONTEXT_RULES[rule as usize].then.backend.unwrap_or(Backend::Math);
                     evidence.add(b, EvidenceKind::Op, op, "", row.dur)
                 }
                 _ => evidence.add(Backend::Vendor, EvidenceKind::Kernel, row.name, "", row.dur),
@@ -418,7 +418,7 @@ fn totals_pass(
         }
 
         // Kernels that are collectives by name (not helpers launched under a collective op).
-        if bucket == Bucket::Communication && f.kernel_rule().is_some_and(|r| r.bucket == Bucket::Communication) {
+        if bucket == Bucket::Communication && f.kernel_rule().is_some_and(|r| r.then.bucket == Bucket::Communication) {
             collectives.push(collective_call(c, tree, i, leaf, &f.name.short));
         }
 

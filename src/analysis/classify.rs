@@ -113,7 +113,7 @@ impl Chains {
         for i in 0..m {
             let p = tree.parent[i];
             let inherit = |v: &Vec<u32>| if p == NO { NO } else { v[p as usize] };
-            let ctx = rule_of_name[tree.spans[i].name as usize].map(|r| OP_CONTEXT_RULES[r as usize].context);
+            let ctx = rule_of_name[tree.spans[i].name as usize].map(|r| OP_CONTEXT_RULES[r as usize].then.context);
             sdpa[i] = if ctx == Some(OpContext::Sdpa) { i as u32 } else { inherit(&sdpa) };
             context[i] = match ctx {
                 Some(OpContext::Sdpa) | None => inherit(&context),
@@ -126,7 +126,7 @@ impl Chains {
     fn op_why(&self, tree: &SpanTree, op: u32) -> (Bucket, Why) {
         let name = tree.spans[op as usize].name;
         let rule = self.rule_of_name[name as usize].unwrap_or(0);
-        (OP_CONTEXT_RULES[rule as usize].context.bucket(), Why::Op { op: name, rule })
+        (OP_CONTEXT_RULES[rule as usize].then.context.bucket(), Why::Op { op: name, rule })
     }
 
     /// The bucket of one GPU row launched by `leaf` (NO when unattributed).
@@ -150,20 +150,20 @@ impl Chains {
         }
         let rule = facts.rule.map(|i| (&KERNEL_RULES[i], i as u16));
         if let Some((r, i)) = rule {
-            if r.identity == Identity::Own {
-                return (r.bucket, Why::Kernel(i));
+            if r.then.identity == Identity::Own {
+                return (r.then.bucket, Why::Kernel(i));
             }
         }
         if context != NO {
             return self.op_why(tree, context);
         }
         if let Some((r, i)) = rule {
-            return (r.bucket, Why::Kernel(i));
+            return (r.then.bucket, Why::Kernel(i));
         }
         if leaf != NO {
             let op = names.get(tree.spans[leaf as usize].name);
             if let Some(i) = taxonomy::leaf_op_rule(op) {
-                return (LEAF_OP_RULES[i].bucket, Why::LeafOp(i as u16));
+                return (LEAF_OP_RULES[i].then, Why::LeafOp(i as u16));
             }
         }
         (Bucket::Other, Why::Unmatched)

@@ -9,7 +9,7 @@ fn facts(name: &str) -> KernelFacts {
 }
 
 fn bucket(name: &str) -> Option<Bucket> {
-    facts(name).kernel_rule().map(|r| r.bucket)
+    facts(name).kernel_rule().map(|r| r.then.bucket)
 }
 
 /// (kernel name as emitted, expected bucket) per family.
@@ -252,7 +252,7 @@ fn tensor_core_use_by_family() {
 
 #[test]
 fn op_contexts() {
-    let ctx = |op: &str| op_context(op).map(|i| OP_CONTEXT_RULES[i].context);
+    let ctx = |op: &str| op_context(op).map(|i| OP_CONTEXT_RULES[i].then.context);
     assert_eq!(ctx("aten::scaled_dot_product_attention"), Some(OpContext::Sdpa));
     assert_eq!(ctx("aten::_scaled_dot_product_flash_attention"), Some(OpContext::Sdpa));
     assert_eq!(ctx("FlashAttnFunc"), Some(OpContext::Attention));
@@ -268,7 +268,7 @@ fn op_contexts() {
     assert_eq!(ctx("ProfilerStep#3"), None);
     assert_eq!(ctx("aten::cosine_similarity"), None);
     assert_eq!(
-        OP_CONTEXT_RULES[op_context("aten::_scaled_dot_product_cudnn_attention").unwrap()].backend,
+        OP_CONTEXT_RULES[op_context("aten::_scaled_dot_product_cudnn_attention").unwrap()].then.backend,
         Some(Backend::Cudnn)
     );
 }
@@ -279,7 +279,7 @@ fn definitions_come_from_the_tables() {
         let d = b.definition();
         assert!(!d.is_empty(), "{b:?}");
         // Every kernel rule of the bucket is in its definition, in its own words.
-        for r in KERNEL_RULES.iter().filter(|r| r.bucket == b) {
+        for r in KERNEL_RULES.iter().filter(|r| r.then.bucket == b) {
             assert!(d.contains(r.why), "{b:?} misses {}", r.why);
         }
     }
