@@ -4,7 +4,7 @@
 
 use super::attention::{find_eager, launch_order, AttentionEvidence};
 use super::attribution::{attribute, NO};
-use super::classify::{Chains, Classes, CopyKind, Why};
+use super::classify::{moe_module, Chains, Classes, CopyKind, Why};
 use super::collect::{Collector, GpuKind, RuntimeCall, NAME_BACKWARD, NAME_GRAPH_LAUNCH};
 use super::collectives::collective_call;
 pub use super::extra::Extra;
@@ -70,7 +70,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     // Per distinct name: what the kernel name says (demangled and matched once). Beside it,
     // when there is a second thread, the rows' launch order that hand-written attention is
     // looked for in: worked out ahead, though only used when there is softmax.
-    let classify = || classify_rows(&c, &at, &chains, opts);
+    let classify = || classify_rows(&c, (&at, &runtime), &chains, opts);
     let order = || opts.fork.at_once().then(|| launch_order(c.gpu.len(), &at, &runtime));
     let ((facts, copy_kind, mut classes), order) = opts.fork.join(classify, order);
     find_eager(&c, &at, &runtime, order, &mut classes);
@@ -217,7 +217,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
 /// Each row's class, and what each distinct name says as a kernel and as a copy.
 fn classify_rows(
     c: &Collector,
-    at: &super::attribution::Attribution,
+    (at, runtime): (&super::attribution::Attribution, &[RuntimeCall]),
     chains: &Chains,
     opts: &Options,
 ) -> (FxHashMap<u32, KernelFacts>, FxHashMap<u32, CopyKind>, Classes) {
@@ -236,7 +236,7 @@ fn classify_rows(
         };
         classes.push(match user {
             Some(u) => (opts.rules[u].bucket, Why::User(u as u16)),
-            None => chains.classify(tree, names, row.kind, copy, f, at.leaf[i]),
+            None => chains.classify(tree, names, row.kind, copy, f, at.leaf[i], || moe_module(names, at, runtime, i)),
         });
     }
     (facts, copy_kind, classes)

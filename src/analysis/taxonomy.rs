@@ -31,6 +31,12 @@ impl Bucket {
         for r in LEAF_OP_RULES.iter().filter(|r| r.then == self) {
             parts.push(format!("unnamed kernel launched by {}", r.why));
         }
+        // Routing ops count as routing only inside a MoE scope (the last scope rule; the ones
+        // before it are exceptions).
+        let scope = MOE_SCOPE_RULES.last().map(|r| format!("{} (`{}`)", r.why, r.when.describe())).unwrap_or_default();
+        for r in ROUTING_OP_RULES.iter().filter(|r| r.then == self) {
+            parts.push(format!("{} inside a {scope}", r.why));
+        }
         match self {
             Bucket::Memory => parts.insert(0, "gpu_memcpy / gpu_memset rows".into()),
             Bucket::Attention => parts.push(

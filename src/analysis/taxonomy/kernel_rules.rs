@@ -8,7 +8,7 @@ use crate::vocab::{Backend, Bucket};
 use Backend::{Cudnn, Flash, FlashAttn, MemEfficient, Vendor};
 use Bucket as B;
 use Identity::{Neutral, Own};
-use Match::{All, Any, Namespace};
+use Match::{All, Any, Namespace, Scoped};
 
 /// Whether a kernel keeps its own bucket under an enclosing op that sets a context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +60,8 @@ pub static KERNEL_RULES: &[KernelRule] = &[
             "NVSHMEM, TensorRT-LLM/FlashInfer all-reduce and all-to-all)"
         ),
     ),
+    own(B::Communication, Scoped(EP_NAMESPACES, EP_FUNCTIONS), "expert-parallel dispatch / combine (DeepEP layout)"),
+    own(B::Communication, Any(EP_KERNELS), "expert-parallel dispatch / combine (mori EpDispatch*Kernel)"),
     own(
         B::Communication,
         Any(CUSTOM_COLLECTIVES),
@@ -111,6 +113,9 @@ pub static KERNEL_RULES: &[KernelRule] = &[
         Namespace(&["flash"]),
         "flash-attn FA2/FA3/FA4 (flash::flash_fwd_kernel, FlashAttnFwdSm90, FlashAttentionForwardSm100)",
     ),
+    attn(Vendor, "CK / aiter", All(CK_TILE_FMHA), "Composable Kernel tile FMHA (ck_tile::FmhaFwdKernel, aiter)"),
+    attn(Vendor, "SageAttention", Any(SAGE_ATTN), "SageAttention INT8-QK attention (qk_int_sv_f16/f8_attn_kernel)"),
+    own(B::Quantization, Any(SAGE_QUANT), "SageAttention smoothing / quantize (SubMeanKernel, QuantInt8Kernel)"),
     attn(Vendor, "FlashInfer", Any(FLASHINFER), "FlashInfer attention (BatchPrefill/BatchDecode*Kernel)"),
     attn(
         Vendor,

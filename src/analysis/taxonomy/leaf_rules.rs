@@ -5,7 +5,7 @@ use super::rule::{first, Match, Rule, Subject};
 use crate::vocab::Bucket;
 
 use Bucket as B;
-use Match::Aten;
+use Match::{Any, Aten};
 
 /// A leaf-op rule concludes the bucket of the unnamed kernels the op launched.
 pub type LeafOpRule = Rule<Bucket>;
@@ -163,4 +163,54 @@ const ELEMENTWISE_OPS: &[&str] = &[
 /// The leaf-op fallback for a kernel whose name matched nothing (index into [`LEAF_OP_RULES`]).
 pub fn leaf_op_rule(op: &str) -> Option<usize> {
     first(LEAF_OP_RULES, &Subject::name(op))
+}
+
+/// Ops that route tokens to experts when they run inside a MoE scope (the aten ops below
+/// a `torch.topk` / `argsort` / `index_add_` call in a gate, router or experts block); a
+/// grouped or expert GEMM is no routing op and stays GEMM.
+pub static ROUTING_OP_RULES: &[Rule<Bucket>] = &[Rule::new(
+    Aten(ROUTING_OPS),
+    B::MoeRouting,
+    "token routing op (aten::topk, sort, argsort, gather, scatter, index_add_, bincount, cumsum)",
+)];
+
+const ROUTING_OPS: &[&str] = &[
+    "topk",
+    "sort",
+    "argsort",
+    "gather",
+    "scatter",
+    "scatter_",
+    "scatter_add",
+    "scatter_add_",
+    "scatter_reduce",
+    "scatter_reduce_",
+    "index_add",
+    "index_add_",
+    "bincount",
+    "histc",
+    "cumsum",
+    "cumsum_",
+];
+
+/// Module, op and annotation names of a MoE gate, router or experts block (first match:
+/// an MLP's `gate_proj` is a gate of another kind).
+pub static MOE_SCOPE_RULES: &[Rule<bool>] = &[
+    Rule::new(Any(&["gate proj*", "gate up*", "up gate*"]), false, "an MLP's gate projection"),
+    Rule::new(Any(MOE_SCOPES), true, "MoE gate / router / experts block"),
+];
+
+// HF transformers: MixtralSparseMoeBlock, Qwen2MoeSparseMoeBlock, DeepseekV3MoE, MoEGate,
+// GptOssTopKRouter, GptOssExperts, SwitchTransformersTop1Router; Megatron-core: TopKRouter,
+// MoELayer.
+const MOE_SCOPES: &[&str] = &["gate", "gating*", "router*", "*router", "experts", "*experts", "moe*", "*moe", "mo e"];
+
+/// Whether `op` is a routing op (see [`ROUTING_OP_RULES`]).
+pub fn is_routing_op(op: &str) -> bool {
+    first(ROUTING_OP_RULES, &Subject::name(op)).is_some()
+}
+
+/// Whether a module, op or annotation name makes a MoE routing scope.
+pub fn is_moe_scope(name: &str) -> bool {
+    first(MOE_SCOPE_RULES, &Subject::name(name)).is_some_and(|i| MOE_SCOPE_RULES[i].then)
 }

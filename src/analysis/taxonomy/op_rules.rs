@@ -98,6 +98,9 @@ pub static OP_CONTEXT_RULES: &[OpContextRule] = &[
         Any(COLLECTIVE_OPS),
         "collective op (all_reduce, all_gather, reduce_scatter, all_to_all)",
     ),
+    // Expert-parallel all-to-all under its own name (DeepEP's Buffer.dispatch / combine, pplx
+    // and UCCL's dispatch / combine, Megatron's a2a): what a renamed kernel runs inside.
+    ctx(OpContext::Communication, Any(EP_OPS), "expert-parallel dispatch / combine op or annotation (dispatch, a2a)"),
     ctx(
         OpContext::Optimizer,
         Prefix(OPTIMIZER_OPS),
@@ -184,6 +187,7 @@ const COLLECTIVE_OPS: &[&str] = &[
     "alltoall*",
     "all2all*",
 ];
+const EP_OPS: &[&str] = &["dispatch", "combine", "a2a", "*a2a", "a2a*", "ep dispatch*", "ep combine*"];
 const OPTIMIZER_OPS: &[&str] =
     &["Optimizer.", "aten::_foreach_", "aten::_fused_adam", "aten::_fused_sgd", "aten::_fused_adagrad"];
 const EMBEDDING_OPS: &[&str] = &[

@@ -17,6 +17,9 @@ pub enum Match {
     All(&'static [&'static str]),
     /// A kernel's base name is in one of these namespaces (any level).
     Namespace(&'static [&'static str]),
+    /// A kernel in one of these namespaces (any level) whose function name has one of these
+    /// token patterns: a family known by its structure, whatever its top namespace.
+    Scoped(&'static [&'static str], &'static [&'static str]),
     /// The name starts with one of these.
     Prefix(&'static [&'static str]),
     /// The name is `aten::<name>` for one of these names, exactly.
@@ -75,6 +78,10 @@ impl Match {
             Match::Any(p) => s.tokens().any(p).is_some(),
             Match::All(groups) => groups.iter().all(|g| g.split('|').any(|p| s.tokens().matches(p))),
             Match::Namespace(ns) => s.kernel.is_some_and(|k| k.namespaces().any(|n| ns.contains(&n))),
+            Match::Scoped(ns, f) => s.kernel.is_some_and(|k| {
+                let function = k.base.rsplit("::").next().unwrap_or("");
+                k.namespaces().any(|n| ns.contains(&n)) && Tokens::new(function).any(f).is_some()
+            }),
             Match::Prefix(p) => p.iter().any(|p| s.text.starts_with(p)),
             Match::Aten(names) => s.text.strip_prefix("aten::").is_some_and(|n| names.contains(&n)),
             Match::Exact(names) => names.contains(&s.text),
@@ -92,6 +99,7 @@ impl Match {
                 g.iter().map(|x| format!("({})", x.replace('|', " or "))).collect::<Vec<_>>().join(" and ")
             }
             Match::Namespace(ns) => list(ns, &|n| format!("{n}::")),
+            Match::Scoped(ns, f) => format!("{} with {}", list(ns, &|n| format!("{n}::")), f.join(", ")),
             Match::Prefix(p) => list(p, &|x| format!("{x}*")),
             Match::Aten(n) => list(n, &|x| format!("aten::{x}")),
             Match::Exact(n) => n.join(", "),
@@ -128,6 +136,10 @@ mod tests {
         assert!(!op(Match::Namespace(&["deep_ep"]), "deep_ep::dispatch"));
         let k = KernelName::parse("void deep_ep::intranode::dispatch<8>(int*)");
         assert!(Match::Namespace(&["intranode"]).matches(&Subject::kernel(&k)));
+        // Scoped: the namespace and the function's own name, not a namespace's.
+        assert!(Match::Scoped(&["intranode"], &["dispatch*"]).matches(&Subject::kernel(&k)));
+        let ns_only = KernelName::parse("void dispatch::intranode::barrier<8>(int*)");
+        assert!(!Match::Scoped(&["intranode"], &["dispatch*"]).matches(&Subject::kernel(&ns_only)));
     }
 
     #[test]

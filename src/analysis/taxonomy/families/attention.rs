@@ -58,3 +58,17 @@ pub const PAGED_ATTN: &[&str] = &[
 
 pub const FUSED_ATTN: &[&str] =
     &["*attention kernel*", "attention fwd*", "attention bwd*", "attention forward*", "attention backward*"];
+
+// SageAttention (thu-ml/SageAttention csrc/qattn/qk_int_sv_f16_cuda_sm80.cu
+// qk_int_sv_f16_attn_kernel, qk_int_sv_f8_cuda_sm89.cuh qk_int_sv_f8_attn_kernel,
+// qk_int_sv_f8_cuda_sm90.cu qk_int8_sv_f8_attn_kernel): INT8 QK, FP16 / FP8 PV.
+pub const SAGE_ATTN: &[&str] = &["qk int sv*", "qk int8 sv*"];
+// SageAttention's smoothing and quantize kernels (csrc/fused/fused.cu SubMeanKernel,
+// MeanScaleKernel, QuantInt8Kernel; sageattention/triton/quant_per_block.py,
+// quant_per_thread.py quant_*_int8_kernel, which the generic quantize rule also takes).
+pub const SAGE_QUANT: &[&str] = &["sub mean kernel*", "mean scale kernel*", "quant int8 kernel*"];
+// Composable Kernel tile FMHA, launched by aiter and PyTorch's ROCm SDPA through
+// ck_tile::kentry (ROCm/composable_kernel include/ck_tile/ops/fmha/kernel/:
+// FmhaFwdKernel, FmhaBwdDQDKDVKernel, FmhaBatchPrefillWithPagedKVCacheKernel, whose name
+// would otherwise read as FlashInfer's BatchPrefillWith*).
+pub const CK_TILE_FMHA: &[&str] = &["ck tile", "fmha*"];

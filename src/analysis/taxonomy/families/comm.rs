@@ -111,3 +111,12 @@ pub const MOE_GEMMS: &[&str] = &[
     "cutlass scaled mm*",
     "cutlass moe mm*",
 ];
+
+// Expert-parallel all-to-all by structure, whatever the top namespace (forks rename it):
+// DeepEP csrc/kernels/legacy/{intranode,internode,internode_ll}.cu define `dispatch`,
+// `combine`, `notify_dispatch`, `cached_notify_combine` in those namespaces; UCCL's and
+// Primus' forks keep the layout under their own top namespace.
+pub const EP_NAMESPACES: &[&str] = &["internode", "intranode", "internode_ll", "intranode_ll", "ep"];
+pub const EP_FUNCTIONS: &[&str] = &["dispatch*", "combine*", "notify*", "cached notify*"];
+// ROCm mori, src/ops/dispatch_combine: EpDispatchIntraNodeKernel, EpCombineInterNodeKernel.
+pub const EP_KERNELS: &[&str] = &["ep dispatch*", "ep combine*"];
