@@ -14,7 +14,7 @@ mod why;
 
 use efficiency::render_efficiency;
 use fmt::clip;
-pub use fmt::fmt_bytes;
+pub use fmt::{fmt_bytes, no_gpu_rows_reason};
 use timeline::render_timeline;
 use why::render_why;
 
@@ -214,7 +214,7 @@ fn render_trace(o: &mut String, t: &TraceReport) {
     let g = &t.gpu;
     let _ = writeln!(o, " Total GPU kernel time: {}  ({} GPU rows)", fmt_us(g.kernel_time_us), g.kernel_count);
     if !t.has_gpu {
-        let _ = writeln!(o, "\n No GPU rows in this trace (CPU-only, or an accelerator tracesight does not know).");
+        let _ = writeln!(o, "\n No GPU rows in this trace ({}).", fmt::no_gpu_rows_reason(t));
     } else {
         let sp = g.span_us.max(f64::MIN_POSITIVE);
         let _ = writeln!(

@@ -91,6 +91,8 @@ fn cpu_only_and_distributed_metadata() {
     assert!(!cpu.has_gpu);
     assert_eq!((cpu.rank, cpu.world_size), (Some(34), Some(300)));
     assert!(cpu.diagnostics.iter().any(|d| d.id == DiagnosticId::NoGpuRows));
+    // No launch calls either: CPU-only, not a profiler that lost the GPU's rows.
+    assert!(!cpu.diagnostics.iter().any(|d| d.id == DiagnosticId::GpuActivityLost));
     let nccl = load(&dir.join("a100-nccl-2rank-rank0.json.gz"));
     assert_eq!((nccl.rank, nccl.world_size), (Some(0), Some(2)));
     assert!(nccl.gpu.comm_us > 0.0);

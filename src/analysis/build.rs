@@ -81,7 +81,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     // Per distinct name: what the kernel name says (demangled and matched once). Beside it,
     // when there is a second thread, the rows' launch order that hand-written attention is
     // looked for in: worked out ahead, though only used when there is softmax.
-    let classify = || classify_rows(&c, &at, &chains, opts);
+    let classify = || classify_rows(&c, &at, &runtime, &chains, opts);
     let order = || opts.fork.at_once().then(|| launch_order(c.gpu.len(), &at, &runtime));
     let ((facts, copy_kind, mut classes), order) = opts.fork.join(classify, order);
     find_eager(&c, &at, &runtime, order, &mut classes);

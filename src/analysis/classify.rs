@@ -12,8 +12,8 @@
 //! 6. the launching (leaf) op's name, for kernels whose name matched nothing;
 //! 7. other.
 
-use super::attribution::{SpanTree, NO};
-use super::collect::{GpuKind, Interner};
+use super::attribution::{Attribution, SpanTree, NO};
+use super::collect::{GpuKind, Interner, RuntimeCall};
 use super::taxonomy::{self, Bucket, Identity, KernelFacts, OpContext, KERNEL_RULES, LEAF_OP_RULES, OP_CONTEXT_RULES};
 use rustc_hash::FxHashMap;
 
@@ -32,6 +32,8 @@ pub enum Why {
     Eager(u32),
     /// The user's rule (index into `Options::rules`).
     User(u16),
+    /// A routing op (topk, sort, gather, ...) inside a MoE scope (module or op name id).
+    Routing(u32),
     Unmatched,
 }
 
@@ -89,6 +91,7 @@ pub fn why_label(why: Why, names: &Interner, rules: &[super::taxonomy::UserRule]
             format!("hand-written attention (matmul, softmax, matmul) in {}", names.get(scope))
         }
         Why::Eager(_) => "hand-written attention (matmul, softmax, matmul)".to_string(),
+        Why::Routing(scope) => format!("{} in {}", taxonomy::ROUTING_OP_RULES[0].why, names.get(scope)),
         Why::Unmatched => "no rule matched".to_string(),
     }
 }
@@ -101,6 +104,11 @@ pub struct Chains {
     pub sdpa: Vec<u32>,
     /// Per op: the innermost other context op at or above it.
     pub context: Vec<u32>,
+    /// Per op: whether it or an `aten::` op it runs inside (without a non-aten op between)
+    /// is a token routing op.
+    routing: Vec<bool>,
+    /// Per op: the innermost op at or above it that names a MoE gate / router / experts block.
+    moe_scope: Vec<u32>,
 }
 
 impl Chains {
@@ -109,27 +117,41 @@ impl Chains {
             names.names.iter().map(|n| taxonomy::op_context(n).map(|i| i as u16)).collect();
         let m = tree.spans.len();
         let (mut sdpa, mut context) = (vec![NO; m], vec![NO; m]);
+        let (mut routing, mut moe_scope) = (vec![false; m], vec![NO; m]);
+        // Per name, asked once: (routing op, MoE scope).
+        let mut said: rustc_hash::FxHashMap<u32, (bool, bool)> = Default::default();
         // Spans are sorted so that parents come before children: one pass inherits.
         for i in 0..m {
             let p = tree.parent[i];
             let inherit = |v: &Vec<u32>| if p == NO { NO } else { v[p as usize] };
-            let ctx = rule_of_name[tree.spans[i].name as usize].map(|r| OP_CONTEXT_RULES[r as usize].context);
+            let ctx = rule_of_name[tree.spans[i].name as usize].map(|r| OP_CONTEXT_RULES[r as usize].then.context);
             sdpa[i] = if ctx == Some(OpContext::Sdpa) { i as u32 } else { inherit(&sdpa) };
             context[i] = match ctx {
                 Some(OpContext::Sdpa) | None => inherit(&context),
                 Some(_) => i as u32,
             };
+            let name = tree.spans[i].name;
+            let (is_routing, is_scope) = *said.entry(name).or_insert_with(|| {
+                let n = names.get(name);
+                (taxonomy::is_routing_op(n), taxonomy::is_moe_scope(n))
+            });
+            let aten = names.get(name).starts_with("aten::");
+            routing[i] = is_routing || (aten && p != NO && routing[p as usize]);
+            moe_scope[i] = if is_scope { i as u32 } else { inherit(&moe_scope) };
         }
-        Chains { rule_of_name, sdpa, context }
+        Chains { rule_of_name, sdpa, context, routing, moe_scope }
     }
 
     fn op_why(&self, tree: &SpanTree, op: u32) -> (Bucket, Why) {
         let name = tree.spans[op as usize].name;
         let rule = self.rule_of_name[name as usize].unwrap_or(0);
-        (OP_CONTEXT_RULES[rule as usize].context.bucket(), Why::Op { op: name, rule })
+        (OP_CONTEXT_RULES[rule as usize].then.context.bucket(), Why::Op { op: name, rule })
     }
 
-    /// The bucket of one GPU row launched by `leaf` (NO when unattributed).
+    /// The bucket of one GPU row launched by `leaf` (NO when unattributed); `module_scope`
+    /// finds the name of a MoE `nn.Module` around the launch (NO when none), asked only for
+    /// rows of routing ops.
+    #[allow(clippy::too_many_arguments)]
     pub fn classify(
         &self,
         tree: &SpanTree,
@@ -138,6 +160,7 @@ impl Chains {
         copy: CopyKind,
         facts: &KernelFacts,
         leaf: u32,
+        module_scope: impl FnOnce() -> u32,
     ) -> (Bucket, Why) {
         if kind != GpuKind::Kernel {
             let bucket = if copy == CopyKind::PeerToPeer { Bucket::Communication } else { Bucket::Memory };
@@ -149,25 +172,45 @@ impl Chains {
             return self.op_why(tree, sdpa);
         }
         let rule = facts.rule.map(|i| (&KERNEL_RULES[i], i as u16));
+        // Routing in eager MoE code: the launching op and its scope decide, before the
+        // kernel's own name (a scatter kernel is memory elsewhere); GEMMs and collectives
+        // keep theirs.
+        let keeps = rule.is_some_and(|(r, _)| matches!(r.then.bucket, Bucket::Gemm | Bucket::Communication));
+        if leaf != NO && self.routing[leaf as usize] && !keeps {
+            let op_scope = self.moe_scope[leaf as usize];
+            let scope = if op_scope != NO { tree.spans[op_scope as usize].name } else { module_scope() };
+            if scope != NO {
+                return (Bucket::MoeRouting, Why::Routing(scope));
+            }
+        }
         if let Some((r, i)) = rule {
-            if r.identity == Identity::Own {
-                return (r.bucket, Why::Kernel(i));
+            if r.then.identity == Identity::Own {
+                return (r.then.bucket, Why::Kernel(i));
             }
         }
         if context != NO {
             return self.op_why(tree, context);
         }
         if let Some((r, i)) = rule {
-            return (r.bucket, Why::Kernel(i));
+            return (r.then.bucket, Why::Kernel(i));
         }
         if leaf != NO {
             let op = names.get(tree.spans[leaf as usize].name);
             if let Some(i) = taxonomy::leaf_op_rule(op) {
-                return (LEAF_OP_RULES[i].bucket, Why::LeafOp(i as u16));
+                return (LEAF_OP_RULES[i].then, Why::LeafOp(i as u16));
             }
         }
         (Bucket::Other, Why::Unmatched)
     }
+}
+
+/// The innermost `nn.Module` around row `i`'s launch that names a MoE gate, router or experts
+/// block (its name id), or NO.
+pub fn moe_module(names: &Interner, at: &Attribution, runtime: &[RuntimeCall], i: usize) -> u32 {
+    let Some(call) = at.runtime.get(i).and_then(|&r| runtime.get(r as usize)) else { return NO };
+    let m = at.modules.innermost(call.thread, call.start);
+    let scope = at.modules.chain(m).find(|&j| taxonomy::is_moe_scope(names.get(at.modules.spans[j as usize].name)));
+    scope.map_or(NO, |j| at.modules.spans[j as usize].name)
 }
 
 /// Each row's (bucket, why), as an index into the distinct classes (a few hundred in a

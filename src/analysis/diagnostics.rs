@@ -43,7 +43,20 @@ pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnost
             format!("the JSON value at byte {at} is larger than the {} MiB limit on one value; reading stopped there, this report covers the {} events before it", crate::limits::MAX_VALUE_BYTES >> 20, o.events),
         )),
     }
-    if c.gpu.is_empty() {
+    if c.gpu.is_empty() && c.launch_ns > 0 && matches!(o.end, End::Complete) {
+        // The host launched kernels, so the GPU ran: its rows were lost (CUPTI / roctracer
+        // buffers dropped, the GPU activity not requested, or the trace written before flush).
+        // In a file cut short they may be past the cut: that is said by the cut's diagnostic.
+        d.push(diag(
+            D::GpuActivityLost,
+            1,
+            format!(
+                "kernel launch calls ({:.1} ms of CPU) but no kernel, memcpy or memset rows: the profiler lost the \
+                 GPU activity, this is not a CPU-only trace; re-profile with the CUDA / HIP activity on",
+                c.launch_ns as f64 / 1e6
+            ),
+        ));
+    } else if c.gpu.is_empty() {
         d.push(diag(D::NoGpuRows, 1, "no GPU kernel, memcpy or memset rows: a CPU-only trace, or an accelerator whose rows tracesight does not know (see unknown categories)".into()));
     }
     if k.malformed > 0 {

@@ -2,9 +2,8 @@
 //! a synchronising call, a launch, an SDPA op, a ProfilerStep, the data loader, a graph launch,
 //! a backward op.
 
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    memchr::memmem::find(hay, needle).is_some()
-}
+use super::taxonomy::rule::{Match, Rule, Subject};
+use Match::{Contains, Exact, Prefix};
 
 pub const NAME_SYNC: u8 = 1;
 pub const NAME_LAUNCH: u8 = 2;
@@ -18,37 +17,47 @@ pub const NAME_BACKWARD: u8 = 64;
 /// An op whose work (FLOPs, bytes) the roofline models from its shapes.
 pub const NAME_WORK: u8 = 128;
 
-/// Runtime calls that synchronise although their names do not say so.
-const BLOCKING_CALLS: &[&[u8]] =
-    &[b"cudaMemcpy", b"cudaMemcpy2D", b"hipMemcpy", b"hipMemcpyWithStream", b"hipMemcpy2D", b"cudaFree", b"hipFree"];
+/// Every rule that matches adds its flag (these are facts, not a first-match choice).
+pub static NAME_FLAG_RULES: &[Rule<u8>] = &[
+    Rule::new(Contains(&["Synchronize"]), NAME_SYNC, "a synchronize call"),
+    // Calls that block the host until the device is done although their names do not say so:
+    // the blocking (not *Async) copies, and frees (cudaFree synchronises the device).
+    Rule::new(Exact(BLOCKING_CALLS), NAME_SYNC, "a blocking copy or free"),
+    Rule::new(Contains(&["Launch", "launch"]), NAME_LAUNCH, "a launch call"),
+    Rule::new(Prefix(&["aten::scaled_dot_product_attention", "aten::_scaled_dot_product_"]), NAME_SDPA, "an SDPA op"),
+    Rule::new(Prefix(&["ProfilerStep#"]), NAME_STEP, "a profiler step"),
+    Rule::new(Prefix(&["enumerate(DataLoader)"]), NAME_DATALOADER, "the data loader"),
+    Rule::new(Contains(&["GraphLaunch"]), NAME_GRAPH_LAUNCH, "a graph launch"),
+    Rule::new(Contains(&["Backward", "autograd::engine", "_backward"]), NAME_BACKWARD, "a backward op"),
+];
+
+const BLOCKING_CALLS: &[&str] =
+    &["cudaMemcpy", "cudaMemcpy2D", "hipMemcpy", "hipMemcpyWithStream", "hipMemcpy2D", "cudaFree", "hipFree"];
 
 pub fn name_flags(name: &[u8]) -> u8 {
-    let mut f = 0;
-    // Calls that block the host until the device is done: the synchronize calls, the
-    // blocking (not *Async) copies, and frees (cudaFree synchronises the device).
-    if contains(name, b"Synchronize") || BLOCKING_CALLS.contains(&name) {
-        f |= NAME_SYNC;
-    }
-    if contains(name, b"Launch") || contains(name, b"launch") {
-        f |= NAME_LAUNCH;
-    }
-    if name.starts_with(b"aten::scaled_dot_product_attention") || name.starts_with(b"aten::_scaled_dot_product_") {
-        f |= NAME_SDPA;
-    }
-    if name.starts_with(b"ProfilerStep#") {
-        f |= NAME_STEP;
-    }
-    if name.starts_with(b"enumerate(DataLoader)") {
-        f |= NAME_DATALOADER;
-    }
-    if contains(name, b"GraphLaunch") {
-        f |= NAME_GRAPH_LAUNCH;
-    }
-    if contains(name, b"Backward") || contains(name, b"autograd::engine") || contains(name, b"_backward") {
-        f |= NAME_BACKWARD;
-    }
+    // Invalid bytes become U+FFFD, which no rule's ASCII text contains.
+    let text = String::from_utf8_lossy(name);
+    let subject = Subject::name(&text);
+    let mut f = NAME_FLAG_RULES.iter().filter(|r| r.when.matches(&subject)).fold(0, |f, r| f | r.then);
     if std::str::from_utf8(name).is_ok_and(super::op_work::is_modelled) {
         f |= NAME_WORK;
     }
     f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_matching_rule_adds_its_flag() {
+        assert_eq!(name_flags(b"cudaDeviceSynchronize"), NAME_SYNC);
+        assert_eq!(name_flags(b"cudaMemcpy"), NAME_SYNC);
+        assert_eq!(name_flags(b"cudaMemcpyAsync"), 0, "an async copy does not block");
+        assert_eq!(name_flags(b"cudaGraphLaunch"), NAME_LAUNCH | NAME_GRAPH_LAUNCH);
+        assert_eq!(name_flags(b"autograd::engine::evaluate_function: MmBackward0"), NAME_BACKWARD);
+        assert_eq!(name_flags(b"ProfilerStep#12"), NAME_STEP);
+        // Invalid bytes match nothing they did not match before.
+        assert_eq!(name_flags(b"cudaLaunchKernel\xff"), NAME_LAUNCH);
+    }
 }

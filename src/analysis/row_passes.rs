@@ -4,7 +4,7 @@
 
 use super::attention::AttentionEvidence;
 use super::attribution::{Attribution, NO};
-use super::classify::{Chains, Classes, CopyKind, Why};
+use super::classify::{moe_module, Chains, Classes, CopyKind, Why};
 use super::collect::{Collector, GpuKind, RuntimeCall, NAME_GRAPH_LAUNCH};
 use super::collectives::collective_call;
 use super::model::{step_of, RowMap, StepWindow};
@@ -18,6 +18,7 @@ use rustc_hash::FxHashMap;
 pub(super) fn classify_rows(
     c: &Collector,
     at: &Attribution,
+    runtime: &[RuntimeCall],
     chains: &Chains,
     opts: &Options,
 ) -> (FxHashMap<u32, KernelFacts>, FxHashMap<u32, CopyKind>, Classes) {
@@ -36,7 +37,7 @@ pub(super) fn classify_rows(
         };
         classes.push(match user {
             Some(u) => (opts.rules[u].bucket, Why::User(u as u16)),
-            None => chains.classify(tree, names, row.kind, copy, f, at.leaf[i]),
+            None => chains.classify(tree, names, row.kind, copy, f, at.leaf[i], || moe_module(names, at, runtime, i)),
         });
     }
     (facts, copy_kind, classes)
@@ -210,7 +211,7 @@ pub(super) fn totals_pass(
                 (Why::Eager(scope), _) => evidence.add(Backend::Eager, EvidenceKind::Scope, scope, "", row.dur),
                 (_, Some((b, lib))) => evidence.add(b, EvidenceKind::Kernel, row.name, lib, row.dur),
                 (Why::Op { op, rule }, None) => {
-                    let b = OP_CONTEXT_RULES[rule as usize].backend.unwrap_or(Backend::Math);
+                    let b = OP_CONTEXT_RULES[rule as usize].then.backend.unwrap_or(Backend::Math);
                     evidence.add(b, EvidenceKind::Op, op, "", row.dur)
                 }
                 _ => evidence.add(Backend::Vendor, EvidenceKind::Kernel, row.name, "", row.dur),
@@ -218,7 +219,7 @@ pub(super) fn totals_pass(
         }
 
         // Kernels that are collectives by name (not helpers launched under a collective op).
-        if bucket == Bucket::Communication && f.kernel_rule().is_some_and(|r| r.bucket == Bucket::Communication) {
+        if bucket == Bucket::Communication && f.kernel_rule().is_some_and(|r| r.then.bucket == Bucket::Communication) {
             collectives.push(collective_call(c, tree, i, leaf, &f.name.short));
         }
 

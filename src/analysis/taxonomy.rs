@@ -10,30 +10,40 @@
 //! under `Optimizer.step` is optimizer time).
 
 use super::kernel_name::KernelName;
-use super::tokens::Tokens;
 pub use crate::vocab::{Backend, Bucket};
+use rule::Match::{All, Any};
 
 impl Bucket {
     /// The bucket's definition, generated from the rule tables: every rule that can put a row
     /// here, in the order they are tried.
     pub fn definition(self) -> String {
         let mut parts: Vec<String> = Vec::new();
-        for r in OP_CONTEXT_RULES.iter().filter(|r| r.context.bucket() == self) {
+        for r in OP_CONTEXT_RULES.iter().filter(|r| r.then.context.bucket() == self) {
             parts.push(format!("launched under {}", r.why));
         }
-        for r in KERNEL_RULES.iter().filter(|r| r.bucket == self) {
+        for r in KERNEL_RULES.iter().filter(|r| r.then.bucket == self) {
             let p = format!("kernel: {}", r.why);
             // A family matched two ways (names and namespace) is one family.
             if !parts.contains(&p) {
                 parts.push(p);
             }
         }
-        for r in LEAF_OP_RULES.iter().filter(|r| r.bucket == self) {
+        for r in LEAF_OP_RULES.iter().filter(|r| r.then == self) {
             parts.push(format!("unnamed kernel launched by {}", r.why));
+        }
+        // Routing ops count as routing only inside a MoE scope (the last scope rule; the ones
+        // before it are exceptions).
+        let scope = MOE_SCOPE_RULES.last().map(|r| format!("{} (`{}`)", r.why, r.when.describe())).unwrap_or_default();
+        for r in ROUTING_OP_RULES.iter().filter(|r| r.then == self) {
+            parts.push(format!("{} inside a {scope}", r.why));
         }
         match self {
             Bucket::Memory => parts.insert(0, "gpu_memcpy / gpu_memset rows".into()),
-            Bucket::Attention => parts.push("hand-written attention: batched matmul, softmax, matmul inside an attention module or op (backend `eager`)".into()),
+            Bucket::Attention => parts.push(
+                "hand-written attention: batched matmul, softmax, matmul inside an attention module or op \
+                 (backend `eager`)"
+                    .into(),
+            ),
             Bucket::Other => parts.push("no rule matched".into()),
             _ => {}
         }
@@ -43,96 +53,100 @@ impl Bucket {
 
 /// Which GEMM / convolution kernels run on tensor cores and which are SIMT. First match wins;
 /// no match means unknown.
-pub static TENSOR_CORE_RULES: &[(Match, TensorCore, &str)] = &[
-    (
-        Match::Any(&[
-            "tensorop*",
-            "*tensorop*",
-            "xmma*",
-            "hmma*",
-            "imma*",
-            "wgmma*",
-            "tcgen05*",
-            "wmma*",
-            "mfma*",
-            "*16816*",
-            "*1688*",
-            "*884*",
-            "*h884*",
-            "*h1688*",
-            "*s1688*",
-            "*s16816*",
-            "*i8816*",
-            "*161616*",
-            "*tf32*",
-            "tf32*",
-            "nvjet*",
-            "hgemm*",
-            "*hgemm",
-            "bf16*",
-            "*bf16*",
-            "fp16*",
-            "*f16*",
-            "fp8*",
-            "*fp8*",
-            "e4m3*",
-            "*e4m3*",
-            "deep gemm*",
-            "deepgemm*",
-            "sm90*",
-            "sm100*",
-            "sm120*",
-            "gmma*",
-            "umma*",
-            "xdl*",
-            "*xdl*",
-            "xdlops*",
-            "*xdlops*",
-            "gtcx*",
-            "ck gemm*",
-        ]),
+pub static TENSOR_CORE_RULES: &[Rule<TensorCore>] = &[
+    Rule::new(
+        Any(TENSOR_CORE_TILES),
         TensorCore::Yes,
         "tensor-core instruction or tile in the name (HMMA/wgmma/tcgen05 tiles, tf32/bf16/fp16/fp8, nvjet, MFMA/XDL)",
     ),
-    (
-        Match::All(&["cijk*", "mi*"]),
-        TensorCore::Yes,
-        "hipBLASLt/Tensile kernel with an MFMA instruction tile (MI..x..)",
-    ),
-    (
-        Match::Any(&["gemv*", "*gemv", "gemvx*", "gemmsn*", "gemmk1*", "*gemv*"]),
+    Rule::new(All(TENSILE_MFMA), TensorCore::Yes, "hipBLASLt/Tensile kernel with an MFMA instruction tile (MI..x..)"),
+    Rule::new(
+        Any(VECTOR_SHAPED),
         TensorCore::VectorShaped,
         "matrix-vector shaped kernel (gemv, gemmSN, gemmk1): SIMT by its shape",
     ),
-    (
-        Match::Any(&[
-            "sgemm*",
-            "*sgemm",
-            "*sgemm*",
-            "dgemm*",
-            "*dgemm",
-            "scudnn*",
-            "*scudnn*",
-            "winograd*",
-            "*winograd*",
-            "fft2d*",
-            "*fft2d*",
-            "fft3d*",
-            "gcgemm*",
-            "*gcgemm*",
-            "implicit convolve sgemm*",
-            "precomputed convolve sgemm*",
-            "wgrad alg*",
-            "dgrad engine*",
-            "dgrad2d*",
-            "naive conv*",
-            "cudnn cnn*",
-            "direct conv*",
-            "conv kernel*",
-        ]),
+    Rule::new(
+        Any(SIMT_KERNELS),
         TensorCore::Simt,
         "SIMT kernel (fp32/fp64 sgemm/dgemm, gemv, fp32 cuDNN scudnn/winograd/FFT/dgrad/wgrad engines, naive conv)",
     ),
+];
+
+const TENSOR_CORE_TILES: &[&str] = &[
+    "tensorop*",
+    "*tensorop*",
+    "xmma*",
+    "hmma*",
+    "imma*",
+    "wgmma*",
+    "tcgen05*",
+    "wmma*",
+    "mfma*",
+    "*16816*",
+    "*1688*",
+    "*884*",
+    "*h884*",
+    "*h1688*",
+    "*s1688*",
+    "*s16816*",
+    "*i8816*",
+    "*161616*",
+    "*tf32*",
+    "tf32*",
+    "nvjet*",
+    "hgemm*",
+    "*hgemm",
+    "bf16*",
+    "*bf16*",
+    "fp16*",
+    "*f16*",
+    "fp8*",
+    "*fp8*",
+    "e4m3*",
+    "*e4m3*",
+    "deep gemm*",
+    "deepgemm*",
+    "sm90*",
+    "sm100*",
+    "sm120*",
+    "gmma*",
+    "umma*",
+    "xdl*",
+    "*xdl*",
+    "xdlops*",
+    "*xdlops*",
+    "gtcx*",
+    "ck gemm*",
+];
+
+const TENSILE_MFMA: &[&str] = &["cijk*", "mi*"];
+
+const VECTOR_SHAPED: &[&str] = &["gemv*", "*gemv", "gemvx*", "gemmsn*", "gemmk1*", "*gemv*"];
+
+const SIMT_KERNELS: &[&str] = &[
+    "sgemm*",
+    "*sgemm",
+    "*sgemm*",
+    "dgemm*",
+    "*dgemm",
+    "scudnn*",
+    "*scudnn*",
+    "winograd*",
+    "*winograd*",
+    "fft2d*",
+    "*fft2d*",
+    "fft3d*",
+    "gcgemm*",
+    "*gcgemm*",
+    "implicit convolve sgemm*",
+    "precomputed convolve sgemm*",
+    "wgrad alg*",
+    "dgrad engine*",
+    "dgrad2d*",
+    "naive conv*",
+    "cudnn cnn*",
+    "direct conv*",
+    "conv kernel*",
 ];
 
 /// What a kernel name says, worked out once per distinct name.
@@ -150,18 +164,18 @@ pub struct KernelFacts {
 impl KernelFacts {
     pub fn of(raw: &str) -> KernelFacts {
         let name = KernelName::parse(raw);
-        let t = Tokens::new(&name.match_text());
-        let mut rule = KERNEL_RULES.iter().position(|r| r.when.matches(&name, &t));
+        let subject = Subject::kernel(&name);
+        let mut rule = rule::first(KERNEL_RULES, &subject);
         // A copy kernel that writes an FP8 type is a quantizing cast: the dtype is only in the
         // signature, so this one rule reads the full name.
-        let fp8_cast = rule.is_some_and(|i| KERNEL_RULES[i].bucket == Bucket::Memory)
-            && t.any(&["*copy*"]).is_some()
-            && Tokens::new(&name.full).any(&["float8*", "*float8*", "e4m3*", "e5m2*", "*e4m3*", "*e5m2*"]).is_some();
+        let fp8_cast = rule.is_some_and(|i| KERNEL_RULES[i].then.bucket == Bucket::Memory)
+            && COPY.matches(&subject)
+            && FP8_TYPE.matches(&Subject::name(&name.full));
         if fp8_cast {
-            rule = KERNEL_RULES.iter().position(|r| r.bucket == Bucket::Quantization);
+            rule = KERNEL_RULES.iter().position(|r| r.then.bucket == Bucket::Quantization);
         }
-        let tensor_cores = match rule.map(|i| KERNEL_RULES[i].bucket) {
-            Some(Bucket::Gemm) => TENSOR_CORE_RULES.iter().find(|(m, _, _)| m.matches(&name, &t)).map(|(_, tc, _)| *tc),
+        let tensor_cores = match rule.map(|i| KERNEL_RULES[i].then.bucket) {
+            Some(Bucket::Gemm) => rule::first(TENSOR_CORE_RULES, &subject).map(|i| TENSOR_CORE_RULES[i].then),
             _ => None,
         };
         KernelFacts { name, rule, tensor_cores, fp8_cast }
@@ -172,39 +186,52 @@ impl KernelFacts {
     }
 
     pub fn backend(&self) -> Option<(Backend, &'static str)> {
-        self.kernel_rule().and_then(|r| r.backend)
+        self.kernel_rule().and_then(|r| r.then.backend)
     }
 }
 
+/// The kernel's own name says copy (for the FP8-cast check).
+const COPY: Match = Any(&["*copy*"]);
+/// A type name of an FP8 format in a signature (`c10::Float8_e4m3fn`, `__nv_fp8_e5m2`).
+const FP8_TYPE: Match = Any(&["float8*", "*float8*", "e4m3*", "e5m2*", "*e4m3*", "*e5m2*"]);
+
+/// Op or module names that mark an attention block: a matmul, softmax, matmul inside one is
+/// attention written by hand (backend `eager`).
+pub static ATTENTION_SCOPE_RULES: &[Rule<Backend>] =
+    &[Rule::new(Any(ATTENTION_SCOPES), Backend::Eager, "attention module or op")];
+
+const ATTENTION_SCOPES: &[&str] = &[
+    "attention*",
+    "*attention",
+    "*attention*",
+    "attn*",
+    "*attn",
+    "self attn*",
+    "mha",
+    "multihead*",
+    "multi head*",
+    "mhsa*",
+    "sdpa*",
+];
+
 /// Whether an op or module name marks an attention block (for hand-written attention).
 pub fn is_attention_scope(name: &str) -> bool {
-    Tokens::new(name)
-        .any(&[
-            "attention*",
-            "*attention",
-            "*attention*",
-            "attn*",
-            "*attn",
-            "self attn*",
-            "mha",
-            "multihead*",
-            "multi head*",
-            "mhsa*",
-            "sdpa*",
-        ])
-        .is_some()
+    rule::first(ATTENTION_SCOPE_RULES, &Subject::name(name)).is_some()
 }
 
+mod families;
 mod kernel_rules;
 mod leaf_rules;
 mod op_rules;
+pub mod rule;
 #[cfg(test)]
 mod tests;
 mod user_rules;
 
-pub use kernel_rules::{Identity, KernelRule, Match, TensorCore, KERNEL_RULES};
+pub use kernel_rules::{Identity, KernelClass, KernelRule, TensorCore, KERNEL_RULES};
 pub use leaf_rules::*;
 pub use op_rules::*;
+pub use rule::{Match, Rule, Subject};
 pub use user_rules::*;
 
 /// The taxonomy as Markdown, for docs/definitions.md (tests/readme.rs keeps that copy current).
@@ -215,39 +242,55 @@ pub fn markdown() -> String {
     for b in Bucket::ALL {
         let _ = writeln!(o, "| `{}` | {} | {} |", b.id(), b.name(), b.definition().replace('|', "\\|"));
     }
-    o.push_str("\nKernel-name rules, first match wins (*own*: the kernel keeps this bucket under any op but an SDPA op; *neutral*: an enclosing op's context decides first):\n\n| # | bucket | identity | family | matched on |\n|---|---|---|---|---|\n");
+    o.push_str(
+        "\nKernel-name rules, first match wins (*own*: the kernel keeps this bucket under any op but an SDPA \
+         op; *neutral*: an enclosing op's context decides first):\n\n\
+         | # | bucket | identity | family | matched on |\n|---|---|---|---|---|\n",
+    );
     for (i, r) in KERNEL_RULES.iter().enumerate() {
-        let identity = match r.identity {
+        let identity = match r.then.identity {
             Identity::Own => "own",
             Identity::Neutral => "neutral",
         };
-        let backend = r.backend.map(|(b, lib)| format!(" (backend `{}`, {lib})", b.id())).unwrap_or_default();
+        let backend = r.then.backend.map(|(b, lib)| format!(" (backend `{}`, {lib})", b.id())).unwrap_or_default();
         let _ = writeln!(
             o,
             "| {} | `{}` | {identity} | {}{backend} | `{}` |",
             i + 1,
-            r.bucket.id(),
+            r.then.bucket.id(),
             r.why,
             r.when.describe().replace('|', "\\|")
         );
     }
-    o.push_str("\nOps that set a context for the kernels below them (the innermost one decides; an SDPA op anywhere in the chain makes every kernel attention):\n\n| context | bucket | ops |\n|---|---|---|\n");
+    o.push_str(
+        "\nOps that set a context for the kernels below them (the innermost one decides; an SDPA op \
+         anywhere in the chain makes every kernel attention):\n\n| context | bucket | ops |\n|---|---|---|\n",
+    );
     for r in OP_CONTEXT_RULES {
-        let _ =
-            writeln!(o, "| {:?} | `{}` | {} (`{}`) |", r.context, r.context.bucket().id(), r.why, r.when.describe());
+        let _ = writeln!(
+            o,
+            "| {:?} | `{}` | {} (`{}`) |",
+            r.then.context,
+            r.then.context.bucket().id(),
+            r.why,
+            r.when.describe()
+        );
     }
     o.push_str("\nLeaf ops, for kernels whose own name matched nothing:\n\n| bucket | ops |\n|---|---|\n");
     for r in LEAF_OP_RULES {
         let _ = writeln!(
             o,
             "| `{}` | {} |",
-            r.bucket.id(),
-            r.ops.iter().map(|x| format!("`aten::{x}`")).collect::<Vec<_>>().join(", ")
+            r.then.id(),
+            r.when.describe().split(", ").map(|x| format!("`{x}`")).collect::<Vec<_>>().join(", ")
         );
     }
-    o.push_str("\nTensor-core use of GEMM / convolution kernels, first match wins (no match: unknown):\n\n| use | family | matched on |\n|---|---|---|\n");
-    for (m, tc, why) in TENSOR_CORE_RULES {
-        let _ = writeln!(o, "| {tc:?} | {why} | `{}` |", m.describe().replace('|', "\\|"));
+    o.push_str(
+        "\nTensor-core use of GEMM / convolution kernels, first match wins (no match: unknown):\n\n\
+         | use | family | matched on |\n|---|---|---|\n",
+    );
+    for r in TENSOR_CORE_RULES {
+        let _ = writeln!(o, "| {:?} | {} | `{}` |", r.then, r.why, r.when.describe().replace('|', "\\|"));
     }
     o
 }

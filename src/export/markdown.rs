@@ -80,7 +80,7 @@ fn trace(o: &mut String, t: &TraceReport) {
     }
     let g = &t.gpu;
     if !t.has_gpu {
-        let _ = writeln!(o, "**No GPU rows in this trace** (CPU-only, or an accelerator tracesight does not know).\n");
+        let _ = writeln!(o, "**No GPU rows in this trace** ({}).\n", crate::text::no_gpu_rows_reason(t));
     } else {
         let sp = g.span_us.max(f64::MIN_POSITIVE);
         let _ = writeln!(o, "| GPU span | busy | idle | kernel time | GPU rows | steps |");

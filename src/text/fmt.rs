@@ -29,3 +29,13 @@ pub fn fmt_bytes(b: i64) -> String {
 pub(super) fn gbps(v: Option<f64>) -> String {
     v.map_or_else(|| "-".into(), |b| format!("{b:.1}"))
 }
+
+/// Why a trace has no GPU rows, in a few words (the line in place of the GPU figures, text and
+/// Markdown): lost by the profiler when kernels were launched, else CPU-only or unknown.
+pub fn no_gpu_rows_reason(t: &crate::report::TraceReport) -> &'static str {
+    if t.diagnostics.iter().any(|d| d.id == crate::vocab::DiagnosticId::GpuActivityLost) {
+        "though kernels were launched: the profiler lost the GPU activity, re-profile"
+    } else {
+        "CPU-only, or an accelerator tracesight does not know"
+    }
+}

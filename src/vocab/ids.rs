@@ -97,6 +97,7 @@ pub enum DiagnosticId {
     InputError,
     ValueTooLarge,
     NoGpuRows,
+    GpuActivityLost,
     MalformedEvent,
     UnknownCategory,
     MissingTimestamp,
@@ -121,13 +122,14 @@ pub enum DiagnosticId {
 }
 
 impl DiagnosticId {
-    pub const ALL: [DiagnosticId; 27] = [
+    pub const ALL: [DiagnosticId; 28] = [
         DiagnosticId::Truncated,
         DiagnosticId::InvalidJson,
         DiagnosticId::CorruptGzip,
         DiagnosticId::InputError,
         DiagnosticId::ValueTooLarge,
         DiagnosticId::NoGpuRows,
+        DiagnosticId::GpuActivityLost,
         DiagnosticId::MalformedEvent,
         DiagnosticId::UnknownCategory,
         DiagnosticId::MissingTimestamp,
@@ -155,8 +157,8 @@ impl DiagnosticId {
         use DiagnosticId::*;
         match self {
             Truncated | InvalidJson | CorruptGzip | InputError | ValueTooLarge => Severity::Error,
-            NoGpuRows | MalformedEvent | UnknownCategory | MissingTimestamp | NegativeDuration | ExternalIdMismatch
-            | BeginEndEvents | TrailingData | LongName | NameLimit | RowLimit => Severity::Warning,
+            NoGpuRows | GpuActivityLost | MalformedEvent | UnknownCategory | MissingTimestamp | NegativeDuration
+            | ExternalIdMismatch | BeginEndEvents | TrailingData | LongName | NameLimit | RowLimit => Severity::Warning,
             DanglingCorrelation
             | UnattributedGpuRows
             | GpuRowWithoutCorrelation
@@ -190,6 +192,10 @@ impl DiagnosticId {
             InputError => "the file could not be read to its end (a read error); reading stopped there",
             ValueTooLarge => "one event or metadata value is larger than the 64 MiB limit; reading stopped there",
             NoGpuRows => "no kernel, memcpy or memset rows: a CPU-only trace or an unknown accelerator",
+            GpuActivityLost => {
+                "kernel launch calls but no kernel, memcpy or memset rows: the profiler lost the GPU activity \
+                 (re-profile); not a CPU-only trace"
+            }
             MalformedEvent => "array elements that are not readable event objects were skipped",
             UnknownCategory => {
                 "events with categories tracesight does not know were not analysed (the categories are listed)"

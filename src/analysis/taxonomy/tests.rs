@@ -9,7 +9,7 @@ fn facts(name: &str) -> KernelFacts {
 }
 
 fn bucket(name: &str) -> Option<Bucket> {
-    facts(name).kernel_rule().map(|r| r.bucket)
+    facts(name).kernel_rule().map(|r| r.then.bucket)
 }
 
 /// (kernel name as emitted, expected bucket) per family.
@@ -252,7 +252,7 @@ fn tensor_core_use_by_family() {
 
 #[test]
 fn op_contexts() {
-    let ctx = |op: &str| op_context(op).map(|i| OP_CONTEXT_RULES[i].context);
+    let ctx = |op: &str| op_context(op).map(|i| OP_CONTEXT_RULES[i].then.context);
     assert_eq!(ctx("aten::scaled_dot_product_attention"), Some(OpContext::Sdpa));
     assert_eq!(ctx("aten::_scaled_dot_product_flash_attention"), Some(OpContext::Sdpa));
     assert_eq!(ctx("FlashAttnFunc"), Some(OpContext::Attention));
@@ -268,7 +268,7 @@ fn op_contexts() {
     assert_eq!(ctx("ProfilerStep#3"), None);
     assert_eq!(ctx("aten::cosine_similarity"), None);
     assert_eq!(
-        OP_CONTEXT_RULES[op_context("aten::_scaled_dot_product_cudnn_attention").unwrap()].backend,
+        OP_CONTEXT_RULES[op_context("aten::_scaled_dot_product_cudnn_attention").unwrap()].then.backend,
         Some(Backend::Cudnn)
     );
 }
@@ -279,7 +279,7 @@ fn definitions_come_from_the_tables() {
         let d = b.definition();
         assert!(!d.is_empty(), "{b:?}");
         // Every kernel rule of the bucket is in its definition, in its own words.
-        for r in KERNEL_RULES.iter().filter(|r| r.bucket == b) {
+        for r in KERNEL_RULES.iter().filter(|r| r.then.bucket == b) {
             assert!(d.contains(r.why), "{b:?} misses {}", r.why);
         }
     }
@@ -295,4 +295,40 @@ fn a_bucket_index_is_its_place_in_all() {
     for (i, b) in Bucket::ALL.into_iter().enumerate() {
         assert_eq!(b.index(), i, "{b:?}");
     }
+}
+
+#[test]
+fn quantized_and_low_precision_attention() {
+    let lib = |name: &str| facts(name).backend().map(|b| b.1);
+    // SageAttention (thu-ml/SageAttention csrc/qattn) and its smoothing / quantize kernels
+    // (csrc/fused/fused.cu, sageattention/triton/quant_per_block.py).
+    let sage = "void qk_int_sv_f16_attn_kernel<128u, 64u, 32u, 64u, 128u, (DataType)0, (QuantGranularity)2, (QuantGranularity)2, float, false, __half, (ComputeUnit)0, (MaskMode)0, false, false>(signed char*, signed char*, __half*, __half*, float*, float*, float*, __half*, unsigned int, unsigned int, unsigned int)";
+    let sage90 = "void qk_int8_sv_f8_attn_kernel<64u, 128u, 128u, (QuantGranularity)2, (QuantGranularity)2, float, true, __nv_bfloat16, (MaskMode)0, false, false>(CUtensorMap_st, CUtensorMap_st, CUtensorMap_st, float*, float*, float*, __nv_bfloat16*, float*, unsigned int)";
+    assert_eq!(lib(sage), Some("SageAttention"));
+    assert_eq!(lib(sage90), Some("SageAttention"));
+    for q in [
+        "void SubMeanKernel<64u, 128u, __nv_bfloat16>(__nv_bfloat16*, __nv_bfloat16*, __half*, unsigned int, unsigned int)",
+        "void MeanScaleKernel<64u, false, __nv_bfloat16>(__nv_bfloat16*, signed char*, float*, float*, float, unsigned int)",
+        "void QuantInt8Kernel<64u, 128u, 64u, __nv_bfloat16, false, false>(__nv_bfloat16*, __nv_bfloat16*, signed char*, float*, float, unsigned int)",
+        "quant_per_block_int8_kernel",
+    ] {
+        assert_eq!(bucket(q), Some(Bucket::Quantization), "{q}");
+    }
+    // A mean that is no smoothing, a QK norm that is no INT8 QK.
+    let mean = "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4>)";
+    assert_ne!(bucket(mean), Some(Bucket::Quantization));
+    assert_eq!(bucket("void vllm::fused_qk_norm_rope_kernel<__nv_bfloat16, 128>(void*, int)"), Some(Bucket::Rope));
+    // CK tile FMHA as aiter launches it (ck_tile/ops/fmha/kernel/fmha_batch_prefill_kernel.hpp):
+    // CK / aiter, though its name says BatchPrefillWith*; FlashInfer's own stays FlashInfer.
+    let ck = "void ck_tile::kentry<256, 1, ck_tile::FmhaBatchPrefillWithPagedKVCacheKernel<ck_tile::BlockFmhaBatchPrefillPipelineQRKSVSAsync<ck_tile::BlockFmhaPipelineProblem<ck_tile::bf16_t> >, ck_tile::Default2DEpilogue<int> > >(ck_tile::FmhaBatchPrefillWithPagedKVCacheKernel<int>::FmhaFwdBatchModeKargs)";
+    let ck_fp8 = "void ck_tile::kentry<256, 1, ck_tile::FmhaFwdKernel<ck_tile::BlockFmhaPipelineQRKSVS<ck_tile::BlockFmhaPipelineProblem<ck_tile::fp8_t> > > >(ck_tile::FmhaFwdKernel<int>::Kargs)";
+    assert_eq!(lib(ck), Some("CK / aiter"));
+    assert_eq!(lib(ck_fp8), Some("CK / aiter"));
+    let fi_fp8 = "void flashinfer::BatchDecodeWithPagedKVCacheKernel<(flashinfer::PosEncodingMode)0, 2u, 2u, 8u, 16u, 1u, 8u, flashinfer::DefaultAttention<false, false, false, false>, flashinfer::BatchDecodeParams<__half, __nv_fp8_e4m3, __half, int> >(flashinfer::BatchDecodeParams<__half, __nv_fp8_e4m3, __half, int>)";
+    let fi = "void flashinfer::BatchPrefillWithPagedKVCacheKernel<flashinfer::KernelTraits<int>, flashinfer::PagedParams<__half, __half, __half, int> >(flashinfer::PagedParams<__half, __half, __half, int>)";
+    assert_eq!(lib(fi_fp8), Some("FlashInfer"));
+    assert_eq!(lib(fi), Some("FlashInfer"));
+    // FlashAttention-3 FP8 (hopper/flash_fwd_launch_template.h): the dtype is a template argument.
+    let fa3_fp8 = "void cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<flash::CollectiveMainloopFwdSm90<2, cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> >, cute::tuple<cute::C<128>, cute::C<128>, cute::C<128> >, 128, cutlass::float_e4m3_t, float, cutlass::arch::Sm90, false, false, false, false, false, false, false, true, false, false, false, false>, flash::CollectiveEpilogueFwd<cute::tuple<cute::C<128>, cute::C<128>, cute::C<128> >, cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> >, cutlass::bfloat16_t, cutlass::arch::Sm90, 256, false, false, false, false>, flash::StaticPersistentTileScheduler<false> > > >(flash::FlashAttnFwdSm90<int>::Params)";
+    assert_eq!(lib(fa3_fp8), Some("flash-attn"));
 }
