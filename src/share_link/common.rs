@@ -1,4 +1,4 @@
-//! The bounds on what a link may hold, and the serde helpers the state and the wire form share.
+//! The bounds on what a link may hold, and the serde helpers of the view state.
 
 /// The longest fragment accepted (characters after `#`).
 pub const MAX_FRAGMENT: usize = 64 * 1024;
@@ -8,15 +8,14 @@ pub const MAX_INFLATED: usize = 1 << 20;
 pub const MAX_TRACES: usize = 64;
 /// At most this many rows in a link's ranks view (each a few numbers).
 pub const MAX_RANKS: usize = 1024;
+/// At most this many rows in a table of the view state (unfolded rows).
 pub const MAX_ROWS: usize = 1000;
+/// At most this many items in any one list of a link (the ranks view's rows are the longest).
+pub const MAX_LIST: usize = MAX_RANKS;
 /// The longest string (name, message) accepted, in bytes.
 pub const MAX_STRING: usize = 16 * 1024;
 /// The longest search text kept in the view state.
 pub const MAX_QUERY: usize = 200;
-/// Counts above this are not plausible profiler output.
-pub const MAX_COUNT: u64 = 1 << 53;
-/// Times (microseconds) beyond this magnitude are not plausible.
-pub const MAX_TIME: f64 = 1e15;
 
 pub fn is_default<T: Default + PartialEq>(v: &T) -> bool {
     *v == T::default()
@@ -26,13 +25,4 @@ pub fn is_true(v: &bool) -> bool {
 }
 pub fn yes() -> bool {
     true
-}
-pub fn is_false(v: &bool) -> bool {
-    !*v
-}
-pub fn is_zero(v: &f64) -> bool {
-    *v == 0.0
-}
-pub fn is_zero_u(v: &u64) -> bool {
-    *v == 0
 }

@@ -3,40 +3,62 @@
 //! views show, packed into a URL fragment.
 //!
 //! Wire format: `s=` + base64url(raw deflate(JSON)) for view state + summary, `v=` + the same
-//! for view state only. The JSON uses one- or two-letter keys and leaves out whatever the
-//! views derive themselves (bucket names and definitions from the bucket id, a kernel's short
-//! name from its full name), so a typical report's link stays well under 8 KB.
-//!
+//! for view state only. The JSON is `{"v": 2, "s": view state, "r": report}`: the report in
+//! its own serde form ([`Report`]), cut to the declared subset links carry
+//! ([`for_link`], in subset.rs) with the text the views derive left empty. A report field
+//! added to the schema travels with no edit here.
+
 //! A fragment is untrusted input: [`decode`] is a pure function with bounded work (fragment
 //! length, inflated size, row counts, string lengths, number ranges are all capped), a strict
 //! schema (unknown keys, wrong types, out-of-range indices are errors) and no panics, so it
-//! can be fuzzed directly.
+//! can be fuzzed directly. One decoder serves every field: generic bounds on the parsed JSON
+//! (bounds.rs), serde into the report's types, then the link must be exactly what the encoder
+//! makes of what it decoded (no unknown or redundant keys, nothing beyond the subset), and
+//! the indices between parts are checked (check.rs).
 
 #![forbid(unsafe_code)]
 
+mod bounds;
 mod check;
 mod common;
-mod pack;
-mod pack_trace;
 mod state;
-mod wire;
+mod subset;
 
+pub use bounds::{MAX_NUMBER, MAX_VALUES};
 pub use check::{check_state, MAX_RULES_BYTES};
 pub use common::*;
-pub use pack::for_link;
 pub use state::*;
+pub use subset::for_link;
 
 use crate::report::Report;
-use check::check_report;
-use pack::{pack_report, unpack_report};
+use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
-use wire::WLink;
+
+/// The format version in every link; links of version 1 (positional tuples) are refused as
+/// an older tracesight's.
+const VERSION: u8 = 2;
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Link {
+    v: u8,
+    s: ViewState,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    r: Option<Report>,
+}
+
+/// The wire form of `report`: its declared subset, derived text left empty.
+fn wire_report(report: &Report) -> Report {
+    let mut r = for_link(report);
+    subset::strip_derived(&mut r);
+    r
+}
 
 // ---------------------------------------------------------------------------------------
 
 /// The fragment (without `#`) for `state` and, when given, the report's summary.
 pub fn encode(report: Option<&Report>, state: &ViewState) -> String {
-    let link = WLink { v: 1, s: state.clone(), r: report.map(pack_report) };
+    let link = Link { v: VERSION, s: state.clone(), r: report.map(wire_report) };
     let json = serde_json::to_vec(&link).unwrap_or_default();
     let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
     let packed = enc.write_all(&json).and_then(|_| enc.finish()).unwrap_or_default();
@@ -113,19 +135,37 @@ pub fn decode(fragment: &str) -> Result<SharedView, LinkError> {
     if json.len() > MAX_INFLATED {
         return Err(LinkError::TooLarge);
     }
-    let link: WLink = serde_json::from_slice(&json).map_err(|e| LinkError::Invalid(e.to_string()))?;
-    if link.v != 1 {
-        return Err(LinkError::Invalid(format!("unknown format version {}", link.v)));
+    read_link(&json, with_report)
+}
+
+/// The inflated JSON to a view: generic bounds, the version, serde into the report's types,
+/// the canonical form, the subset, the indices.
+fn read_link(json: &[u8], with_report: bool) -> Result<SharedView, LinkError> {
+    let invalid = |e: String| LinkError::Invalid(e);
+    let value: serde_json::Value = serde_json::from_slice(json).map_err(|e| invalid(e.to_string()))?;
+    match value.get("v").and_then(serde_json::Value::as_u64) {
+        Some(1) => return Err(LinkError::OldFormat),
+        Some(v) if v == VERSION as u64 => {}
+        other => return Err(invalid(format!("unknown format version {other:?}"))),
     }
+    bounds::check_bounds(&value).map_err(invalid)?;
+    let link: Link = serde_json::from_value(value.clone()).map_err(|e| invalid(e.to_string()))?;
+    // Strict: the data must be what the encoder writes for what was read, so unknown keys,
+    // defaults written out and parts beyond the declared subset are refused alike.
     if link.r.is_some() != with_report {
-        return Err(LinkError::Invalid("the data does not match the link's kind".into()));
+        return Err(invalid("the data does not match the link's kind".into()));
     }
-    if let Some(r) = &link.r {
-        check_report(r).map_err(LinkError::Invalid)?;
+    let mut report = link.r;
+    if let Some(r) = &mut report {
+        check::check_report(r).map_err(invalid)?;
+        subset::restore_derived(r);
     }
-    let report = link.r.map(unpack_report);
-    check_state(&link.s, report.as_ref()).map_err(LinkError::Invalid)?;
-    Ok(SharedView { state: link.s, report })
+    let again = Link { v: VERSION, s: link.s, r: report.as_ref().map(wire_report) };
+    if serde_json::to_value(&again).ok().as_ref() != Some(&value) {
+        return Err(invalid("fields that a link does not carry, or not in the form the encoder writes".into()));
+    }
+    check::check_state(&again.s, report.as_ref()).map_err(invalid)?;
+    Ok(SharedView { state: again.s, report })
 }
 
 /// A stable, short file name stem for exports: the trace file name without `.json[.gz]`.

@@ -241,7 +241,7 @@ pub enum LinkError {
     TooLarge,
     /// Valid packing, but the content breaks the schema or its bounds.
     Invalid(String),
-    /// A link from an older tracesight (the `#r=` format).
+    /// A link from an older tracesight (the `#r=` format, or format version 1).
     OldFormat,
 }
 
