@@ -4,7 +4,8 @@
 
 use super::attention::{find_eager, launch_order, AttentionEvidence};
 use super::attribution::{attribute, NO};
-use super::classify::{Chains, Classes, CopyKind, Why};
+use super::capture::{import, Capture};
+use super::classify::{classify_rows, Chains, Classes, CopyKind, Why};
 use super::collect::{Collector, GpuKind, RuntimeCall, NAME_BACKWARD, NAME_GRAPH_LAUNCH};
 use super::collectives::collective_call;
 pub use super::extra::Extra;
@@ -29,6 +30,7 @@ pub struct Built {
     pub steps: Vec<Step>,
     pub launch: LaunchStats,
     pub launch_coverage: LaunchCoverage,
+    pub graphs: Option<GraphReplays>,
     pub training: bool,
     pub copies: Copies,
     pub tensor_cores: TensorCoreUse,
@@ -45,12 +47,17 @@ pub struct Built {
     pub extra: Extra,
 }
 
-pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
+pub fn build(mut c: Collector, opts: &Options, capture: Option<Capture>) -> (Built, Collector) {
     c.shrink_to_fit();
     let window = opts.window.map(|r| r.resolve((0..c.gpu.len()).map(|i| c.gpu.start(i)).min().unwrap_or(0)));
     if let Some(w) = window {
         c.restrict_to(w);
     }
+    // Replayed rows mapped to the launches that captured them (the capture's ops copied in).
+    let (captured, capture) = capture.map_or((Vec::new(), None), |k| {
+        let (rows, summary) = import(&mut c, k);
+        (rows, Some(summary))
+    });
     let mut runtime = std::mem::take(&mut c.runtime);
     runtime.sort_unstable_by_key(|r| (r.correlation, r.start, r.thread));
     let at = attribute(
@@ -60,6 +67,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         &mut c.gpu,
         &runtime,
         &c.memory,
+        captured,
         &opts.fork,
     );
     let names = &c.names;
@@ -112,6 +120,8 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     gpu.occupancy_unknown_us = c.occupancy_unknown_dur / 1000.0;
     devices.sort_by_key(|d| d.device);
 
+    let short = |n| facts.get(&n).map(|f| f.name.short.clone()).unwrap_or_else(|| c.names.get(n).to_string());
+    let graphs = super::graphs::graph_replays(&c, &at, &runtime, &short, capture);
     let row_buckets: Vec<Bucket> = classes.buckets();
     drop(classes);
     let marks = steps
@@ -139,7 +149,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
                 runtime: &runtime,
                 streams: &streams,
                 buckets: &row_buckets,
-                name_of: &|n| facts.get(&n).map(|f| f.name.short.clone()).unwrap_or_else(|| names.get(n).to_string()),
+                name_of: &short,
                 steps: marks,
                 window,
             },
@@ -205,6 +215,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         steps: steps_out,
         launch,
         launch_coverage: coverage,
+        graphs,
         training,
         copies,
         tensor_cores: tc,
@@ -212,34 +223,6 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         extra,
     };
     (built, c)
-}
-
-/// Each row's class, and what each distinct name says as a kernel and as a copy.
-fn classify_rows(
-    c: &Collector,
-    at: &super::attribution::Attribution,
-    chains: &Chains,
-    opts: &Options,
-) -> (FxHashMap<u32, KernelFacts>, FxHashMap<u32, CopyKind>, Classes) {
-    let (names, tree) = (&c.names, &at.ops);
-    let mut facts: FxHashMap<u32, KernelFacts> = FxHashMap::default();
-    let mut copy_kind: FxHashMap<u32, CopyKind> = FxHashMap::default();
-    let mut user_rule: FxHashMap<u32, Option<usize>> = FxHashMap::default();
-    let mut classes = Classes::with_capacity(c.gpu.len());
-    for (i, row) in c.gpu.iter().enumerate() {
-        let f = facts.entry(row.name).or_insert_with(|| KernelFacts::of(names.get(row.name)));
-        let copy = *copy_kind.entry(row.name).or_insert_with(|| CopyKind::of(names.get(row.name), row.kind));
-        let user = if opts.rules.is_empty() {
-            None
-        } else {
-            *user_rule.entry(row.name).or_insert_with(|| opts.rules.iter().position(|r| r.matches(&f.name)))
-        };
-        classes.push(match user {
-            Some(u) => (opts.rules[u].bucket, Why::User(u as u16)),
-            None => chains.classify(tree, names, row.kind, copy, f, at.leaf[i]),
-        });
-    }
-    (facts, copy_kind, classes)
 }
 
 /// The rows' time: their lanes' interval metrics (whole trace and per device), each row's
@@ -368,6 +351,9 @@ fn totals_pass(
         let leaf = at.leaf[i];
         let t = us(row.dur);
         match rt {
+            Some(r) if names.is(r.name, NAME_GRAPH_LAUNCH) && at.captured(i).is_some() => {
+                coverage.graph_matched_us += t
+            }
             Some(r) if names.is(r.name, NAME_GRAPH_LAUNCH) => coverage.graph_us += t,
             Some(_) if leaf != NO => coverage.op_us += t,
             Some(_) => coverage.no_op_us += t,

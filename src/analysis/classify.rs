@@ -13,7 +13,8 @@
 //! 7. other.
 
 use super::attribution::{SpanTree, NO};
-use super::collect::{GpuKind, Interner};
+use super::collect::{Collector, GpuKind, Interner};
+use super::options::Options;
 use super::taxonomy::{self, Bucket, Identity, KernelFacts, OpContext, KERNEL_RULES, LEAF_OP_RULES, OP_CONTEXT_RULES};
 use rustc_hash::FxHashMap;
 
@@ -212,4 +213,32 @@ impl Classes {
     pub fn buckets(&self) -> Vec<Bucket> {
         self.of_row.iter().map(|&k| self.distinct[k as usize].0).collect()
     }
+}
+
+/// Each row's class, and what each distinct name says as a kernel and as a copy.
+pub(super) fn classify_rows(
+    c: &Collector,
+    at: &super::attribution::Attribution,
+    chains: &Chains,
+    opts: &Options,
+) -> (FxHashMap<u32, KernelFacts>, FxHashMap<u32, CopyKind>, Classes) {
+    let (names, tree) = (&c.names, &at.ops);
+    let mut facts: FxHashMap<u32, KernelFacts> = FxHashMap::default();
+    let mut copy_kind: FxHashMap<u32, CopyKind> = FxHashMap::default();
+    let mut user_rule: FxHashMap<u32, Option<usize>> = FxHashMap::default();
+    let mut classes = Classes::with_capacity(c.gpu.len());
+    for (i, row) in c.gpu.iter().enumerate() {
+        let f = facts.entry(row.name).or_insert_with(|| KernelFacts::of(names.get(row.name)));
+        let copy = *copy_kind.entry(row.name).or_insert_with(|| CopyKind::of(names.get(row.name), row.kind));
+        let user = if opts.rules.is_empty() {
+            None
+        } else {
+            *user_rule.entry(row.name).or_insert_with(|| opts.rules.iter().position(|r| r.matches(&f.name)))
+        };
+        classes.push(match user {
+            Some(u) => (opts.rules[u].bucket, Why::User(u as u16)),
+            None => chains.classify(tree, names, row.kind, copy, f, at.leaf[i]),
+        });
+    }
+    (facts, copy_kind, classes)
 }

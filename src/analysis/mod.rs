@@ -5,6 +5,7 @@
 mod attention;
 mod attribution;
 mod build;
+mod capture;
 mod classify;
 pub mod collect;
 mod collectives;
@@ -16,6 +17,7 @@ mod extra;
 pub mod fork;
 pub mod gate;
 mod generation;
+mod graphs;
 pub mod hints;
 pub mod hints_doc;
 pub mod idle;
@@ -41,6 +43,7 @@ use crate::input;
 use crate::input::sniff::is_report;
 use crate::report::*;
 use crate::trace::{self, Fatal};
+pub use capture::Capture;
 use collect::Collector;
 pub use combine::{combine, combine_all, merge, merge_labelled};
 use conclude::*;
@@ -61,7 +64,34 @@ pub fn analyze_reader<R: Read>(
     let mut collector = Collector::default();
     let mut on_chunk = |_decoded_bytes: u64| progress(consumed.get());
     let read = trace::read_trace_chunked(decoded, &mut collector, &mut on_chunk, opts.chunk_size);
-    conclude(file, collector, read, opts)
+    conclude(file, collector, read, opts, None)
+}
+
+/// Reads the trace of a graph capture (or an eager trace of the same step), to be handed to
+/// [`analyze_with_capture`] beside the replay trace. Fails only where nothing could be read.
+pub fn read_capture<R: Read>(file: &str, reader: R, opts: &Options) -> Result<Capture, TraceError> {
+    let decoded = input::decode(reader).map_err(|e| stream_failed(file, input::classify(&e), input::describe(&e)))?;
+    let mut collector = Collector::for_capture();
+    let read = trace::read_trace_chunked(decoded, &mut collector, &mut |_| true, opts.chunk_size);
+    read.map_err(|f| fatal(file, f))?;
+    Ok(Capture { file: file.to_string(), collector })
+}
+
+/// [`analyze_reader`] for a trace of graph replays, with the reading of the trace that
+/// captured the graphs: replayed rows are mapped to the ops that captured them.
+pub fn analyze_with_capture<R: Read>(
+    file: &str,
+    reader: R,
+    capture: Capture,
+    opts: &Options,
+    progress: &mut dyn FnMut(u64) -> bool,
+) -> Result<TraceReport, TraceError> {
+    let decoded = input::decode(reader).map_err(|e| stream_failed(file, input::classify(&e), input::describe(&e)))?;
+    let consumed = decoded.consumed.clone();
+    let mut collector = Collector::default();
+    let mut on_chunk = |_decoded_bytes: u64| progress(consumed.get());
+    let read = trace::read_trace_chunked(decoded, &mut collector, &mut on_chunk, opts.chunk_size);
+    conclude(file, collector, read, opts, Some(capture))
 }
 
 /// The report of a trace read in parts (the CLI's reading on several threads), given how
@@ -72,7 +102,7 @@ pub fn report_of_parts(
     read: Result<trace::Outcome, Fatal>,
     opts: &Options,
 ) -> Result<TraceReport, TraceError> {
-    conclude(file, collector, read, opts)
+    conclude(file, collector, read, opts, None)
 }
 
 /// Analyses a trace, or reads the traces of a Report that `tracesight --json` wrote (plain
@@ -284,7 +314,7 @@ impl Analysis {
             None => trace::Ending::Eof,
         };
         let read = reader.finish(&mut collector, ending);
-        conclude(&self.file, collector, read, &self.opts).map(|t| vec![t])
+        conclude(&self.file, collector, read, &self.opts, None).map(|t| vec![t])
     }
 }
 

@@ -312,7 +312,7 @@ impl GpuRows {
 mod tests;
 
 /// What kind of GPU row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum GpuKind {
     Kernel,
     Memcpy,

@@ -10,8 +10,16 @@ pub fn pack_trace(t: &TraceReport) -> WTrace {
     WTrace {
         cv: {
             let c = &t.launch_coverage;
-            (c.total_us() > 0.0).then_some([c.op_us, c.graph_us, c.no_op_us, c.external_only_us, c.no_launch_us])
+            (c.total_us() > 0.0).then_some([
+                c.op_us,
+                c.graph_us + c.graph_matched_us,
+                c.no_op_us,
+                c.external_only_us,
+                c.no_launch_us,
+            ])
         },
+        cm: t.launch_coverage.graph_matched_us,
+        gr: t.graphs.clone(),
         ef: t.efficiency.as_ref().map(Efficiency::link_subset).filter(|e| !e.coverage.known_us.is_empty()),
         f: t.file.clone(),
         n: t.events,
@@ -248,6 +256,7 @@ pub fn unpack_trace(w: WTrace) -> TraceReport {
         launch_coverage: w.cv.map_or_else(LaunchCoverage::default, |v| LaunchCoverage {
             op_us: v[0],
             graph_us: v[1],
+            graph_matched_us: w.cm,
             no_op_us: v[2],
             external_only_us: v[3],
             no_launch_us: v[4],
@@ -269,6 +278,7 @@ pub fn unpack_trace(w: WTrace) -> TraceReport {
             end_ns,
             origin_ns,
         }),
+        graphs: w.gr,
     };
     // Stakes the link left out are the ones the summary gives, derived once it is unpacked.
     for (i, carried) in carried.into_iter().enumerate() {

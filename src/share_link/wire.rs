@@ -96,6 +96,12 @@ pub struct WTrace {
     /// GPU time by how it was launched: op, graph, no op, External id only, no launch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cv: Option<[f64; 5]>,
+    /// Graph time matched to a capture trace (`cv` holds the rest: links before it had none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cm: f64,
+    /// The graph replays, in the report's own form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gr: Option<crate::report::GraphReplays>,
     pub f: String,
     pub n: u64,
     #[serde(default, skip_serializing_if = "is_zero_u")]
@@ -263,3 +269,7 @@ pub struct WHint {
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WDiag(pub DiagnosticId, pub u64, pub String, pub Severity);
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
+}
