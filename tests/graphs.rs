@@ -213,6 +213,10 @@ fn an_eager_trace_of_the_step_serves_as_the_capture() {
     let k = r.graphs.as_ref().and_then(|g| g.capture.clone()).unwrap();
     assert_eq!((k.captured_graphs, k.captured_launches, k.matched_rows), (0, 4, 4));
     assert_eq!(bucket_us(&r, Bucket::Attention), 20.0);
+    // A capture beside a trace that replays nothing: said, not dropped.
+    let r = with_capture(&eager, &capture(CAPTURED, true));
+    let g = r.graphs.expect("the capture is reported");
+    assert_eq!((g.launches, g.capture.map(|k| (k.captured_launches, k.replayed_rows))), (0, Some((4, 0))));
 }
 
 #[test]
@@ -252,4 +256,28 @@ fn the_real_vllm_pair_maps_the_replay_to_captured_ops() {
     assert!(r.launch_coverage.graph_matched_us > 0.96 * r.launch_coverage.total_us());
     assert_eq!(alone.gpu.kernel_time_us, r.gpu.kernel_time_us);
     common::assert_invariants(&r);
+}
+
+#[test]
+fn the_cli_takes_the_capture_beside_one_replay() {
+    let dir = std::env::temp_dir().join(format!("tracesight-graphs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (rp, cp) = (dir.join("replay.json"), dir.join("capture.json"));
+    std::fs::write(&rp, replay(&[("decode", SEQ)], None).bytes()).unwrap();
+    std::fs::write(&cp, capture(CAPTURED, true).bytes()).unwrap();
+    let run = |args: &[&std::path::Path]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_tracesight")).args(args).output().unwrap()
+    };
+    let flag = std::path::Path::new("--capture");
+    let ok = run(&[flag, &cp, &rp]);
+    let out = String::from_utf8_lossy(&ok.stdout);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert!(out.contains("Capture capture.json: 1 captured graph (4 launches, 4 named); matched 4 of 4"), "{out}");
+    let two = run(&[flag, &cp, &rp, &rp]);
+    assert_eq!(two.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&two.stderr).contains("exactly one replay trace (2 given)"));
+    let missing = run(&[flag, &dir.join("absent.json"), &rp]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("capture trace"));
+    let _ = std::fs::remove_dir_all(&dir);
 }

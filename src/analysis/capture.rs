@@ -113,11 +113,11 @@ fn captured_graphs(k: &Collector) -> (Vec<Vec<Node>>, bool) {
 }
 
 /// Longest common subsequence of `a` (replay) and `b` (capture) under `eq`: the matched index
-/// pairs, in order. Quadratic; the caller bounds the sizes.
+/// pairs, in order. Quadratic; the caller bounds the sizes (to 2^24 cells, so lengths fit u16).
 fn lcs(a: &[usize], b: &[usize], eq: &dyn Fn(usize, usize) -> bool) -> Vec<(usize, usize)> {
     let (n, m) = (a.len(), b.len());
     let w = m + 1;
-    let mut t = vec![0u32; (n + 1) * w];
+    let mut t = vec![0u16; (n + 1) * w];
     for i in (0..n).rev() {
         for j in (0..m).rev() {
             t[i * w + j] =

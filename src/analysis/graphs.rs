@@ -38,7 +38,8 @@ fn signature(c: &Collector, rows: &[u32]) -> u64 {
     h
 }
 
-/// The graph groups of a trace's replays (None without a graph launch that replayed rows).
+/// The graph groups of a trace's replays (None without a graph launch that replayed rows, and
+/// no capture).
 /// `short` names a kernel for the reader; `capture` is what a capture trace mapped.
 pub fn graph_replays(
     c: &Collector,
@@ -54,7 +55,8 @@ pub fn graph_replays(
             by_call.entry(r).or_default().push(i as u32);
         }
     }
-    if by_call.is_empty() {
+    // A capture given beside a trace with no replays is still reported (it matched nothing).
+    if by_call.is_empty() && capture.is_none() {
         return None;
     }
     let graph_of: FxHashMap<u32, (i64, i64)> = c.gpu_graph.iter().map(|g| (g.row, (g.graph, g.node))).collect();
