@@ -53,6 +53,8 @@ type Mapping = (usize, Vec<(usize, usize)>, MatchMethod);
 
 /// Keys the capture's threads are copied to: a pid no trace writes.
 const IMPORT_PID: i64 = i64::MIN + 1;
+/// External ids of copied ops with known work: far below any a profiler writes.
+const IMPORTED_IDS: i64 = i64::MIN / 4;
 
 /// What kind of row a runtime call makes when captured, if any.
 fn node_kind(name: &str, flags: u8) -> Option<GpuKind> {
@@ -302,8 +304,15 @@ fn copy_spans(c: &mut Collector, k: &Collector, threads: &FxHashMap<u32, u32>) {
                 continue;
             }
             let name = c.names.intern(k.names.get(o.name).as_bytes());
+            // An op whose work the capture knows keeps it, under an id no replay op carries.
+            let work = if into_ops && o.external != NONE { k.op_work.get(&o.external) } else { None };
+            let external = work.map_or(NONE, |w| {
+                let id = IMPORTED_IDS + c.op_work.len() as i64;
+                c.op_work.insert(id, *w);
+                id
+            });
             let list = if into_ops { &mut c.ops } else { &mut c.modules };
-            list.push(OpRow { start: o.start, end: o.end, external: NONE, seq: NONE, name, thread });
+            list.push(OpRow { start: o.start, end: o.end, external, seq: NONE, name, thread });
         }
     };
     copy(&k.ops, true);
