@@ -66,7 +66,8 @@ pub fn display_name(p: &Path) -> String {
     p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| p.display().to_string())
 }
 
-fn error(p: &Path, message: &str) -> TraceError {
+/// An input that could not be opened or listed, as a file error.
+pub fn error(p: &Path, message: &str) -> TraceError {
     TraceError { file: p.display().to_string(), kind: crate::ErrorKind::Io, message: message.to_string() }
 }
 

@@ -67,6 +67,10 @@ mod cli {
         /// Tokens per step (global batch x sequence length on this rank), with --params.
         #[arg(long, value_name = "T", value_parser = positive, requires = "params")]
         tokens_per_step: Option<f64>,
+        /// The trace of the CUDA/HIP graph capture (or an eager trace of the same step) beside a
+        /// trace of graph replays (one trace): replayed kernels take the ops that captured them.
+        #[arg(long, value_name = "FILE")]
+        capture: Option<PathBuf>,
         /// Print read speed per file on stderr.
         #[arg(long, short)]
         verbose: bool,
@@ -171,6 +175,33 @@ mod cli {
             results.push(result);
         }
         results
+    }
+
+    /// One replay trace read with the capture trace beside it; usage errors and an unreadable
+    /// capture end the run with their exit status.
+    fn with_capture(
+        inputs: &[PathBuf],
+        capture: &Path,
+        opts: &Options,
+    ) -> Result<Result<Vec<tracesight::TraceReport>, TraceError>, ExitCode> {
+        let [replay] = inputs else {
+            eprintln!("tracesight: error: --capture goes with exactly one replay trace ({} given)", inputs.len());
+            return Err(ExitCode::from(2));
+        };
+        let open = |p: &Path| std::fs::File::open(p).map_err(|e| files::error(p, &format!("cannot open: {e}")));
+        let name = files::display_name(capture);
+        let read = open(capture).and_then(|f| tracesight::analysis::read_capture(&name, f, opts));
+        let capture = read.map_err(|e| {
+            eprintln!("tracesight: error: capture trace: {e}");
+            ExitCode::FAILURE
+        })?;
+        let name = files::display_name(replay);
+        let result = open(replay)
+            .and_then(|f| tracesight::analysis::analyze_with_capture(&name, f, capture, opts, &mut |_| true));
+        if let Err(e) = &result {
+            eprintln!("tracesight: error: {e}");
+        }
+        Ok(result.map(|t| vec![t]))
     }
 
     /// `tracesight diff A B [--json]`: what changed from A to B (each a trace, a report, or a
@@ -387,7 +418,13 @@ mod cli {
         if let Some(b) = args.part_bytes {
             (split.part_bytes, split.min_bytes) = (b.max(1), 0);
         }
-        let results = load_all(&inputs, &opts, args.verbose, split, args.progress_from);
+        let results = match &args.capture {
+            None => load_all(&inputs, &opts, args.verbose, split, args.progress_from),
+            Some(capture) => match with_capture(&inputs, capture, &opts) {
+                Ok(r) => vec![r],
+                Err(code) => return code,
+            },
+        };
         let report = combine_all(results);
         let failed = !report.errors.is_empty();
         if let Some(dir) = &args.csv {

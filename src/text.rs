@@ -9,18 +9,18 @@ use std::fmt::Write;
 
 mod efficiency;
 mod fmt;
+mod graphs;
 mod timeline;
 mod why;
 
+pub use crate::analysis::kernel_name::short_name;
+pub use crate::vocab::units::fmt_us;
 use efficiency::render_efficiency;
 use fmt::clip;
 pub use fmt::{fmt_bytes, no_gpu_rows_reason};
+pub use graphs::graph_lines;
 use timeline::render_timeline;
 use why::render_why;
-
-pub use crate::vocab::units::fmt_us;
-
-pub use crate::analysis::kernel_name::short_name;
 
 const RULE: &str = "================================================================================";
 
@@ -226,7 +226,7 @@ fn render_trace(o: &mut String, t: &TraceReport) {
             fmt_us(g.idle_us),
             g.idle_us / sp * 100.0
         );
-        let _ = writeln!(o, " GPU time {}", t.launch_coverage.line());
+        graphs::render_coverage(o, t);
         let _ = writeln!(
             o,
             " compute {}   communication {}   exposed communication {}   overlap {:.1}%",

@@ -138,8 +138,7 @@ pub fn find_eager(
 /// says attention, else the op around the launching op.
 fn scope_name(c: &Collector, at: &Attribution, runtime: &[super::collect::RuntimeCall], row: usize) -> u32 {
     let names = &c.names;
-    let call = &runtime[at.runtime[row] as usize];
-    let m = at.modules.innermost(call.thread, call.start);
+    let m = at.launch_point(row, runtime).map_or(NO, |(thread, t)| at.modules.innermost(thread, t));
     if let Some(module) =
         at.modules.chain(m).find(|&i| taxonomy::is_attention_scope(names.get(at.modules.spans[i as usize].name)))
     {

@@ -5,9 +5,12 @@
 //! reuse the correlation id as the External id, which then names an unrelated op). Otherwise
 //! the innermost op around the call on its thread is the launcher. Intervals are half-open: an
 //! op that ends where a call starts does not enclose it. A graph launch replays many kernels
-//! with one call, so they all belong to the op around that call.
+//! with one call, so they all belong to the op around that call, unless a capture trace mapped
+//! them to the launch that captured them: then to the op around that launch.
 
-use super::collect::{GpuRows, Interner, MemEvent, OpRow, RuntimeCall, NAME_DATALOADER, NAME_STEP, NONE};
+use super::capture::CapturedRow;
+use super::collect::{GpuRows, Interner, MemEvent, OpRow, RuntimeCall, NAME_DATALOADER, NAME_GRAPH_LAUNCH};
+use super::collect::{NAME_STEP, NONE};
 use super::fork::Fork;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
@@ -140,6 +143,27 @@ pub struct Attribution {
     /// op around it on its thread), as a name id, or NO. Worked out before ops that launch
     /// nothing are dropped, since allocating ops (`aten::empty`) usually launch nothing.
     pub memory_op: Vec<u32>,
+    /// Replayed rows mapped to the launch that captured them, by row.
+    pub captured: Vec<CapturedRow>,
+    /// Per graph launch call (index into the sorted calls): the op around it, or NO.
+    pub graph_launch_op: FxHashMap<u32, u32>,
+}
+
+impl Attribution {
+    /// A replayed row's mapping to its captured launch, if it has one.
+    pub fn captured(&self, row: usize) -> Option<&CapturedRow> {
+        self.captured.binary_search_by_key(&(row as u32), |c| c.row).ok().map(|k| &self.captured[k])
+    }
+
+    /// Where row `row` was launched, as (thread, time) to find its modules at: the captured
+    /// launch for a mapped replay row, else its launch call; None without a launch call.
+    pub fn launch_point(&self, row: usize, runtime: &[RuntimeCall]) -> Option<(u32, i64)> {
+        if let Some(c) = self.captured(row) {
+            return Some((c.thread, c.t));
+        }
+        let r = *self.runtime.get(row)?;
+        (r != NO).then(|| (runtime[r as usize].thread, runtime[r as usize].start))
+    }
 }
 
 /// Integer ids (correlation, External) to u32 values, the first value given for an id
@@ -194,8 +218,9 @@ impl IdIndex {
     }
 }
 
-/// `runtime` must be sorted by correlation id. The op tree is built while the rows' launch
-/// calls are looked up (and the module tree built), as `fork` runs them.
+/// `runtime` must be sorted by correlation id, `captured` by row. The op tree is built while
+/// the rows' launch calls are looked up (and the module tree built), as `fork` runs them.
+#[allow(clippy::too_many_arguments)]
 pub fn attribute(
     ops: Vec<OpRow>,
     modules: Vec<OpRow>,
@@ -203,6 +228,7 @@ pub fn attribute(
     gpu: &mut GpuRows,
     runtime: &[RuntimeCall],
     memory: &[MemEvent],
+    captured: Vec<CapturedRow>,
     fork: &Fork,
 ) -> Attribution {
     let rows = &*gpu;
@@ -243,6 +269,7 @@ pub fn attribute(
     let mut external_mismatch = 0u64;
     let mut call_leaf: Vec<u32> = vec![UNSEEN; runtime.len()];
     let mut leaf: Vec<u32> = Vec::with_capacity(gpu.len());
+    let mut next_captured = captured.iter().peekable();
     for (i, &r) in runtime_of.iter().enumerate() {
         let mut l = NO;
         if r != NO {
@@ -263,13 +290,20 @@ pub fn attribute(
                 call_leaf[r as usize] = found;
             }
             l = call_leaf[r as usize];
+            if let Some(c) = next_captured.next_if(|c| c.row as usize == i) {
+                // The captured launch's op, where the capture has one around it.
+                let op = tree.innermost(c.thread, c.t);
+                if op != NO {
+                    l = op;
+                }
+            }
         } else if gpu.external(i) != NONE {
             // No launch call in the trace: the row's own External id is all there is.
             l = by_external.get(gpu.external(i));
         }
         leaf.push(l);
     }
-    drop((by_external, call_leaf));
+    drop(by_external);
     gpu.drop_external();
 
     // Keep launching ops, their ancestors, and the spans the report reads by name.
@@ -296,8 +330,16 @@ pub fn attribute(
     for &l in &leaf {
         keep_with_ancestors(l);
     }
+    // The op around each graph launch, kept though its rows may have taken captured ops.
+    let mut graph_launch_op: FxHashMap<u32, u32> = FxHashMap::default();
+    for (r, &l) in call_leaf.iter().enumerate() {
+        if l < UNSEEN && names.is(runtime[r].name, NAME_GRAPH_LAUNCH) {
+            keep_with_ancestors(l);
+            graph_launch_op.insert(r as u32, l);
+        }
+    }
     let (ops, remap) = tree.retain(&keep);
-    for l in leaf.iter_mut() {
+    for l in leaf.iter_mut().chain(graph_launch_op.values_mut()) {
         if *l != NO {
             *l = remap[*l as usize];
         }
@@ -311,6 +353,8 @@ pub fn attribute(
         dangling_correlation,
         dataloader_ns,
         memory_op,
+        captured,
+        graph_launch_op,
     }
 }
 

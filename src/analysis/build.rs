@@ -6,6 +6,7 @@
 
 use super::attention::{find_eager, launch_order};
 use super::attribution::{attribute, Attribution};
+use super::capture::{import, Capture};
 use super::classify::Chains;
 use super::collect::{Collector, NAME_BACKWARD};
 pub use super::extra::Extra;
@@ -56,12 +57,17 @@ fn passes(m: &Model) -> Parts {
     Parts { step_times, tables, layers, memory, work, idle, step_waits, timeline }
 }
 
-pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
+pub fn build(mut c: Collector, opts: &Options, capture: Option<Capture>) -> (Built, Collector) {
     c.shrink_to_fit();
     let window = opts.window.map(|r| r.resolve((0..c.gpu.len()).map(|i| c.gpu.start(i)).min().unwrap_or(0)));
     if let Some(w) = window {
         c.restrict_to(w);
     }
+    // Replayed rows mapped to the launches that captured them (the capture's ops copied in).
+    let (captured, capture) = capture.map_or((Vec::new(), None), |k| {
+        let (rows, summary) = import(&mut c, k);
+        (rows, Some(summary))
+    });
     let mut runtime = std::mem::take(&mut c.runtime);
     runtime.sort_unstable_by_key(|r| (r.correlation, r.start, r.thread));
     let at = attribute(
@@ -71,6 +77,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         &mut c.gpu,
         &runtime,
         &c.memory,
+        captured,
         &opts.fork,
     );
     let names = &c.names;
@@ -110,7 +117,10 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         opts,
     };
     let made = Made { parts: passes(&m), time, totals };
-    let built = assemble(&c, &at, &steps, made, window, opts);
+    let short = |n| facts.get(&n).map(|f| f.name.short.clone()).unwrap_or_else(|| c.names.get(n).to_string());
+    let graphs = super::graphs::graph_replays(&c, &at, &runtime, &short, capture);
+    let mut built = assemble(&c, &at, &steps, made, window, opts);
+    built.report.graphs = graphs;
     (built, c)
 }
 

@@ -1,6 +1,7 @@
 //! From a finished reading to the trace's report: the outcome's diagnostics, the built parts,
 //! the device; and a file that is a tracesight report read back.
 
+use super::capture::Capture;
 use super::collect::Collector;
 use super::options::{ErrorKind, Options, TraceError};
 use super::{build, diagnostics, hints, roofline};
@@ -20,15 +21,10 @@ pub(super) fn stream_failed(file: &str, failure: Failure, message: String) -> Tr
     }
 }
 
-/// Turns what the reader found into the trace's report, or says why there is none.
-pub(super) fn conclude(
-    file: &str,
-    collector: Collector,
-    read: Result<trace::Outcome, Fatal>,
-    opts: &Options,
-) -> Result<TraceReport, TraceError> {
+/// Why a reading that found no trace at all failed.
+pub(super) fn fatal(file: &str, f: Fatal) -> TraceError {
     let err = |kind, message: String| TraceError { file: file.to_string(), kind, message };
-    let outcome = read.map_err(|f| match f {
+    match f {
         Fatal::Empty => err(ErrorKind::Empty, "empty file: no JSON in it".into()),
         Fatal::NotJson { at, found } => err(
             ErrorKind::NotJson,
@@ -42,7 +38,19 @@ pub(super) fn conclude(
         ),
         Fatal::Stream(failure, m) => stream_failed(file, failure, m),
         Fatal::Cancelled => err(ErrorKind::Cancelled, "cancelled".into()),
-    })?;
+    }
+}
+
+/// Turns what the reader found into the trace's report, or says why there is none.
+pub(super) fn conclude(
+    file: &str,
+    collector: Collector,
+    read: Result<trace::Outcome, Fatal>,
+    opts: &Options,
+    capture: Option<Capture>,
+) -> Result<TraceReport, TraceError> {
+    let err = |kind, message: String| TraceError { file: file.to_string(), kind, message };
+    let outcome = read.map_err(|f| fatal(file, f))?;
     if outcome.end == End::Cancelled {
         return Err(err(ErrorKind::Cancelled, "cancelled".into()));
     }
@@ -71,11 +79,17 @@ pub(super) fn conclude(
             }
         }
     }
-    Ok(report(file, collector, &outcome, opts))
+    Ok(report(file, collector, &outcome, opts, capture))
 }
 
-pub(super) fn report(file: &str, c: Collector, outcome: &trace::Outcome, opts: &Options) -> TraceReport {
-    let (b, c) = build::build(c, opts);
+pub(super) fn report(
+    file: &str,
+    c: Collector,
+    outcome: &trace::Outcome,
+    opts: &Options,
+    capture: Option<Capture>,
+) -> TraceReport {
+    let (b, c) = build::build(c, opts, capture);
     let mut r = TraceReport {
         file: file.to_string(),
         events: outcome.events,

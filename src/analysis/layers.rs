@@ -2,7 +2,7 @@
 //! outermost op under the step). Backward rows are placed in the layer of their forward op:
 //! a backward op carries the autograd sequence number of the forward op it differentiates.
 
-use super::attribution::{Attribution, NO};
+use super::attribution::Attribution;
 use super::collect::{Collector, NAME_BACKWARD, NAME_STEP, NONE};
 use super::model::Model;
 use super::steps::us;
@@ -44,11 +44,7 @@ pub fn layers(m: &Model) -> Vec<LayerNode> {
     }
     let mut nodes: FxHashMap<Vec<u32>, Node> = FxHashMap::default();
     for (i, g) in c.gpu.iter().enumerate() {
-        let r = at.runtime[i];
-        if r == NO {
-            continue;
-        }
-        let call = &runtime[r as usize];
+        let Some((thread, start)) = at.launch_point(i, runtime) else { continue };
         let leaf = at.leaf[i];
         // A backward op in the chain makes this backward time; its sequence number (when the
         // trace records it) links it to its forward op's layer.
@@ -71,7 +67,7 @@ pub fn layers(m: &Model) -> Vec<LayerNode> {
                 module_path(at, op.thread, op.start)
             }
             Some(&f) => outermost_op_path(c, at, f),
-            None if have_modules && !is_backward => module_path(at, call.thread, call.start),
+            None if have_modules && !is_backward => module_path(at, thread, start),
             None => outermost_op_path(c, at, leaf),
         };
         if path.is_empty() {

@@ -6,6 +6,7 @@
 mod attention;
 mod attribution;
 mod build;
+mod capture;
 mod classify;
 pub mod collect;
 mod collectives;
@@ -17,6 +18,7 @@ mod extra;
 pub mod fork;
 pub mod gate;
 mod generation;
+mod graphs;
 pub mod hints;
 pub mod hints_doc;
 pub mod idle;
@@ -44,6 +46,7 @@ use crate::input::formats::chrome_json::{self, Neutral};
 use crate::input::{self, Bytes, Import, ImportError, Imported};
 use crate::report::*;
 use crate::trace::{self, Fatal};
+pub use capture::Capture;
 use collect::Collector;
 pub use combine::{combine, combine_all, merge, merge_labelled};
 use conclude::*;
@@ -65,7 +68,34 @@ pub fn analyze_reader<R: Read>(
     let mut collector = Collector::default();
     let mut on_chunk = |_decoded_bytes: u64| progress(consumed.get());
     let read = chrome_json::read_trace_chunked(decoded, &mut Neutral(&mut collector), &mut on_chunk, opts.chunk_size);
-    conclude(file, collector, read, opts)
+    conclude(file, collector, read, opts, None)
+}
+
+/// Reads the trace of a graph capture (or an eager trace of the same step), to be handed to
+/// [`analyze_with_capture`] beside the replay trace. Fails only where nothing could be read.
+pub fn read_capture<R: Read>(file: &str, reader: R, opts: &Options) -> Result<Capture, TraceError> {
+    let decoded = input::decode(reader).map_err(|e| stream_failed(file, input::classify(&e), input::describe(&e)))?;
+    let mut collector = Collector::for_capture();
+    let read = chrome_json::read_trace_chunked(decoded, &mut Neutral(&mut collector), &mut |_| true, opts.chunk_size);
+    read.map_err(|f| fatal(file, f))?;
+    Ok(Capture { file: file.to_string(), collector })
+}
+
+/// [`analyze_reader`] for a trace of graph replays, with the reading of the trace that
+/// captured the graphs: replayed rows are mapped to the ops that captured them.
+pub fn analyze_with_capture<R: Read>(
+    file: &str,
+    reader: R,
+    capture: Capture,
+    opts: &Options,
+    progress: &mut dyn FnMut(u64) -> bool,
+) -> Result<TraceReport, TraceError> {
+    let decoded = input::decode(reader).map_err(|e| stream_failed(file, input::classify(&e), input::describe(&e)))?;
+    let consumed = decoded.consumed.clone();
+    let mut collector = Collector::default();
+    let mut on_chunk = |_decoded_bytes: u64| progress(consumed.get());
+    let read = chrome_json::read_trace_chunked(decoded, &mut Neutral(&mut collector), &mut on_chunk, opts.chunk_size);
+    conclude(file, collector, read, opts, Some(capture))
 }
 
 /// The report of a trace read in parts (the CLI's reading on several threads), given how
@@ -76,7 +106,7 @@ pub fn report_of_parts(
     read: Result<trace::Outcome, Fatal>,
     opts: &Options,
 ) -> Result<TraceReport, TraceError> {
-    conclude(file, collector, read, opts)
+    conclude(file, collector, read, opts, None)
 }
 
 /// Analyses an input of any format (a trace, or a Report that `tracesight --json` wrote,
@@ -102,7 +132,7 @@ fn outcome(
 ) -> Result<Vec<TraceReport>, TraceError> {
     let err = |kind, message: String| TraceError { file: file.to_string(), kind, message };
     match imported {
-        Imported::Reading(read) => conclude(file, collector, read, opts).map(|t| vec![t]),
+        Imported::Reading(read) => conclude(file, collector, read, opts, None).map(|t| vec![t]),
         Imported::Report(Ok(report)) => from_report(report),
         Imported::Report(Err(ImportError::Stream(failure, message))) => Err(err(ErrorKind::of(failure), message)),
         Imported::Report(Err(ImportError::Unreadable(message))) => Err(err(ErrorKind::NotATrace, message)),

@@ -169,6 +169,9 @@ pub(super) fn totals_pass(
         let leaf = at.leaf[i];
         let t = us(row.dur);
         match rt {
+            Some(r) if names.is(r.name, NAME_GRAPH_LAUNCH) && at.captured(i).is_some() => {
+                coverage.graph_matched_us += t
+            }
             Some(r) if names.is(r.name, NAME_GRAPH_LAUNCH) => coverage.graph_us += t,
             Some(_) if leaf != NO => coverage.op_us += t,
             Some(_) => coverage.no_op_us += t,

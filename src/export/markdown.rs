@@ -101,6 +101,12 @@ fn trace(o: &mut String, t: &TraceReport) {
         if lc.op_us < lc.total_us() {
             let _ = writeln!(o, "GPU time {}.\n", lc.line());
         }
+        if let Some(g) = &t.graphs {
+            for line in crate::text::graph_lines(g) {
+                let _ = writeln!(o, "- {line}");
+            }
+            o.push('\n');
+        }
         if g.comm_us > 0.0 {
             let _ = writeln!(
                 o,

@@ -11,6 +11,10 @@ pub struct LaunchCoverage {
     /// Replayed by a CUDA/HIP graph launch: the op around the launch, not the one that captured
     /// the kernel.
     pub graph_us: f64,
+    /// Replayed by a graph launch and mapped to the op that captured it (a capture trace was
+    /// given): attributed to that op.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub graph_matched_us: f64,
     /// A launch call with no op around it.
     pub no_op_us: f64,
     /// No launch call in the trace, attributed through the row's own External id.
@@ -21,14 +25,17 @@ pub struct LaunchCoverage {
 
 impl LaunchCoverage {
     pub fn total_us(&self) -> f64 {
-        self.op_us + self.graph_us + self.no_op_us + self.external_only_us + self.no_launch_us
+        self.op_us + self.graph_matched_us + self.graph_us + self.no_op_us + self.external_only_us + self.no_launch_us
     }
 
     /// The parts in a fixed order with their labels, for every front end.
-    pub fn parts(&self) -> [(&'static str, f64); 5] {
+    pub fn parts(&self) -> [(&'static str, f64); 6] {
+        // With a capture matched, the replayed time is told in two parts.
+        let replayed = if self.graph_matched_us > 0.0 { "replayed, unmatched" } else { "replayed by graph launches" };
         [
             ("launched by an op", self.op_us),
-            ("replayed by graph launches", self.graph_us),
+            ("replayed, matched to the capture", self.graph_matched_us),
+            (replayed, self.graph_us),
             ("launched outside any op", self.no_op_us),
             ("linked by External id only", self.external_only_us),
             ("with no launch in the trace", self.no_launch_us),
@@ -46,4 +53,8 @@ impl LaunchCoverage {
         let parts: Vec<String> = self.shares().iter().map(|(label, pct)| format!("{label} {pct:.1}%")).collect();
         parts.join(", ")
     }
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }

@@ -10,18 +10,22 @@ use serde::{Deserialize, Serialize};
 
 mod coverage;
 mod efficiency;
+mod graphs;
 mod idle;
 mod job;
 mod memory;
+mod window;
 
 pub use coverage::LaunchCoverage;
 pub use efficiency::{
     Bound, BucketWork, Efficiency, KernelWork, Mfu, ModelSize, Peaks, WorkCoverage, WorkSource, ABOVE_ROOF,
     LINK_KERNELS, TARGET_PCT,
 };
+pub use graphs::{CaptureMatch, GraphReplays, MatchMethod, ReplayedGraph};
 pub use idle::{IdleCauses, NameTime, StreamIdle};
 pub use job::{JobView, MatchedCollective, MetricSpread, RankMetric, RankRow, RankWait};
 pub use memory::{MemoryDevice, MemoryView};
+pub use window::TimeWindow;
 
 /// Everything tracesight says about one or more trace files.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -117,16 +121,9 @@ pub struct TraceReport {
     /// for the whole trace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<TimeWindow>,
-}
-
-/// A half-open time range `[start_ns, end_ns)` on the trace's clock (nanoseconds), and the
-/// start of the whole trace's GPU timeline (its first GPU row), which times are shown from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TimeWindow {
-    pub start_ns: i64,
-    pub end_ns: i64,
-    #[serde(default)]
-    pub origin_ns: i64,
+    /// CUDA/HIP graph replays grouped by graph (None without graph launches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graphs: Option<GraphReplays>,
 }
 
 /// GPU utilisation over time: the range cut into at most `timeline::BINS` equal bins, per

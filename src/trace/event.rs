@@ -9,7 +9,7 @@ use super::value::{Id, Loose};
 use serde::{Deserialize, Serialize};
 
 /// What kind of GPU row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum GpuKind {
     Kernel,
     Memcpy,
@@ -113,6 +113,11 @@ pub struct Args<'a> {
     /// A kernel's FLOPs and GB moved, as Inductor's analysis writes them.
     pub kernel_flop: Option<Loose>,
     pub kernel_num_gb: Option<Loose>,
+    /// The kernel a launch call launched (ROCm writes it on the call), as JSON text.
+    pub kernel: Option<&'a [u8]>,
+    /// The CUDA graph a replayed GPU row belongs to, and its node (CUDA 12+ Kineto).
+    pub graph_id: Option<Loose>,
+    pub graph_node_id: Option<Loose>,
 }
 
 impl Args<'_> {

@@ -9,6 +9,7 @@ use crate::trace::{Args, Event, Id, Loose, Meta, Sink};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
+mod graph_args;
 mod interner;
 mod meta;
 mod records;
@@ -54,6 +55,14 @@ pub struct Collector {
     #[serde(default)]
     pub ops_with_shapes: u64,
     pub threads: FxHashMap<(i64, i64), u32>,
+    /// Replayed rows' graph and node ids, in row order (only rows that carry them).
+    #[serde(default)]
+    pub gpu_graph: Vec<GraphNode>,
+    /// Kernel names written on launch calls, kept only by [`Collector::for_capture`].
+    #[serde(default)]
+    pub launch_kernels: Vec<LaunchKernel>,
+    #[serde(default)]
+    keep_launch_kernels: bool,
     string_ids: Interner,
     /// Duration-weighted sums for the SM efficiency / occupancy estimates.
     pub sm_eff_weighted: f64,
@@ -95,6 +104,10 @@ impl Collector {
             k.row = index[k.row as usize];
             k.row != u32::MAX
         });
+        self.gpu_graph.retain_mut(|g| {
+            g.row = index[g.row as usize];
+            g.row != u32::MAX
+        });
         self.memory.retain(|m| m.ts >= from && m.ts < to);
         self.syncs.retain(|s| s.end > from && s.start < to);
     }
@@ -127,6 +140,7 @@ impl Collector {
             || over(self.ops.len(), p.ops.len())
             || over(self.modules.len(), p.modules.len())
             || over(self.memory.len(), p.memory.len())
+            || over(self.launch_kernels.len(), p.launch_kernels.len())
             || !exact(self.sm_eff_dur, p.sm_eff_dur)
             || !exact(self.occupancy_dur, p.occupancy_dur)
             || !exact(self.occupancy_unknown_dur, p.occupancy_unknown_dur)
@@ -158,6 +172,8 @@ impl Collector {
         let base = self.gpu.len() as u32;
         self.gpu_comm.extend(p.gpu_comm.iter().map(|&(row, c)| (base + row, comm(c))));
         self.gpu_work.extend(p.gpu_work.iter().map(|&k| KernelCount { row: base + k.row, ..k }));
+        self.gpu_graph.extend(p.gpu_graph.iter().map(|&g| GraphNode { row: base + g.row, ..g }));
+        self.launch_kernels.extend(p.launch_kernels.iter().map(|&k| LaunchKernel { name: name(k.name), ..k }));
         self.ops_with_shapes += p.ops_with_shapes;
         for (&external, &w) in &p.op_work {
             self.op_work.entry(external).or_insert(w);
@@ -253,6 +269,8 @@ impl Collector {
         self.syncs.shrink_to_fit();
         self.gpu_comm.shrink_to_fit();
         self.gpu_work.shrink_to_fit();
+        self.gpu_graph.shrink_to_fit();
+        self.launch_kernels.shrink_to_fit();
     }
 
     /// The collective metadata in an event's args, if it has any.

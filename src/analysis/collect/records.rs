@@ -13,6 +13,21 @@ pub struct RuntimeCall {
     pub name: u32,
 }
 
+/// A replayed GPU row's graph and node, as the profiler wrote them.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct GraphNode {
+    pub row: u32,
+    pub graph: i64,
+    pub node: i64,
+}
+
+/// The kernel a launch call names, by the call's correlation id.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct LaunchKernel {
+    pub correlation: i64,
+    pub name: u32,
+}
+
 /// A CPU op or annotation (`cpu_op`, `user_annotation`, old `Operator`).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct OpRow {

@@ -64,6 +64,9 @@ impl Collector {
         }
         let args = ev.args;
         let external = args.and_then(|a| a.external_id()).unwrap_or(NONE);
+        if let Some(a) = args {
+            self.graph_args(ev.kind, a);
+        }
         match ev.kind {
             Kind::Gpu(kind) => {
                 let correlation = args.and_then(|a| a.correlation).and_then(Loose::as_i64).unwrap_or(NONE);

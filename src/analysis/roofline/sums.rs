@@ -203,8 +203,11 @@ pub fn sums(m: &Model) -> WorkSums {
             let call = at.runtime[i];
             match name {
                 // A graph replay's op is the one around the launch, not the one that captured
-                // the kernel: its work needs the capture trace.
-                _ if call != NO && c.names.is(runtime[call as usize].name, NAME_GRAPH_LAUNCH) => {
+                // the kernel: its work needs the capture trace (or the captured op has none).
+                _ if call != NO
+                    && at.captured(i).is_none()
+                    && c.names.is(runtime[call as usize].name, NAME_GRAPH_LAUNCH) =>
+                {
                     s.graph_ns += row.dur;
                 }
                 Some(n) if c.ops_with_shapes > 0 && !c.names.is(n, NAME_WORK) => {

@@ -176,6 +176,11 @@ key_table! {
         /// A kernel's FLOPs and GB moved, as Inductor's analysis writes them on kernels.
         KernelFlop = b"kernel_flop",
         KernelNumGb = b"kernel_num_gb",
+        /// The kernel a launch call launched (on ROCm's runtime calls).
+        Kernel = b"kernel",
+        /// A replayed row's graph and graph node (CUDA 12+).
+        GraphId = b"graph id",
+        GraphNodeId = b"graph node id",
     }
 }
 
@@ -243,6 +248,9 @@ pub(crate) fn arg_member<'a, V: Values<'a>>(a: &mut Args<'a>, key: &[u8], v: &mu
         Some(ArgKey::Flops) => a.flops = v.number()?,
         Some(ArgKey::KernelFlop) => a.kernel_flop = v.number()?,
         Some(ArgKey::KernelNumGb) => a.kernel_num_gb = v.number()?,
+        Some(ArgKey::Kernel) => a.kernel = Some(v.raw()?),
+        Some(ArgKey::GraphId) => a.graph_id = v.number()?,
+        Some(ArgKey::GraphNodeId) => a.graph_node_id = v.number()?,
         None => v.skip()?,
     }
     Ok(())
