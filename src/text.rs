@@ -7,15 +7,14 @@ use crate::analysis::taxonomy::{Backend, Bucket};
 use crate::report::{Report, TraceReport};
 use std::fmt::Write;
 
+mod critical_path;
 mod efficiency;
 mod fmt;
 mod timeline;
 mod why;
 
-use efficiency::render_efficiency;
 use fmt::clip;
 pub use fmt::fmt_bytes;
-use timeline::render_timeline;
 use why::render_why;
 
 pub use crate::vocab::units::fmt_us;
@@ -266,7 +265,7 @@ fn render_trace(o: &mut String, t: &TraceReport) {
             );
         }
         if let Some(tl) = &t.timeline {
-            render_timeline(o, tl);
+            timeline::render_timeline(o, tl);
         }
     }
 
@@ -347,8 +346,9 @@ fn render_trace(o: &mut String, t: &TraceReport) {
         );
     }
 
-    render_efficiency(o, t);
+    efficiency::render_efficiency(o, t);
     render_why(o, t);
+    critical_path::render_critical_path(o, t);
 
     if !t.steps.is_empty() {
         let _ = writeln!(o, "\n Steps:");

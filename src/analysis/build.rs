@@ -148,6 +148,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     };
     let ((step_times, t, layers, memory, work), ((idle, step_waits), timeline)) =
         opts.fork.join(tables_and_layers, idle_and_timeline);
+    extra.critical_path = super::cpath::pass(&c, &at, &runtime, &row_buckets, &steps, opts.what_if.as_ref());
     drop((row_buckets, row_step, busy_union));
     // In a range, only the steps that ran GPU work inside it.
     let kept: Vec<bool> = step_times.iter().map(|t| opts.window.is_none() || t.kernel_count > 0).collect();
@@ -184,6 +185,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
     let training = tree.spans.iter().any(|o| names.is(o.name, NAME_BACKWARD))
         || t.buckets.iter().any(|b| b.id == Bucket::Optimizer && b.pct >= TRAINING_OPTIMIZER_PCT);
     let attention = evidence.verdict(names, &c);
+    collectives.sort_by_key(|x| (x.start_ns, x.dur_ns));
     let built = Built {
         gpu,
         devices,
@@ -198,10 +200,7 @@ pub fn build(mut c: Collector, opts: &Options) -> (Built, Collector) {
         memory,
         timeline,
         window,
-        collectives: {
-            collectives.sort_by_key(|x| (x.start_ns, x.dur_ns));
-            collectives
-        },
+        collectives,
         steps: steps_out,
         launch,
         launch_coverage: coverage,

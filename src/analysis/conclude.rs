@@ -88,7 +88,7 @@ pub(super) fn read_report<R: Read>(file: &str, whole: R) -> Result<Vec<TraceRepo
 }
 
 pub(super) fn report(file: &str, c: Collector, outcome: &trace::Outcome, opts: &Options) -> TraceReport {
-    let (b, c) = build::build(c, opts);
+    let (mut b, c) = build::build(c, opts);
     let mut r = TraceReport {
         file: file.to_string(),
         events: outcome.events,
@@ -121,6 +121,7 @@ pub(super) fn report(file: &str, c: Collector, outcome: &trace::Outcome, opts: &
         timeline: b.timeline,
         efficiency: None,
         window: b.window,
+        critical_path: b.extra.critical_path.take(),
     };
     r.efficiency = efficiency(&c, b.work, &r, opts);
     r.hints = hints::hints(&r, &b.extra);

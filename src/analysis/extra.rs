@@ -3,6 +3,8 @@
 /// Numbers the hints and diagnostics read that are not fields of the report.
 #[derive(Default)]
 pub struct Extra {
+    /// The critical path of each step, taken into the report by `conclude`.
+    pub critical_path: Option<crate::report::CriticalPath>,
     pub unattributed: (u64, i64),
     pub dangling_correlation: u64,
     pub external_mismatch: u64,

@@ -10,6 +10,8 @@ pub mod collect;
 mod collectives;
 pub mod combine;
 mod conclude;
+mod cpath;
+mod cpath_graph;
 pub mod diagnostics;
 pub mod diff;
 mod extra;
@@ -44,6 +46,7 @@ use crate::trace::{self, Fatal};
 use collect::Collector;
 pub use combine::{combine, combine_all, merge, merge_labelled};
 use conclude::*;
+pub use cpath::WhatIfSpec;
 pub use options::{ErrorKind, Options, Range, TraceError, UserPeaks};
 use std::io::Read;
 

@@ -25,6 +25,9 @@ pub struct Options {
     pub peaks: UserPeaks,
     /// The model's size, for the analytic 6·N·T MFU beside the measured one.
     pub model: Option<crate::report::ModelSize>,
+    /// `--what-if gemm=30%`: the step time along the critical path with that bucket or name
+    /// family faster.
+    pub what_if: Option<super::cpath::WhatIfSpec>,
 }
 
 /// The user's own peak figures; each left as None falls back to the device table.
@@ -114,6 +117,7 @@ impl Default for Options {
             fork: fork::Fork::default(),
             peaks: UserPeaks::default(),
             model: None,
+            what_if: None,
         }
     }
 }

@@ -9,12 +9,15 @@ use crate::vocab::{Backend, Bucket as BucketId, DiagnosticId, HintId, IdleCause}
 use serde::{Deserialize, Serialize};
 
 mod coverage;
+mod critical_path;
 mod efficiency;
 mod idle;
 mod job;
 mod memory;
+mod window;
 
 pub use coverage::LaunchCoverage;
+pub use critical_path::{CriticalPath, PathBucket, PathPiece, PathSide, StepPath, WhatIf};
 pub use efficiency::{
     Bound, BucketWork, Efficiency, KernelWork, Mfu, ModelSize, Peaks, WorkCoverage, WorkSource, ABOVE_ROOF,
     LINK_KERNELS, TARGET_PCT,
@@ -22,6 +25,7 @@ pub use efficiency::{
 pub use idle::{IdleCauses, NameTime, StreamIdle};
 pub use job::{JobView, MatchedCollective, MetricSpread, RankMetric, RankRow, RankWait};
 pub use memory::{MemoryDevice, MemoryView};
+pub use window::TimeWindow;
 
 /// Everything tracesight says about one or more trace files.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -117,16 +121,9 @@ pub struct TraceReport {
     /// for the whole trace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<TimeWindow>,
-}
-
-/// A half-open time range `[start_ns, end_ns)` on the trace's clock (nanoseconds), and the
-/// start of the whole trace's GPU timeline (its first GPU row), which times are shown from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TimeWindow {
-    pub start_ns: i64,
-    pub end_ns: i64,
-    #[serde(default)]
-    pub origin_ns: i64,
+    /// The critical path of each step (what bounds it), and the what-if asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub critical_path: Option<CriticalPath>,
 }
 
 /// GPU utilisation over time: the range cut into at most `timeline::BINS` equal bins, per

@@ -269,6 +269,7 @@ pub fn unpack_trace(w: WTrace) -> TraceReport {
             end_ns,
             origin_ns,
         }),
+        critical_path: None,
     };
     // Stakes the link left out are the ones the summary gives, derived once it is unpacked.
     for (i, carried) in carried.into_iter().enumerate() {
