@@ -171,3 +171,63 @@ fn real_traces_keep_the_path_bounds() {
     eprintln!("{seen} step paths checked");
     assert!(seen > 0);
 }
+
+const ALLREDUCE: &str = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+
+/// Rank `rank` of two: a GEMM (rank 1's takes 1500 us, rank 0's 500) then an all-reduce on the
+/// same stream that both leave at 1600 us.
+fn rank(rank: i64) -> TraceReport {
+    let mut t = Trace::new("NVIDIA A100", (8, 0));
+    t.dist = Some((rank, 2));
+    let g = if rank == 1 { 1500 } else { 500 };
+    cpu(&mut t, "user_annotation", "ProfilerStep#1", 0, 2000, json!({}));
+    launch(&mut t, ("aten::mm", 10, 20), (15, 5), (GEMM, 25, g));
+    launch(&mut t, ("record_param_comms", 40, 20), (45, 5), (ALLREDUCE, 25 + g, 1600 - (25 + g)));
+    t.report()
+}
+
+/// The job's path crosses to rank 1 at the all-reduce: rank 1 arrived last, held by its GEMM.
+/// By hand: its path to the all-reduce is CPU 0-15, the launch delay 15-25 and the GEMM's
+/// 1500 us (1525 us); rank 0 waited 1075 - 75 = 1000 us there.
+#[test]
+fn the_job_path_names_the_rank_and_op_that_held_the_collective() {
+    let report = tracesight::combine(vec![Ok(rank(0)), Ok(rank(1))]);
+    let job = report.job.as_ref().expect("a job view");
+    assert_eq!(job.critical_path.len(), 1);
+    let s = &job.critical_path[0];
+    assert_eq!((s.rank, s.held_by.as_str(), s.side), (Some(1), GEMM, PathSide::Gpu));
+    assert_eq!((s.held_us, s.stretch_us, s.wait_us), (1500.0, 1525.0, 1000.0));
+}
+
+/// The DLRM ranks: a job path through their matched collectives, each stretch at the rank the
+/// collective's matching names as the last to arrive.
+#[test]
+fn dlrm_ranks_give_a_job_path() {
+    let Some(dir) = shared_traces().map(|d| d.join("dlrm-8rank-v100")).filter(|d| d.is_dir()) else {
+        eprintln!("skipping: ../shared/traces/dlrm-8rank-v100 is absent");
+        return;
+    };
+    let open = |f: &std::path::PathBuf| std::fs::File::open(f).unwrap();
+    let traces: Vec<_> = trace_files(&dir)
+        .iter()
+        .map(|f| analyze_reader(&f.display().to_string(), open(f), &Options::default(), &mut |_| true))
+        .collect();
+    let report = tracesight::combine(traces);
+    let job = report.job.as_ref().expect("a job view");
+    assert!(!job.critical_path.is_empty(), "no stretch of the job path");
+    for s in &job.critical_path {
+        assert_eq!(report.traces[s.row].rank, s.rank);
+        assert!(s.held_us <= s.stretch_us + 1e-6 && s.held_us > 0.0);
+    }
+    let held: f64 = job.critical_path.iter().map(|s| s.stretch_us).sum();
+    let mut by_rank = std::collections::BTreeMap::new();
+    for s in &job.critical_path {
+        *by_rank.entry(s.rank).or_insert(0) += 1;
+    }
+    eprintln!(
+        "DLRM: {} collectives matched, {} stretches on the job path ({held:.0} us), last arrivers {by_rank:?}; first: {:?}",
+        job.collectives.len(),
+        job.critical_path.len(),
+        job.critical_path.first()
+    );
+}

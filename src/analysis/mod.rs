@@ -12,6 +12,7 @@ pub mod combine;
 mod conclude;
 mod cpath;
 mod cpath_graph;
+mod cpath_what_if;
 pub mod diagnostics;
 pub mod diff;
 mod extra;

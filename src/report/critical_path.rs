@@ -15,6 +15,42 @@ pub struct CriticalPath {
     /// them): their wait is left on the CPU.
     #[serde(default)]
     pub unmatched_syncs: u64,
+    /// Per collective row on this rank: what its path spent the time since the previous
+    /// collective on (what the job's critical path names when this rank arrives last).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arrivals: Vec<Arrival>,
+}
+
+/// What held one rank on its way to a collective: the largest piece of its critical path
+/// between its previous collective (or the step's start) and this one's start.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Arrival {
+    /// The collective row's start and duration (as in `TraceReport::collectives`).
+    pub start_ns: i64,
+    pub dur_ns: i64,
+    pub held_by: String,
+    pub side: PathSide,
+    pub held_us: f64,
+    /// The path's length from the previous collective to this one.
+    pub stretch_us: f64,
+}
+
+/// One stretch of the job's critical path: the collective everyone waited at and the rank
+/// that arrived last, with what held it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobStretch {
+    pub collective: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<i64>,
+    /// The last rank's row in `Report::ranks` and its rank.
+    pub row: usize,
+    pub rank: Option<i64>,
+    pub held_by: String,
+    pub side: PathSide,
+    pub held_us: f64,
+    pub stretch_us: f64,
+    /// What the other ranks waited there in all (as `MatchedCollective::wait_us`).
+    pub wait_us: f64,
 }
 
 /// One step's longest path through its dependency graph (CPU op nesting and order per thread,

@@ -17,7 +17,7 @@ mod memory;
 mod window;
 
 pub use coverage::LaunchCoverage;
-pub use critical_path::{CriticalPath, PathBucket, PathPiece, PathSide, StepPath, WhatIf};
+pub use critical_path::{Arrival, CriticalPath, JobStretch, PathBucket, PathPiece, PathSide, StepPath, WhatIf};
 pub use efficiency::{
     Bound, BucketWork, Efficiency, KernelWork, Mfu, ModelSize, Peaks, WorkCoverage, WorkSource, ABOVE_ROOF,
     LINK_KERNELS, TARGET_PCT,

@@ -129,6 +129,7 @@ fn unpack_job(w: WJob, rows: &mut [RankRow]) -> JobView {
         straggler: crate::analysis::ranks::straggler(&waits),
         waits,
         collectives,
+        critical_path: Vec::new(),
     }
 }
 
