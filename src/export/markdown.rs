@@ -111,7 +111,6 @@ fn trace(o: &mut String, t: &TraceReport) {
             );
         }
     }
-    critical_path(o, t);
 
     // Attention verdict.
     let a = &t.attention;
@@ -319,35 +318,5 @@ mod tests {
         assert_eq!(code("a`b|c"), "``a`b\\|c``");
         assert_eq!(code("`x"), "`` `x ``");
         assert_eq!(prose("use `torch.compile` <now>"), "use `torch.compile` &lt;now>");
-    }
-}
-
-/// The longest step's critical path in one line, and the what-if when one was asked for.
-fn critical_path(o: &mut String, t: &TraceReport) {
-    let Some(cp) = &t.critical_path else { return };
-    if let Some(s) = cp.steps.iter().max_by(|a, b| a.path_us.total_cmp(&b.path_us)) {
-        let p = s.path_us.max(f64::MIN_POSITIVE);
-        let top =
-            s.pieces.first().map(|x| format!(" · largest piece `{}` {}", x.name, fmt_us(x.us))).unwrap_or_default();
-        let _ = writeln!(
-            o,
-            "Critical path ({}): {} of the step's {} · CPU {:.0}% · GPU {:.0}%{top}\n",
-            s.step,
-            fmt_us(s.path_us),
-            fmt_us(s.span_us),
-            s.cpu_us / p * 100.0,
-            s.gpu_us / p * 100.0
-        );
-    }
-    if let Some(w) = &cp.what_if {
-        let _ = writeln!(
-            o,
-            "What if `{}` were {:.0}% faster: steps {} → {} along the critical path (naive sum: {} saved)\n",
-            w.target,
-            w.faster_pct,
-            fmt_us(w.step_before_us),
-            fmt_us(w.step_after_us),
-            fmt_us(w.naive_saving_us)
-        );
     }
 }
