@@ -29,7 +29,7 @@ MAX_LINES, SOFT_LINES, MAX_SOFT = 600, 400, 5
 # Files over 400 lines when this check came in, at their size then (lines). Split them; never
 # raise a figure.
 OVERSIZED = {
-    "report/mod.rs": 551,
+    "report/mod.rs": 437,
     "text.rs": 417,
 }
 

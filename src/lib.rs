@@ -28,7 +28,7 @@ pub mod web;
 
 pub use analysis::{
     analyze_any, analyze_reader, analyze_slice, combine, combine_all, merge, merge_labelled, Analysis, ErrorKind,
-    Options, Range, TraceError,
+    Options, Range, TraceError, WhatIfSpec,
 };
 pub use report::{Report, TraceReport};
 

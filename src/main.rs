@@ -53,6 +53,10 @@ mod cli {
         /// (`120..135.5`; an open end: `..50`, `100..`): rows are clipped to it.
         #[arg(long, value_name = "FROM..TO", value_parser = tracesight::Range::parse_ms)]
         range: Option<tracesight::Range>,
+        /// The step time along the critical path with a bucket (`gemm`) or the kernels and ops
+        /// whose names contain a text made that much faster: `gemm=30%`.
+        #[arg(long, value_name = "TARGET=PCT%", value_parser = tracesight::analysis::WhatIfSpec::parse)]
+        what_if: Option<tracesight::analysis::WhatIfSpec>,
         /// Dense peak TFLOP/s to measure efficiency against, instead of the device table's:
         /// one figure for every precision (`989`) or per precision (`bf16=989,fp8=1979`).
         #[arg(long, value_name = "TFLOPS", value_parser = peak_list)]
@@ -404,6 +408,7 @@ mod cli {
         };
         let mut split = Split::new(args.threads.map(|n| n as usize).unwrap_or_else(cores));
         let mut opts = Options { top_n: args.top, rules, window: args.range, ..Options::default() };
+        opts.what_if = args.what_if.clone();
         opts.peaks = tracesight::analysis::UserPeaks {
             tflops: args.peak_tflops.clone().map(|p| p.0).unwrap_or_default(),
             tbps: args.peak_tbps,

@@ -7,6 +7,7 @@ use crate::analysis::taxonomy::{Backend, Bucket};
 use crate::report::{Report, TraceReport};
 use std::fmt::Write;
 
+mod critical_path;
 mod efficiency;
 mod fmt;
 mod graphs;
@@ -15,11 +16,9 @@ mod why;
 
 pub use crate::analysis::kernel_name::short_name;
 pub use crate::vocab::units::fmt_us;
-use efficiency::render_efficiency;
 use fmt::clip;
 pub use fmt::{fmt_bytes, no_gpu_rows_reason};
 pub use graphs::graph_lines;
-use timeline::render_timeline;
 use why::render_why;
 
 const RULE: &str = "================================================================================";
@@ -266,7 +265,7 @@ fn render_trace(o: &mut String, t: &TraceReport) {
             );
         }
         if let Some(tl) = &t.timeline {
-            render_timeline(o, tl);
+            timeline::render_timeline(o, tl);
         }
     }
 
@@ -347,8 +346,9 @@ fn render_trace(o: &mut String, t: &TraceReport) {
         );
     }
 
-    render_efficiency(o, t);
+    efficiency::render_efficiency(o, t);
     render_why(o, t);
+    critical_path::render_critical_path(o, t);
 
     if !t.steps.is_empty() {
         let _ = writeln!(o, "\n Steps:");

@@ -42,6 +42,7 @@ struct Parts {
     idle: IdleCauses,
     step_waits: idle::StepWaits,
     timeline: Option<Timeline>,
+    critical_path: Option<CriticalPath>,
 }
 
 /// The passes over the frozen model, each a function of it returning one part of the report.
@@ -50,11 +51,12 @@ fn passes(m: &Model) -> Parts {
     let rows_and_ops = || (step_times(m), tables(m), layers::layers(m), memory::memory(m), super::roofline::sums(m));
     let streams = || {
         let streams = idle::streams(m.c);
-        (idle::idle_causes(m, &streams), timeline::timeline(m, &streams))
+        let path = super::cpath::pass(m);
+        (idle::idle_causes(m, &streams), timeline::timeline(m, &streams), path)
     };
-    let ((step_times, tables, layers, memory, work), ((idle, step_waits), timeline)) =
+    let ((step_times, tables, layers, memory, work), ((idle, step_waits), timeline, critical_path)) =
         m.opts.fork.join(rows_and_ops, streams);
-    Parts { step_times, tables, layers, memory, work, idle, step_waits, timeline }
+    Parts { step_times, tables, layers, memory, work, idle, step_waits, timeline, critical_path }
 }
 
 pub fn build(mut c: Collector, opts: &Options, capture: Option<Capture>) -> (Built, Collector) {
@@ -154,7 +156,7 @@ fn assemble(
         coverage,
     } = totals;
     let TimePass { mut gpu, idle_gaps, mut devices, .. } = time;
-    let Parts { step_times, tables: t, layers, memory, mut work, idle, step_waits, timeline } = parts;
+    let Parts { step_times, tables: t, layers, memory, mut work, idle, step_waits, timeline, critical_path } = parts;
     let mut extra = Extra {
         external_mismatch: at.external_mismatch,
         dangling_correlation: at.dangling_correlation,
@@ -231,6 +233,7 @@ fn assemble(
         training,
         copies,
         tensor_cores,
+        critical_path,
         ..TraceReport::default()
     };
     Built { report, work, extra }

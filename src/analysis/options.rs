@@ -25,6 +25,9 @@ pub struct Options {
     pub peaks: UserPeaks,
     /// The model's size, for the analytic 6·N·T MFU beside the measured one.
     pub model: Option<crate::report::ModelSize>,
+    /// `--what-if gemm=30%`: the step time along the critical path with that bucket or name
+    /// family faster.
+    pub what_if: Option<WhatIfSpec>,
 }
 
 /// The user's own peak figures; each left as None falls back to the device table.
@@ -114,6 +117,7 @@ impl Default for Options {
             fork: fork::Fork::default(),
             peaks: UserPeaks::default(),
             model: None,
+            what_if: None,
         }
     }
 }
@@ -164,3 +168,21 @@ impl fmt::Display for TraceError {
 }
 
 impl std::error::Error for TraceError {}
+
+/// `--what-if TARGET=PCT%`: a bucket id or a name family, made PCT% faster.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WhatIfSpec {
+    pub target: String,
+    pub faster_pct: f64,
+}
+
+impl WhatIfSpec {
+    pub fn parse(text: &str) -> Result<WhatIfSpec, String> {
+        let (target, pct) = text.split_once('=').ok_or("expected TARGET=PCT%, as in gemm=30%")?;
+        let pct: f64 = pct.trim().trim_end_matches('%').parse().map_err(|_| format!("not a percentage: {pct}"))?;
+        if !(0.0..=100.0).contains(&pct) || target.trim().is_empty() {
+            return Err(format!("expected a target and 0-100%, got {text}"));
+        }
+        Ok(WhatIfSpec { target: target.trim().to_string(), faster_pct: pct })
+    }
+}

@@ -7,7 +7,7 @@
 //! other rank's duration is time spent waiting for it.
 
 use crate::report::{
-    CollectiveCall, JobView, MatchedCollective, MetricSpread, RankMetric, RankRow, RankWait, TraceReport,
+    CollectiveCall, JobStretch, JobView, MatchedCollective, MetricSpread, RankMetric, RankRow, RankWait, TraceReport,
 };
 use rustc_hash::FxHashMap;
 
@@ -132,19 +132,30 @@ pub fn job_view(traces: &[TraceReport], rows: &mut [RankRow]) -> JobView {
         }
     }
     let metrics = spreads(rows);
-    let (collectives, waits, matched_by_seq, unmatched) = match_collectives(traces);
+    let (collectives, waits, matched_by_seq, unmatched, critical_path) = match_collectives(traces);
     for w in &waits {
         rows[w.row].wait_us = w.wait_us;
     }
     let straggler = straggler(&waits);
-    JobView { one_job, notes, world_size, metrics, matched_by_seq, unmatched, straggler, waits, collectives }
+    JobView {
+        one_job,
+        notes,
+        world_size,
+        metrics,
+        matched_by_seq,
+        unmatched,
+        straggler,
+        waits,
+        collectives,
+        critical_path,
+    }
 }
 
 /// Matches each collective across ranks: by (group, sequence number) when every rank's trace
 /// has them, else by (group, name, occurrence). Returns the matched collectives (largest wait
 /// first, at most 200), per-rank waits, whether sequence numbers were used, and how many
 /// collectives ran on only one rank.
-fn match_collectives(traces: &[TraceReport]) -> (Vec<MatchedCollective>, Vec<RankWait>, bool, u64) {
+fn match_collectives(traces: &[TraceReport]) -> (Vec<MatchedCollective>, Vec<RankWait>, bool, u64, Vec<JobStretch>) {
     let by_seq = traces.iter().all(|t| !t.collectives.is_empty() && t.collectives.iter().all(|c| c.seq.is_some()));
     type Key = (Option<String>, String, i64);
     let mut groups: FxHashMap<Key, Vec<(usize, &CollectiveCall)>> = FxHashMap::default();
@@ -173,6 +184,7 @@ fn match_collectives(traces: &[TraceReport]) -> (Vec<MatchedCollective>, Vec<Ran
         .map(|(row, t)| RankWait { row, rank: t.rank, wait_us: 0.0, caused_us: 0.0, last_count: 0 })
         .collect();
     let mut matched = Vec::new();
+    let mut path = Vec::new();
     let mut unmatched = 0u64;
     for key in order {
         let calls = &groups[&key];
@@ -190,6 +202,9 @@ fn match_collectives(traces: &[TraceReport]) -> (Vec<MatchedCollective>, Vec<Ran
         }
         waits[last_row].caused_us += wait_total as f64 / 1e3;
         waits[last_row].last_count += 1;
+        if let Some(s) = stretch(traces, calls, last_row, wait_total) {
+            path.push(s);
+        }
         let first = calls[0].1;
         let start_min = calls.iter().map(|(_, c)| c.start_ns).min().unwrap_or(0);
         let start_max = calls.iter().map(|(_, c)| c.start_ns).max().unwrap_or(0);
@@ -211,5 +226,29 @@ fn match_collectives(traces: &[TraceReport]) -> (Vec<MatchedCollective>, Vec<Ran
     }
     matched.sort_by(|a, b| b.wait_us.total_cmp(&a.wait_us).then(a.index.cmp(&b.index)));
     matched.truncate(200);
-    (matched, waits, by_seq, unmatched)
+    (matched, waits, by_seq, unmatched, path)
+}
+
+/// The job's path at one matched collective: the rank that arrived last and what its own
+/// critical path spent the stretch before it on (its `Arrival` at that collective row).
+fn stretch(
+    traces: &[TraceReport],
+    calls: &[(usize, &CollectiveCall)],
+    last: usize,
+    wait_ns: i64,
+) -> Option<JobStretch> {
+    let (_, c) = calls.iter().find(|(row, _)| *row == last)?;
+    let t = &traces[last];
+    let a = t.critical_path.as_ref()?.arrivals.iter().find(|a| a.start_ns == c.start_ns && a.dur_ns == c.dur_ns)?;
+    Some(JobStretch {
+        collective: c.name.clone(),
+        seq: c.seq,
+        row: last,
+        rank: t.rank,
+        held_by: a.held_by.clone(),
+        side: a.side,
+        held_us: a.held_us,
+        stretch_us: a.stretch_us,
+        wait_us: wait_ns as f64 / 1e3,
+    })
 }

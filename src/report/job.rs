@@ -177,6 +177,10 @@ pub struct JobView {
     pub waits: Vec<RankWait>,
     /// Matched collectives, largest wait first (at most 200).
     pub collectives: Vec<MatchedCollective>,
+    /// The job's critical path through its matched collectives, in order: per collective the
+    /// rank that arrived last and what held it (from that rank's own path).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub critical_path: Vec<super::critical_path::JobStretch>,
 }
 
 #[cfg(test)]

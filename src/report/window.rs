@@ -11,3 +11,12 @@ pub struct TimeWindow {
     #[serde(default)]
     pub origin_ns: i64,
 }
+
+impl TimeWindow {
+    /// Start and end in microseconds after the whole trace's first GPU row (as the timeline's
+    /// axis and `--range` show them).
+    pub fn after_first_row_us(&self) -> (f64, f64) {
+        let us = |ns: i64| (ns - self.origin_ns) as f64 / 1000.0;
+        (us(self.start_ns), us(self.end_ns))
+    }
+}

@@ -18,6 +18,9 @@ pub fn for_link(report: &Report) -> Report {
         // The ranks view lists the first collectives, without their per-rank durations.
         j.collectives.truncate(crate::analysis::ranks::COLLECTIVES_SHOWN);
         j.collectives.iter_mut().for_each(|c| c.durations_us.clear());
+        // The job's critical path: its stretches name rows of every rank (the page does not
+        // draw it yet).
+        j.critical_path.clear();
     }
     r
 }
@@ -40,6 +43,8 @@ fn trace_subset(t: &mut TraceReport) {
     t.layers.clear();
     t.memory = None;
     t.timeline = None;
+    // Pieces and what-if per step: a full list, not shown from a link yet.
+    t.critical_path = None;
     t.efficiency = t.efficiency.as_ref().map(Efficiency::link_subset).filter(|e| !e.coverage.known_us.is_empty());
 }
 

@@ -1,0 +1,126 @@
+//! The critical path of each step: what the step's time waited on, CPU and GPU, and what a
+//! faster bucket or op would give along it (the what-if).
+
+use crate::vocab::Bucket;
+use serde::{Deserialize, Serialize};
+
+/// The path of every ProfilerStep (or of the whole trace when it has none) on one rank.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CriticalPath {
+    pub steps: Vec<StepPath>,
+    /// The what-if asked for (`--what-if gemm=30%`), summed over the steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub what_if: Option<WhatIf>,
+    /// Synchronising calls whose waited-on GPU row could not be told (no row ended inside
+    /// them): their wait is left on the CPU.
+    #[serde(default)]
+    pub unmatched_syncs: u64,
+    /// Per collective row on this rank: what its path spent the time since the previous
+    /// collective on (what the job's critical path names when this rank arrives last).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arrivals: Vec<Arrival>,
+}
+
+/// What held one rank on its way to a collective: the largest piece of its critical path
+/// between its previous collective (or the step's start) and this one's start.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Arrival {
+    /// The collective row's start and duration (as in `TraceReport::collectives`).
+    pub start_ns: i64,
+    pub dur_ns: i64,
+    pub held_by: String,
+    pub side: PathSide,
+    pub held_us: f64,
+    /// The path's length from the previous collective to this one.
+    pub stretch_us: f64,
+}
+
+/// One stretch of the job's critical path: the collective everyone waited at and the rank
+/// that arrived last, with what held it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobStretch {
+    pub collective: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<i64>,
+    /// The last rank's row in `Report::ranks` and its rank.
+    pub row: usize,
+    pub rank: Option<i64>,
+    pub held_by: String,
+    pub side: PathSide,
+    pub held_us: f64,
+    pub stretch_us: f64,
+    /// What the other ranks waited there in all (as `MatchedCollective::wait_us`).
+    pub wait_us: f64,
+}
+
+/// One step's longest path through its dependency graph (CPU op nesting and order per thread,
+/// launch -> GPU row, stream order, GPU row -> the synchronising call that waited for it).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepPath {
+    pub step: String,
+    /// The step's extent: its CPU start to the last of its CPU end and its GPU rows' ends.
+    pub span_us: f64,
+    pub path_us: f64,
+    /// CPU time on the path (op and runtime-call time; a blocking wait counts as none).
+    pub cpu_us: f64,
+    /// GPU row time on the path.
+    pub gpu_us: f64,
+    /// Launch delays on the path (a row that started late because its launch came late).
+    pub launch_us: f64,
+    /// Gaps between rows queued back to back on one stream.
+    pub gap_us: f64,
+    /// Synchronising calls the path runs through (GPU row -> the call that waited).
+    pub syncs: u32,
+    pub longest_row_us: f64,
+    /// GPU time on the path per bucket, largest first.
+    pub buckets: Vec<PathBucket>,
+    /// The path's largest pieces by name (an op, a runtime call or a GPU row), largest first.
+    pub pieces: Vec<PathPiece>,
+    /// The path's length with the what-if applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub what_if_path_us: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PathBucket {
+    pub bucket: Bucket,
+    pub us: f64,
+    pub pct_of_path: f64,
+}
+
+/// Which side of the machine a piece of the path ran on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PathSide {
+    Cpu,
+    Gpu,
+    Launch,
+    Gap,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PathPiece {
+    pub name: String,
+    pub side: PathSide,
+    pub us: f64,
+    pub pct_of_path: f64,
+    /// Path edges of this name (rows, op stretches).
+    pub count: u32,
+}
+
+/// "x% faster" for a bucket or a name family, along the critical path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WhatIf {
+    /// A bucket id (`gemm`) or a text that kernel and op names contain (case-insensitive).
+    pub target: String,
+    pub faster_pct: f64,
+    /// The steps' paths, summed, before and after.
+    pub path_before_us: f64,
+    pub path_after_us: f64,
+    /// The steps' spans, summed, and the same less what the paths saved.
+    pub step_before_us: f64,
+    pub step_after_us: f64,
+    /// The naive estimate: the target's whole time on the steps' GPU rows and ops, cut by the
+    /// same share, whatever the path.
+    pub naive_saving_us: f64,
+}
