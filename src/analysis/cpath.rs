@@ -75,6 +75,8 @@ fn critical_path<'a>(x: &'a Inputs<'a>) -> Option<CriticalPath> {
         }
         out.steps.push(p);
     }
+    // In time order: the rows' order depends on how the file was read (whole or in parts).
+    out.arrivals.sort_by(|a, b| (a.start_ns, a.dur_ns, &a.held_by).cmp(&(b.start_ns, b.dur_ns, &b.held_by)));
     if let Some(w) = x.what_if {
         out.what_if = Some(WhatIf {
             target: w.target.clone(),

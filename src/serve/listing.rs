@@ -92,6 +92,7 @@ pub fn page(dir: &Path) -> String {
     let rows: String = list.iter().map(row).collect();
     format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>tracesight: {dir}</title>\
+<link rel=\"icon\" href=\"/app/icon.svg\" type=\"image/svg+xml\">\
 <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'\">\
 <style>body{{font:14px system-ui,sans-serif;margin:2em}}td{{padding:2px 10px}}.n{{text-align:right}}</style></head><body>\
 <h1>tracesight</h1><p>Traces under <code>{dir}</code> ({n}; new ones appear as they are written). \

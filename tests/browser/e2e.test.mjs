@@ -881,8 +881,8 @@ test('tracesight serve: the directory\'s traces listed on loopback, one opens an
     await page.locator('#open').click();
     await page.getByTestId('ranks').waitFor({ timeout: 60_000 });
     assert.ok(requests.every((u) => u.startsWith(`http://${addr}/`)), `requests left the server: ${requests}`);
-    const outside = await page.evaluate(async () => (await fetch('/files/..%2f..%2fetc%2fpasswd')).status);
-    assert.equal(outside, 403);
+    // Asked outside the page, so the refusal is not a console error of the page's.
+    assert.equal((await context.request.get(`http://${addr}/files/..%2f..%2fetc%2fpasswd`)).status(), 403);
     assert.deepEqual(errors, []);
     await context.close();
   } finally {
@@ -999,14 +999,36 @@ test('a summary link reopens exactly the same view', async () => {
 
 test('hostile fragments: error screen, nothing from the link runs', async () => {
   const evil = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
-  const trace = (extra = {}) => ({ f: evil + '.json', n: 1, d: { n: evil }, u: [10, 5, 10, 5, 5, 0, 0, 0, 0],
-    b: [{ i: 'other', t: 10, c: 1, k: [[evil, 10, 1]] }], a: { b: 'none' },
-    tk: [{ n: [evil, evil + ' short'], t: 10, c: 1, x: 10, b: 'other', o: evil }], to: [{ n: evil, t: 10, c: 1, b: 'other' }],
-    h: [{ i: 'gpu_idle', s: 'critical', m: evil, e: [evil], f: '`' + evil + '`' }], ...extra });
-  const link = (t) => ({ v: 1, s: { k: { q: evil } }, r: { v: evil, t: [t] } });
+  // A real link (the report's own serde form, version 2) made by the page, then edited as
+  // text: JSON.parse would turn the link's -0.0 markers (derived numbers) into 0.
+  const made = await (async () => {
+    const { context, page } = await open();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+    await page.getByTestId('file-input').setInputFiles(fixtures.plain);
+    await page.getByTestId('summary').waitFor({ timeout: 60_000 });
+    await page.getByTestId('share-link').click();
+    const [, data] = /#s=([A-Za-z0-9_-]+)/.exec(await readClipboard(page));
+    await context.close();
+    return zlib.inflateRawSync(Buffer.from(data, 'base64url')).toString();
+  })();
+  assert.ok(made.startsWith('{"v":2,'), made.slice(0, 40));
+  // Replaces the first string value of `key` after `from` with `value`.
+  const setText = (text, from, key, value) => {
+    const i = text.indexOf(`"${key}":"`, text.indexOf(from));
+    const j = text.indexOf('"', i + key.length + 4);
+    return text.slice(0, i) + `"${key}":${JSON.stringify(value)}` + text.slice(j + 1);
+  };
+  const setNumber = (text, from, key, value) => {
+    const i = text.indexOf(`"${key}":`, text.indexOf(from));
+    const j = text.slice(i + key.length + 3).search(/[,}]/) + i + key.length + 3;
+    return text.slice(0, i) + `"${key}":${value}` + text.slice(j);
+  };
+  let named = setText(made, '"traces"', 'file', evil + '.json');
+  named = setText(named, '"top_kernels"', 'name', evil);
+  const trace = () => named;
   // Script tags in names are data: shown as text, never run.
   {
-    const { context, page, errors } = await open({ hash: fragment('s', link(trace())) });
+    const { context, page, errors } = await open({ hash: fragment('s', trace()) });
     await page.getByTestId('summary').waitFor();
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
     assert.equal(await page.locator('script:not([type=module]), img[src=x]').count(), 0);
@@ -1016,11 +1038,12 @@ test('hostile fragments: error screen, nothing from the link runs', async () => 
     await context.close();
   }
   const cases = [
-    ['huge counts', fragment('s', link(trace({ n: 1e300, c: 18446744073709551615 })))],
-    ['many rows', fragment('s', link(trace({ tk: Array(5000).fill(trace().tk[0]) })))],
-    ['unknown keys', fragment('s', { ...link(trace()), x: '<b>hi</b>' })],
+    ['huge counts', fragment('s', setNumber(setNumber(named, '"gpu"', 'kernel_time_us', '1e300'), '"top_kernels"', 'count', '18446744073709551615'))],
+    ['many rows', fragment('s', named.replace(/"top_kernels":\[(\{[^{}]*\})/, (m, row) => `"top_kernels":[${Array(5000).fill(row).join(',')}`))],
+    ['unknown keys', fragment('s', named.replace(/^\{/, '{"x":"<b>hi</b>",'))],
+    ['an old link (version 1)', fragment('s', named.replace('{"v":2,', '{"v":1,'))],
     ['not deflate', '#s=' + Buffer.from(evil).toString('base64url')],
-    ['truncated', fragment('s', link(trace())).slice(0, 60)],
+    ['truncated', fragment('s', trace()).slice(0, 60)],
     ['a deflate bomb', fragment('s', JSON.stringify({ v: 1, s: {}, r: 'A'.repeat(8 << 20) }))],
     // Chromium refuses URLs over 2 MB before the page sees them (checked below); the largest
     // fragment it carries reaches the decoder, which refuses it by its length.
