@@ -67,12 +67,23 @@ pub fn analyze_reader<R: Read>(
     opts: &Options,
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<TraceReport, TraceError> {
+    analyze_chrome_json(file, reader, None, opts, progress)
+}
+
+/// [`analyze_reader`], with the capture trace of its graph replays when there is one.
+fn analyze_chrome_json<R: Read>(
+    file: &str,
+    reader: R,
+    capture: Option<Capture>,
+    opts: &Options,
+    progress: &mut dyn FnMut(u64) -> bool,
+) -> Result<TraceReport, TraceError> {
     let decoded = input::decode(reader).map_err(|e| stream_failed(file, input::classify(&e), input::describe(&e)))?;
     let consumed = decoded.consumed.clone();
     let mut collector = Collector::default();
     let mut on_chunk = |_decoded_bytes: u64| progress(consumed.get());
     let read = chrome_json::read_trace_chunked(decoded, &mut Neutral(&mut collector), &mut on_chunk, opts.chunk_size);
-    conclude(file, collector, read, opts, None)
+    conclude(file, collector, read, opts, capture)
 }
 
 /// Reads the trace of a graph capture (or an eager trace of the same step), to be handed to
@@ -94,12 +105,7 @@ pub fn analyze_with_capture<R: Read>(
     opts: &Options,
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<TraceReport, TraceError> {
-    let decoded = input::decode(reader).map_err(|e| stream_failed(file, input::classify(&e), input::describe(&e)))?;
-    let consumed = decoded.consumed.clone();
-    let mut collector = Collector::default();
-    let mut on_chunk = |_decoded_bytes: u64| progress(consumed.get());
-    let read = chrome_json::read_trace_chunked(decoded, &mut Neutral(&mut collector), &mut on_chunk, opts.chunk_size);
-    conclude(file, collector, read, opts, Some(capture))
+    analyze_chrome_json(file, reader, Some(capture), opts, progress)
 }
 
 /// The report of a trace read in parts (the CLI's reading on several threads), given how
