@@ -379,3 +379,17 @@ impl InflateStage {
         }
     }
 }
+
+/// Reads until `buf` is at least half full, the input ends or a read fails: how much was
+/// read, and the failure. Tiny reads (7 bytes at a time) then do not become one parse each.
+pub fn fill_half<R: Read + ?Sized>(reader: &mut R, buf: &mut [u8]) -> (usize, Option<io::Error>) {
+    let mut n = 0;
+    while n < buf.len() / 2 {
+        match read_retrying(reader, &mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) => return (n, Some(e)),
+        }
+    }
+    (n, None)
+}

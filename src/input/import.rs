@@ -2,7 +2,7 @@
 //! then which format), push the decoded bytes into that format's importer, finish.
 
 use super::formats::Format;
-use super::gzip::{from_source, read_retrying, Encoding, Inflater, Pulled};
+use super::gzip::{from_source, Encoding, Inflater, Pulled};
 use super::importer::{Imported, Importer};
 use super::sniff::{self, SNIFF};
 use crate::trace::{Ending, Sink};
@@ -173,18 +173,7 @@ pub fn import_from<R: Read, S: Sink>(
     loop {
         // Fill the buffer at least half, so tiny reads (a reader handing out 7 bytes at a
         // time) do not turn into one parse attempt per read.
-        let mut n = 0;
-        let mut failed = None;
-        while n < buf.len() / 2 {
-            match read_retrying(&mut reader, &mut buf[n..]) {
-                Ok(0) => break,
-                Ok(k) => n += k,
-                Err(e) => {
-                    failed = Some(e);
-                    break;
-                }
-            }
-        }
+        let (n, failed) = crate::input::fill_half(&mut reader, &mut buf);
         if n > 0 {
             total += n as u64;
             import.push(Bytes::Slice(&buf[..n]));

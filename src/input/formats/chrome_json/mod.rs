@@ -24,7 +24,6 @@ pub use sink::JsonSink;
 #[doc(hidden)]
 pub use scan::{event as scan_event, Miss as ScanMiss};
 
-use crate::input::gzip::read_retrying;
 use crate::trace::{Ending, Fatal, Outcome};
 pub use event::RawEvent;
 use std::io::Read;
@@ -62,18 +61,7 @@ pub fn read_trace_chunked<R: Read, S: JsonSink>(
     let ending = loop {
         // Fill the buffer at least half, so tiny reads (a reader handing out 7 bytes at a
         // time) do not turn into one parse attempt per read.
-        let mut n = 0;
-        let mut failed = None;
-        while n < buf.len() / 2 {
-            match read_retrying(&mut reader, &mut buf[n..]) {
-                Ok(0) => break,
-                Ok(k) => n += k,
-                Err(e) => {
-                    failed = Some(e);
-                    break;
-                }
-            }
-        }
+        let (n, failed) = crate::input::fill_half(&mut reader, &mut buf);
         if n > 0 {
             total += n as u64;
             if !progress(total) {
