@@ -173,7 +173,7 @@ pub fn import_from<R: Read, S: Sink>(
     loop {
         // Fill the buffer at least half, so tiny reads (a reader handing out 7 bytes at a
         // time) do not turn into one parse attempt per read.
-        let (n, failed) = crate::input::fill_half(&mut reader, &mut buf);
+        let (n, failed) = crate::input::gzip::fill_half(&mut reader, &mut buf);
         if n > 0 {
             total += n as u64;
             import.push(Bytes::Slice(&buf[..n]));

@@ -61,7 +61,7 @@ pub fn read_trace_chunked<R: Read, S: JsonSink>(
     let ending = loop {
         // Fill the buffer at least half, so tiny reads (a reader handing out 7 bytes at a
         // time) do not turn into one parse attempt per read.
-        let (n, failed) = crate::input::fill_half(&mut reader, &mut buf);
+        let (n, failed) = crate::input::gzip::fill_half(&mut reader, &mut buf);
         if n > 0 {
             total += n as u64;
             if !progress(total) {
