@@ -3,7 +3,7 @@
 //! part per worker. One worker is started at page load (so its script and wasm are fetched
 //! before any trace is opened); Cancel terminates them all and starts a fresh one.
 
-use super::protocol::{object, Job, Request, ToPage};
+use super::protocol::{to_js, Job, Request, ToPage, ToWorker};
 use js_sys::Array;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -65,42 +65,38 @@ impl Client {
         if self.0.borrow().worker.is_none() {
             self.spawn();
         }
-        let text = |v: String| JsValue::from(v);
-        let (request, job) = (
-            text(serde_json::to_string(request).unwrap_or_default()),
-            text(serde_json::to_string(job).unwrap_or_default()),
-        );
-        let mut fields: Vec<(&str, &JsValue)> = vec![("files", &files), ("request", &request), ("job", &job)];
-        let port = port.map(JsValue::from);
-        if let Some(port) = &port {
-            fields.push(("port", port));
-        }
-        self.post(object(&fields).into(), port.map(|p| Array::of1(&p)));
+        let port: JsValue = port.map_or(JsValue::NULL, Into::into);
+        let transfer = (!port.is_null()).then(|| Array::of1(&port));
+        self.post(&ToWorker::Analyse { files, request: request.clone(), job: *job, port }, transfer);
     }
 
     /// Tells the lead worker of a .json.gz where the inflated bytes come from: `port` (its
     /// end of a channel to the inflating worker), or none (null: it reads the file alone).
     pub fn inflater(&self, port: Option<MessagePort>) {
-        let value: JsValue = port.map_or(JsValue::NULL, Into::into);
-        let transfer = (!value.is_null()).then(|| Array::of1(&value));
-        self.post(object(&[("port", &value)]).into(), transfer);
+        let port: JsValue = port.map_or(JsValue::NULL, Into::into);
+        let transfer = (!port.is_null()).then(|| Array::of1(&port));
+        self.post(&ToWorker::Inflater { port }, transfer);
     }
 
     /// Tells the lead worker of a .json.gz that its inflating worker died.
     pub fn inflater_lost(&self) {
-        self.post(object(&[("inflater_lost", &JsValue::TRUE)]).into(), None);
+        self.post(&ToWorker::InflaterLost, None);
     }
 
-    /// Hands a lead worker the other parts of its file (`{join}`), their buffers transferred.
+    /// Hands a lead worker the other parts of its file, their buffers transferred.
     pub fn join(&self, parts: Array) {
         let transfer = Array::new();
         for data in parts.iter().filter_map(|d| d.dyn_into::<js_sys::Uint8Array>().ok()) {
             transfer.push(&data.buffer());
         }
-        self.post(object(&[("join", &parts)]).into(), Some(transfer));
+        self.post(&ToWorker::Join { parts }, Some(transfer));
     }
 
-    fn post(&self, message: JsValue, transfer: Option<Array>) {
+    fn post(&self, message: &ToWorker, transfer: Option<Array>) {
+        let message = match to_js(message) {
+            Ok(message) => message,
+            Err(e) => return self.crashed(format!("could not encode the message to the analysis worker: {e}")),
+        };
         let mut inner = self.0.borrow_mut();
         match (&inner.worker, inner.ready) {
             (Some(worker), true) => {

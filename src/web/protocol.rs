@@ -1,15 +1,58 @@
-//! Messages between the page and the worker. The page posts `{files, request, job}`: a JS
-//! array of `File`s (structured clone: the handles cross, not the bytes), a [`Request`] and a
-//! [`Job`] as JSON text (and a `port` for [`Job::Inflate`]); or `{join}`, `{port}` or
-//! `{inflater_lost}` to a worker that leads a file read by several. The worker
-//! answers with [`ToPage`] messages, encoded by serde-wasm-bindgen.
+//! Messages between the page and the worker, one serde enum each way: the page posts
+//! [`ToWorker`], the worker answers [`ToPage`], both through serde-wasm-bindgen ([`to_js`],
+//! [`from_js`]). The JS values a message carries (the `File`s, whose handles cross by
+//! structured clone, not their bytes; ports; part buffers) pass through as they are
+//! (`serde_wasm_bindgen::preserve`); 64-bit numbers (trace clock nanoseconds, byte offsets)
+//! travel as BigInts, which a JS number would round. A message the worker cannot decode (not
+//! a `ToWorker`, or one whose fields have the wrong types) is answered [`ToPage::Malformed`],
+//! which the page shows as the worker's error: never read as some default.
 
 use crate::analysis::split::PartJob;
-use serde::{Deserialize, Serialize};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
-/// A plain JS object with `fields`: the messages that carry JS values (files, ports, buffers)
-/// rather than serialised data.
+/// `msg` as a JS value (64-bit integers as BigInts, preserved JS values as themselves).
+pub fn to_js<T: Serialize>(msg: &T) -> Result<JsValue, serde_wasm_bindgen::Error> {
+    msg.serialize(&serde_wasm_bindgen::Serializer::new().serialize_large_number_types_as_bigints(true))
+}
+
+/// A message decoded from its JS value, or why it is not one.
+pub fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, String> {
+    serde_wasm_bindgen::from_value(value).map_err(|e| e.to_string())
+}
+
+/// What the page tells a worker. Externally tagged (`{"Analyse": {...}}`, `"InflaterLost"`):
+/// serde then reads the preserved JS values straight from the message, with no buffering.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum ToWorker {
+    /// Analyse `files` (a JS array of `File`/`Blob`) as `request` and `job` say; `port` is
+    /// the channel to the lead for [`Job::Inflate`], null otherwise.
+    Analyse {
+        #[serde(with = "serde_wasm_bindgen::preserve")]
+        files: js_sys::Array,
+        request: Request,
+        job: Job,
+        #[serde(with = "serde_wasm_bindgen::preserve")]
+        port: JsValue,
+    },
+    /// For a lead reading in parts: for every other part in file order, the bytes its worker
+    /// sent in [`ToPage::PartDone`] (a Uint8Array) or null.
+    Join {
+        #[serde(with = "serde_wasm_bindgen::preserve")]
+        parts: js_sys::Array,
+    },
+    /// For a lead that asked [`ToPage::Inflate`]: its end of a channel to the inflating worker
+    /// (a MessagePort), or null: no worker can inflate, it reads the file alone.
+    Inflater {
+        #[serde(with = "serde_wasm_bindgen::preserve")]
+        port: JsValue,
+    },
+    /// The lead's inflating worker died.
+    InflaterLost,
+}
+
+/// A plain JS object with `fields`: the messages between the worker and the workers it talks
+/// to (the reader, the inflating stage), which carry JS values rather than serialised data.
 pub fn object(fields: &[(&str, &JsValue)]) -> js_sys::Object {
     let message = js_sys::Object::new();
     for (name, value) in fields {
@@ -18,15 +61,12 @@ pub fn object(fields: &[(&str, &JsValue)]) -> js_sys::Object {
     message
 }
 
-/// How to analyse the posted files. Sent as JSON text: trace clock nanoseconds do not fit in a
-/// JS number.
+/// How to analyse the posted files.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Request {
     /// Only GPU time in `[start, end)` on the trace's clock (a timeline selection).
-    #[serde(default)]
     pub range: Option<(i64, i64)>,
     /// The user's bucket rules (`pattern => bucket` lines), tried before the built-in ones.
-    #[serde(default)]
     pub rules: String,
 }
 
@@ -46,10 +86,8 @@ pub enum Job {
     #[default]
     Whole,
     /// Reads one file, in up to `workers` parts when it is large plain JSON: plans the cuts
-    /// (answering [`ToPage::Split`]), reads the first part, then waits for `{join}`: an array
-    /// holding, for every other part in file order, the bytes its worker sent in
-    /// [`ToPage::PartDone`] or null. Falls back to reading the file whole when a part is
-    /// missing or cannot be joined exactly. A large .json.gz is instead parsed as another
+    /// (answering [`ToPage::Split`]), reads the first part, then waits for [`ToWorker::Join`].
+    /// Falls back to reading the file whole when a part is missing or cannot be joined exactly. A large .json.gz is instead parsed as another
     /// worker inflates it (see [`ToPage::Inflate`]).
     Lead { workers: u32 },
     /// Reads one part of a file for the worker that leads it (the page knows which part a
@@ -72,8 +110,8 @@ pub enum ToPage {
     /// The lead worker reads the file in parts: these are for other workers (part 0, the
     /// lead's own, is not among them).
     Split { parts: Vec<PartJob> },
-    /// The lead worker asks for a worker to inflate its .json.gz: the page answers `{port}`
-    /// (a MessagePort to that worker, or null), and `{inflater_lost}` if that worker dies.
+    /// The lead worker asks for a worker to inflate its .json.gz: the page answers
+    /// [`ToWorker::Inflater`], and [`ToWorker::InflaterLost`] if that worker dies.
     Inflate,
     /// The inflating worker is done (the lead has all it needs).
     InflateDone,
@@ -86,8 +124,9 @@ pub enum ToPage {
     /// its reader worker (0 when the reader read them all; see `worker::Slices`), and how many
     /// files the reader inflated (see `worker::analyse_gunzipped`).
     Done { json: String, wasm_memory_bytes: f64, parts: u32, slices_read_here: u32, inflated_by_reader: u32 },
-    /// The page's message could not be read (a request or job that is not valid JSON of its
-    /// type): the worker did nothing with it, and the page shows this as the worker's error.
+    /// The page's message could not be decoded as a [`ToWorker`] (unknown, or a field of the
+    /// wrong type): the worker did nothing with it, and the page shows this as the worker's
+    /// error.
     Malformed { message: String },
 }
 

@@ -717,7 +717,7 @@ test('reader.js hands over exactly the bytes asked for, slice by slice, no more 
   await context.close();
 });
 
-test('the analysis worker answers a malformed request with an error, and goes on reading good ones', async () => {
+test('the analysis worker answers a malformed or unknown message with an error, and goes on reading good ones', async () => {
   const { context, page, errors } = await open({ cores: 1 });
   const got = await page.evaluate(async () => {
     const worker = new Worker('./worker.js', { type: 'module' });
@@ -732,8 +732,20 @@ test('the analysis worker answers a malformed request with an error, and goes on
     const ready = await next();
     const files = [new File(['{"traceEvents":[]}'], 'empty.json')];
     const answers = [];
-    for (const [request, job] of [['{"rules": 7}', '"Whole"'], ['{}', 'not json'], ['{}', '"Whole"']]) {
-      worker.postMessage({ files, request, job });
+    const analyse = (request, job) => ({ Analyse: { files, request, job, port: null } });
+    // The page's messages are one serde enum (ToWorker): a wrong field type, an unknown job,
+    // the old property-bag shape, an unknown variant and a message that is no object at all
+    // are each answered `malformed`, never read as a default; then a good one is read.
+    const messages = [
+      analyse({ range: null, rules: 7 }, 'Whole'),
+      analyse({ range: null, rules: '' }, 'Sideways'),
+      { files, request: '{}', job: '"Whole"' },
+      'Bogus',
+      42,
+      analyse({ range: null, rules: '' }, 'Whole'),
+    ];
+    for (const message of messages) {
+      worker.postMessage(message);
       let msg = await next();
       while (msg.type !== 'malformed' && msg.type !== 'done') msg = await next();
       answers.push({ type: msg.type, message: msg.message ?? '' });
@@ -742,9 +754,11 @@ test('the analysis worker answers a malformed request with an error, and goes on
     return { ready: ready.type, answers };
   });
   assert.equal(got.ready, 'ready');
-  assert.deepEqual(got.answers.map((m) => m.type), ['malformed', 'malformed', 'done'], JSON.stringify(got.answers));
-  assert.match(got.answers[0].message, /^request: /, got.answers[0].message);
-  assert.match(got.answers[1].message, /^job: /, got.answers[1].message);
+  const types = got.answers.map((m) => m.type);
+  assert.deepEqual(types, ['malformed', 'malformed', 'malformed', 'malformed', 'malformed', 'done'], JSON.stringify(got.answers));
+  assert.match(got.answers[0].message, /invalid type.*7/, got.answers[0].message);
+  assert.match(got.answers[1].message, /unknown variant `Sideways`/, got.answers[1].message);
+  assert.match(got.answers[3].message, /unknown variant `Bogus`/, got.answers[3].message);
   assert.deepEqual(errors, []);
   await context.close();
 });

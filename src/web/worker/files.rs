@@ -6,7 +6,7 @@ use super::progress::*;
 use super::reader::*;
 use crate::analysis::split::{self, Joined, Part, PartJob, PartReader};
 use crate::input::{formats::Format, sniff, CarriedError, Encoding, InflateStage, Inflating};
-use crate::web::protocol::{Job, Request, ToPage};
+use crate::web::protocol::{Job, Request, ToPage, ToWorker};
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, File, MessagePort};
@@ -139,8 +139,8 @@ pub(super) async fn analyse_in_parts(
     .await;
     let first = read.ok().and_then(|_| reader.finish())?;
     let others: Array = loop {
-        if let Some(join) = get(&receive().await, "join") {
-            break join.dyn_into().ok()?;
+        if let Inbox::Page(ToWorker::Join { parts }) = receive().await {
+            break parts;
         }
     };
     if others.length() as usize + 1 != jobs.len() {
@@ -207,18 +207,21 @@ pub(super) async fn analyse_in_two_stages(
     }
     post(scope, &ToPage::Inflate);
     let port: MessagePort = loop {
-        let m = receive().await;
-        if get(&m, "inflater_lost").is_some() {
-            return None;
-        }
-        if let Some(port) = get(&m, "port") {
-            break port.dyn_into().ok()?;
+        match receive().await {
+            Inbox::Page(ToWorker::InflaterLost) => return None,
+            // Null: no worker can inflate it.
+            Inbox::Page(ToWorker::Inflater { port }) => break port.dyn_into().ok()?,
+            _ => {}
         }
     };
     listen(&port);
     let mut analysis = crate::analysis::Analysis::new(name, opts.clone());
     let result = loop {
-        let m = receive().await;
+        let m = match receive().await {
+            Inbox::Stage(m) => m,
+            Inbox::Page(ToWorker::InflaterLost) => break None,
+            Inbox::Page(_) => continue,
+        };
         if let Some(bytes) = get(&m, "bytes").and_then(|b| b.dyn_into::<Uint8Array>().ok()) {
             send(&port, &[("ack", &JsValue::TRUE)], None);
             analysis.feed(copy_in(&bytes, scratch));
@@ -233,8 +236,6 @@ pub(super) async fn analyse_in_two_stages(
             let error = get(&m, "error").and_then(|e| e.as_string());
             let error = error.and_then(|e| serde_json::from_str::<CarriedError>(&e).ok());
             break Some(analysis.finish(error.map(CarriedError::into_error)));
-        } else if get(&m, "inflater_lost").is_some() {
-            break None;
         }
     };
     send(&port, &[("stop", &JsValue::TRUE)], None);
@@ -263,8 +264,12 @@ pub(super) async fn inflate_for_lead(scope: &DedicatedWorkerGlobalScope, blob: B
                 // Wait while the parser is behind; stop when it needs no more.
                 loop {
                     let m = match try_receive() {
-                        Some(m) => m,
-                        None if ahead >= CHUNKS_AHEAD => receive().await,
+                        Some(Inbox::Stage(m)) => m,
+                        Some(Inbox::Page(_)) => continue,
+                        None if ahead >= CHUNKS_AHEAD => match receive().await {
+                            Inbox::Stage(m) => m,
+                            Inbox::Page(_) => continue,
+                        },
                         None => break,
                     };
                     if get(&m, "stop").is_some() {

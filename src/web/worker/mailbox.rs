@@ -1,7 +1,7 @@
 //! Messages that something waits for (the page's, the other stage's, the reader's), and the
 //! worker's few thread-local handles.
 
-use crate::web::protocol::object;
+use crate::web::protocol::{object, ToWorker};
 use js_sys::{Array, ArrayBuffer, Promise, Reflect, Uint8Array};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -11,17 +11,17 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{MessageEvent, MessagePort, Worker};
 
 /// Messages that something waits for, in arrival order, and the waker of the one waiting.
-pub(super) struct Mailbox {
-    queue: RefCell<VecDeque<JsValue>>,
+pub(super) struct Mailbox<T> {
+    queue: RefCell<VecDeque<T>>,
     wake: RefCell<Option<js_sys::Function>>,
 }
 
-impl Mailbox {
+impl<T> Mailbox<T> {
     pub(super) const fn new() -> Self {
         Mailbox { queue: RefCell::new(VecDeque::new()), wake: RefCell::new(None) }
     }
 
-    pub(super) fn pop(&self) -> Option<JsValue> {
+    pub(super) fn pop(&self) -> Option<T> {
         self.queue.borrow_mut().pop_front()
     }
 
@@ -31,12 +31,20 @@ impl Mailbox {
     }
 }
 
+/// A message for the running analysis.
+pub(super) enum Inbox {
+    /// From the page (decoded where it arrives: one that is not a [`ToWorker`] never gets here).
+    Page(ToWorker),
+    /// From the other stage of a two-stage reading, on its port (`{bytes}`, `{end, error}`,
+    /// `{ack}`, `{stop}`).
+    Stage(JsValue),
+}
+
 thread_local! {
-    /// For the running analysis: the page's `{join}`, `{port}`, `{inflater_lost}`; the other
-    /// stage's messages on its port.
-    pub(super) static MAILBOX: Mailbox = const { Mailbox::new() };
+    /// For the running analysis: the page's messages after the first, and the other stage's.
+    pub(super) static MAILBOX: Mailbox<Inbox> = const { Mailbox::new() };
     /// The reader worker's messages for the slices being read (see [`Slices`]).
-    pub(super) static READS: Mailbox = const { Mailbox::new() };
+    pub(super) static READS: Mailbox<JsValue> = const { Mailbox::new() };
     /// The reader worker, once started; None when it could not start or failed.
     pub(super) static READER: RefCell<Option<Worker>> = const { RefCell::new(None) };
     /// Slices read by this worker itself (not by the reader) in the running analysis.
@@ -45,7 +53,7 @@ thread_local! {
     pub(super) static INFLATED_BY_READER: Cell<u32> = const { Cell::new(0) };
 }
 
-pub(super) fn deliver_to(mailbox: &'static LocalKey<Mailbox>, message: JsValue) {
+pub(super) fn deliver_to<T: 'static>(mailbox: &'static LocalKey<Mailbox<T>>, message: T) {
     let wake = mailbox.with(|m| {
         m.queue.borrow_mut().push_back(message);
         m.wake.borrow_mut().take()
@@ -56,7 +64,7 @@ pub(super) fn deliver_to(mailbox: &'static LocalKey<Mailbox>, message: JsValue) 
 }
 
 /// The next message in `mailbox`, waiting for it.
-pub(super) async fn receive_from(mailbox: &'static LocalKey<Mailbox>) -> JsValue {
+pub(super) async fn receive_from<T: 'static>(mailbox: &'static LocalKey<Mailbox<T>>) -> T {
     loop {
         if let Some(m) = mailbox.with(Mailbox::pop) {
             return m;
@@ -66,17 +74,17 @@ pub(super) async fn receive_from(mailbox: &'static LocalKey<Mailbox>) -> JsValue
     }
 }
 
-pub(super) fn deliver(message: JsValue) {
+pub(super) fn deliver(message: Inbox) {
     deliver_to(&MAILBOX, message);
 }
 
 /// The next message for the running analysis, waiting for it.
-pub(super) async fn receive() -> JsValue {
+pub(super) async fn receive() -> Inbox {
     receive_from(&MAILBOX).await
 }
 
 /// The next message for the running analysis, if one is there.
-pub(super) fn try_receive() -> Option<JsValue> {
+pub(super) fn try_receive() -> Option<Inbox> {
     MAILBOX.with(Mailbox::pop)
 }
 
@@ -119,9 +127,9 @@ pub(super) fn copy_all_in<'a>(buffers: &[ArrayBuffer], scratch: &'a mut Vec<u8>)
 /// A port's message handler.
 pub(super) type OnMessage = Closure<dyn FnMut(MessageEvent)>;
 
-/// Hands the port's messages to [`receive`].
+/// Hands the port's messages (the other stage's) to [`receive`].
 pub(super) fn listen(port: &MessagePort) {
-    let on_message = OnMessage::new(|ev: MessageEvent| deliver(ev.data()));
+    let on_message = OnMessage::new(|ev: MessageEvent| deliver(Inbox::Stage(ev.data())));
     port.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // One small handler per two-stage reading, kept for the worker's life.
     on_message.forget();

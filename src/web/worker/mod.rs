@@ -16,7 +16,7 @@ mod progress;
 mod reader;
 mod warm_up;
 
-use super::protocol::{Job, Request, ToPage, WARM_UP_WORKER};
+use super::protocol::{from_js, Job, Request, ToPage, ToWorker, WARM_UP_WORKER};
 use files::*;
 use js_sys::{Array, Reflect, Uint8Array};
 use mailbox::*;
@@ -30,25 +30,16 @@ pub fn run() {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let reply = scope.clone();
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
-        let data = ev.data();
-        let Some(files) = get(&data, "files").and_then(|f| f.dyn_into::<Array>().ok()) else {
+        match from_js::<ToWorker>(ev.data()) {
+            Ok(ToWorker::Analyse { files, request, job, port }) => {
+                MAILBOX.with(Mailbox::clear);
+                let port = port.dyn_into::<MessagePort>().ok();
+                wasm_bindgen_futures::spawn_local(analyse_all(reply.clone(), files, request, job, port));
+            }
             // For the running analysis.
-            deliver(data);
-            return;
-        };
-        MAILBOX.with(Mailbox::clear);
-        let text = |name: &str| get(&data, name).and_then(|v| v.as_string()).unwrap_or_default();
-        let parse = || -> Result<(Request, Job), String> {
-            let request = serde_json::from_str(&text("request")).map_err(|e| format!("request: {e}"))?;
-            let job = serde_json::from_str(&text("job")).map_err(|e| format!("job: {e}"))?;
-            Ok((request, job))
-        };
-        let (request, job) = match parse() {
-            Ok(pair) => pair,
-            Err(message) => return post(&reply, &ToPage::Malformed { message }),
-        };
-        let port = get(&data, "port").and_then(|p| p.dyn_into::<MessagePort>().ok());
-        wasm_bindgen_futures::spawn_local(analyse_all(reply.clone(), files, request, job, port));
+            Ok(msg) => deliver(Inbox::Page(msg)),
+            Err(message) => post(&reply, &ToPage::Malformed { message }),
+        }
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
