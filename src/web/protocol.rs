@@ -4,7 +4,7 @@
 //! `{inflater_lost}` to a worker that leads a file read by several. The worker
 //! answers with [`ToPage`] messages, encoded by serde-wasm-bindgen.
 
-use crate::analysis::split::PartJob;
+use crate::analysis::job::split::PartJob;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
@@ -33,7 +33,7 @@ pub struct Request {
 impl Request {
     /// The analysis options, or why the rules cannot be used.
     pub fn options(&self) -> Result<crate::analysis::Options, String> {
-        let rules = crate::analysis::taxonomy::parse_rules(&self.rules)?;
+        let rules = crate::analysis::rules::taxonomy::parse_rules(&self.rules)?;
         let window = self.range.map(|(start_ns, end_ns)| crate::Range::Clock { start_ns, end_ns });
         Ok(crate::analysis::Options { rules, window, ..crate::analysis::Options::default() })
     }
