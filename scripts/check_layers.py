@@ -5,7 +5,7 @@ Every `crate::` / `super::` / `self::` path in a file (in `use` trees and in cod
 resolved to the deepest file module it names; test modules (`#[cfg(test)] mod x;` and
 `#[cfg(test)] mod tests { .. }`) are left out. An edge parent -> child from a `mod child;`
 declaration alone does not count, but a child naming an item of its parent's mod.rs does.
-Besides the file graph, each directory level is checked on its own: analysis/attention.rs
+Besides the file graph, each directory level is checked on its own: analysis/passes/attention.rs
 naming report.rs is an edge analysis -> report among the crate's top modules.
 
 Also checks the sizes the redesign set: no source file over 600 lines, at most five over 400

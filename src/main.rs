@@ -9,7 +9,7 @@ mod cli {
     use std::process::ExitCode;
     use std::thread;
     use std::time::Instant;
-    use tracesight::analysis::gate::Limit;
+    use tracesight::analysis::job::gate::Limit;
     use tracesight::files;
     use tracesight::parallel::Split;
     use tracesight::{combine_all, Options, TraceError};
@@ -329,8 +329,8 @@ mod cli {
             eprintln!("tracesight: diff needs two readable inputs");
             return ExitCode::FAILURE;
         };
-        let d = tracesight::analysis::diff::diff(&a, &b);
-        let checks = tracesight::analysis::gate::check(&d, &args.fail_if);
+        let d = tracesight::analysis::job::diff::diff(&a, &b);
+        let checks = tracesight::analysis::job::gate::check(&d, &args.fail_if);
         if args.json {
             let printed = if args.fail_if.is_empty() {
                 print_json(&d)
@@ -397,7 +397,7 @@ mod cli {
             None => Vec::new(),
             Some(p) => match std::fs::read_to_string(p)
                 .map_err(|e| e.to_string())
-                .and_then(|t| tracesight::analysis::taxonomy::parse_rules(&t))
+                .and_then(|t| tracesight::analysis::rules::taxonomy::parse_rules(&t))
             {
                 Ok(r) => r,
                 Err(e) => {

@@ -1,10 +1,10 @@
 //! Reading one large plain-JSON trace on several threads (native only; the core stays
-//! single-threaded): the parts that [`crate::analysis::split`] plans are read by worker threads
+//! single-threaded): the parts that [`crate::analysis::job::split`] plans are read by worker threads
 //! and joined in file order as they arrive. Whenever the parts cannot be joined exactly, the
 //! caller reads the file in one go instead: the result is always what one thread gives.
 
 use crate::analysis::fork::Fork;
-use crate::analysis::split::{self, Joined, Part, PartJob, PartReader};
+use crate::analysis::job::split::{self, Joined, Part, PartJob, PartReader};
 use crate::analysis::{report_of_parts, Options, TraceError};
 use crate::report::TraceReport;
 use std::fs::File;
@@ -131,7 +131,7 @@ fn join_in_order(
     n: usize,
     joined: &(Mutex<usize>, Condvar),
     stop: &AtomicBool,
-) -> Option<(crate::analysis::collect::Collector, crate::trace::Outcome)> {
+) -> Option<(crate::analysis::model::collect::Collector, crate::trace::Outcome)> {
     let mut waiting: std::collections::BTreeMap<usize, Part> = Default::default();
     let mut all = Joined::default();
     for k in 0..n {

@@ -3,7 +3,7 @@
 
 #![forbid(unsafe_code)]
 
-use crate::analysis::taxonomy::{Backend, Bucket};
+use crate::analysis::rules::taxonomy::{Backend, Bucket};
 use crate::report::{Report, TraceReport};
 use std::fmt::Write;
 
@@ -14,7 +14,7 @@ mod graphs;
 mod timeline;
 mod why;
 
-pub use crate::analysis::kernel_name::short_name;
+pub use crate::analysis::rules::kernel_name::short_name;
 pub use crate::vocab::units::fmt_us;
 use fmt::clip;
 pub use fmt::{fmt_bytes, no_gpu_rows_reason};
@@ -135,12 +135,12 @@ fn render_ranks(o: &mut String, report: &Report) {
 }
 
 /// The text of a diff between two runs.
-pub fn render_diff(d: &crate::analysis::diff::Diff, top: usize) -> String {
-    use crate::analysis::diff::Status;
+pub fn render_diff(d: &crate::analysis::job::diff::Diff, top: usize) -> String {
+    use crate::analysis::job::diff::Status;
     let mut o = String::new();
     let _ = writeln!(o, "\n{RULE}\n A: {}\n B: {}\n{RULE}", d.a_files.join(", "), d.b_files.join(", "));
     let _ = writeln!(o, " {}", d.verdict);
-    let pct = |c: &crate::analysis::diff::Change| match (c.rel_pct, c.status) {
+    let pct = |c: &crate::analysis::job::diff::Change| match (c.rel_pct, c.status) {
         (Some(p), _) => format!("{p:+.1}%"),
         (None, Status::New) => "new".into(),
         _ => String::new(),
@@ -389,7 +389,7 @@ fn render_trace(o: &mut String, t: &TraceReport) {
         t.buckets.iter().filter(|b| matches!(b.id, Bucket::Gemm | Bucket::Attention)).map(|b| b.pct).sum::<f64>();
     if t.has_gpu && t.gpu.kernel_time_us > 0.0 {
         let _ = writeln!(o, "\n Matmul + Attention (core compute): {core:.1}%");
-        if core < crate::analysis::hints::CORE_COMPUTE_LOW {
+        if core < crate::analysis::passes::hints::CORE_COMPUTE_LOW {
             let _ = writeln!(o, " Below 50% most time goes to non-core ops: large room to optimise. Llama 3 training typically shows 60-75%.");
         }
     }

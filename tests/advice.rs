@@ -3,7 +3,7 @@
 
 mod common;
 use common::Trace;
-use tracesight::analysis::hints::HintId;
+use tracesight::analysis::passes::hints::HintId;
 use tracesight::report::TraceReport;
 
 const GEMM: &str = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64";
@@ -147,7 +147,7 @@ fn the_gpu_time_says_how_it_was_launched() {
     let d = r
         .diagnostics
         .iter()
-        .find(|d| d.id == tracesight::analysis::diagnostics::DiagnosticId::GpuRowWithoutCorrelation);
+        .find(|d| d.id == tracesight::analysis::passes::diagnostics::DiagnosticId::GpuRowWithoutCorrelation);
     assert!(d.is_some_and(|d| d.message.contains("through their own External id")), "{:?}", r.diagnostics);
 }
 

@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use serde_json::json;
-use tracesight::analysis::taxonomy::Bucket;
+use tracesight::analysis::rules::taxonomy::Bucket;
 use tracesight::report::{PathSide, StepPath, TraceReport};
 use tracesight::{analyze_reader, Options, WhatIfSpec};
 

@@ -5,7 +5,7 @@
 mod common;
 use common::{shared_traces, Trace};
 use serde_json::{json, Value};
-use tracesight::analysis::hints::HintId;
+use tracesight::analysis::passes::hints::HintId;
 use tracesight::report::{Bound, Efficiency, KernelWork, TraceReport, WorkSource};
 use tracesight::vocab::{Bucket, Precision};
 

@@ -4,11 +4,8 @@
 
 mod common;
 use common::*;
-use tracesight::analysis::{
-    diagnostics::DiagnosticId,
-    hints::HintId,
-    taxonomy::{Backend, Bucket},
-};
+use tracesight::analysis::passes::{diagnostics::DiagnosticId, hints::HintId};
+use tracesight::analysis::rules::taxonomy::{Backend, Bucket};
 use tracesight::report::Severity;
 use tracesight::report::TraceReport;
 

@@ -10,7 +10,7 @@ use std::io::Read;
 
 use common::{json_fixtures, shared_traces, trace_files, Trace, CPU_TID};
 use tracesight::analysis::fork::Fork;
-use tracesight::analysis::taxonomy::Backend;
+use tracesight::analysis::rules::taxonomy::Backend;
 use tracesight::{analyze_slice, parallel, Options};
 
 const GEMM: &str = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64";

@@ -4,8 +4,8 @@
 mod common;
 use common::Trace;
 use std::process::Command;
-use tracesight::analysis::diff::diff;
-use tracesight::analysis::gate::{check, Limit};
+use tracesight::analysis::job::diff::diff;
+use tracesight::analysis::job::gate::{check, Limit};
 
 const GEMM: &str = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64";
 const ELEM: &str = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int, float*)";

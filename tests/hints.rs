@@ -3,7 +3,7 @@
 
 mod common;
 use common::{shared_traces, trace_files, Trace, CPU_TID};
-use tracesight::analysis::hints::{HintId, SMALL_STAKE_PCT};
+use tracesight::analysis::passes::hints::{HintId, SMALL_STAKE_PCT};
 use tracesight::report::{Severity, TraceReport};
 
 const GEMM: &str = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64";

@@ -3,8 +3,8 @@
 
 mod common;
 use common::*;
-use tracesight::analysis::diff::{diff, Status};
-use tracesight::analysis::taxonomy::{Backend, Bucket};
+use tracesight::analysis::job::diff::{diff, Status};
+use tracesight::analysis::rules::taxonomy::{Backend, Bucket};
 use tracesight::report::{Report, TraceReport};
 use tracesight::{analyze_any, combine, combine_all, merge, merge_labelled, Options};
 
@@ -259,7 +259,7 @@ fn default_compare_split() {
 
 #[test]
 fn a_second_run_merged_in_is_set_b() {
-    use tracesight::analysis::diff::diff_refs;
+    use tracesight::analysis::job::diff::diff_refs;
     use tracesight::share_link::{CompareSets, Side};
     // Two runs of a 4-rank job whose files have the same names; the second run's GEMMs are slower.
     let runs: Vec<Report> = [1_000, 1_500]

@@ -5,9 +5,9 @@
 mod common;
 use common::{Trace, CPU_TID};
 use serde_json::json;
-use tracesight::analysis::diagnostics::DiagnosticId;
-use tracesight::analysis::hints::HintId;
-use tracesight::analysis::taxonomy::{Backend, Bucket};
+use tracesight::analysis::passes::diagnostics::DiagnosticId;
+use tracesight::analysis::passes::hints::HintId;
+use tracesight::analysis::rules::taxonomy::{Backend, Bucket};
 use tracesight::report::TraceReport;
 use tracesight::{Options, Range};
 
@@ -470,7 +470,7 @@ fn range_syntax() {
 
 #[test]
 fn timeline_size_is_bounded_on_a_long_many_stream_trace() {
-    use tracesight::analysis::timeline::{BINS, MAX_LANES};
+    use tracesight::analysis::passes::timeline::{BINS, MAX_LANES};
     // 40 streams, 200_000 kernels over 2 s: only the 16 busiest streams are drawn.
     let mut events = String::from("{\"traceEvents\":[");
     for i in 0..200_000i64 {
@@ -495,7 +495,7 @@ fn timeline_size_is_bounded_on_a_long_many_stream_trace() {
     let json = serde_json::to_string(tl).unwrap();
     assert!(json.len() < 400_000, "timeline JSON is {} bytes", json.len());
     assert_eq!(r.steps.len(), 1_000);
-    assert!(tl.steps.len() <= tracesight::analysis::timeline::MAX_STEP_MARKS);
+    assert!(tl.steps.len() <= tracesight::analysis::passes::timeline::MAX_STEP_MARKS);
     assert_eq!(tl.steps.len() as u32 + tl.hidden_steps, 1_000);
     assert_eq!(
         (tl.steps[0].name.as_str(), tl.steps.last().unwrap().name.as_str()),
@@ -568,7 +568,7 @@ fn no_memory_events_no_memory_view() {
 
 #[test]
 fn your_own_rules_come_first_and_say_so() {
-    use tracesight::analysis::taxonomy::parse_rules;
+    use tracesight::analysis::rules::taxonomy::parse_rules;
     let rules = parse_rules("# our kernels\nmy fused mlp* => gemm\nmystery* | odd kernel => moe_routing\n").unwrap();
     assert_eq!(rules.len(), 2);
     assert!(parse_rules("x => nonsense").unwrap_err().contains("line 1: unknown bucket `nonsense`"));
@@ -589,7 +589,7 @@ fn your_own_rules_come_first_and_say_so() {
     // The page's live check says the same before analysing again: what each rule takes, and
     // from where.
     let rules = parse_rules("my fused mlp* => gemm\nmy* | mystery* => moe_routing\nnothing here => rope").unwrap();
-    let effects = tracesight::analysis::taxonomy::rule_effects(
+    let effects = tracesight::analysis::rules::taxonomy::rule_effects(
         &rules,
         r.kernels.iter().map(|k| (k.name.as_str(), k.bucket, k.time_us, k.count)),
     );

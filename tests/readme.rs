@@ -4,7 +4,8 @@
 //! README and docs/ names a file that exists.
 
 use std::path::Path;
-use tracesight::analysis::{diagnostics, hints_doc, taxonomy};
+use tracesight::analysis::passes::{diagnostics, hints_doc};
+use tracesight::analysis::rules::taxonomy;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 /// The README is for users; definitions, internals and figures live in docs/.

@@ -6,10 +6,8 @@ use common::*;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::io::Read;
-use tracesight::analysis::{
-    diagnostics::DiagnosticId,
-    taxonomy::{Backend, Bucket},
-};
+use tracesight::analysis::passes::diagnostics::DiagnosticId;
+use tracesight::analysis::rules::taxonomy::{Backend, Bucket};
 use tracesight::report::Severity;
 use tracesight::report::TraceReport;
 

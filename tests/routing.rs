@@ -6,8 +6,8 @@
 
 mod common;
 use common::{fixture, Trace};
-use tracesight::analysis::diagnostics::DiagnosticId;
-use tracesight::analysis::taxonomy::Bucket;
+use tracesight::analysis::passes::diagnostics::DiagnosticId;
+use tracesight::analysis::rules::taxonomy::Bucket;
 use tracesight::report::TraceReport;
 
 const TOPK: &str = "void at::native::sbtopk::gatherTopK<float, unsigned int, 2, false>(at::cuda::detail::TensorInfo<float const, unsigned int>, unsigned int, unsigned int, bool, unsigned int, unsigned int, at::cuda::detail::TensorInfo<float, unsigned int>, unsigned int, at::cuda::detail::TensorInfo<long, unsigned int>, unsigned int)";

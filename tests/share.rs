@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use tracesight::analysis::taxonomy::Bucket;
+use tracesight::analysis::rules::taxonomy::Bucket;
 use tracesight::export::{csv, markdown};
 use tracesight::share_link::{
     self, decode, encode, for_link, CompareSets, Figures, LinkError, SortCol, TableState, ViewState,
@@ -87,7 +87,7 @@ fn round_trip(report: &Report, label: &str) -> usize {
         (Some(g), Some(r)) => {
             let shown = |j: &tracesight::report::JobView| {
                 let mut j = j.clone();
-                j.collectives.truncate(tracesight::analysis::ranks::COLLECTIVES_SHOWN);
+                j.collectives.truncate(tracesight::analysis::job::ranks::COLLECTIVES_SHOWN);
                 j.collectives.iter_mut().for_each(|c| c.durations_us.clear());
                 // The job's critical path is not carried by links (yet).
                 j.critical_path.clear();
@@ -266,12 +266,12 @@ fn a_field_the_subset_keeps_travels_and_one_it_leaves_out_does_not() {
 fn a_job_link_reopens_the_ranks_view() {
     let report = job_report();
     let job = report.job.as_ref().unwrap();
-    assert!(job.collectives.len() > tracesight::analysis::ranks::COLLECTIVES_SHOWN, "more than the view lists");
+    assert!(job.collectives.len() > tracesight::analysis::job::ranks::COLLECTIVES_SHOWN, "more than the view lists");
     let back = decode(&encode(Some(&report), &ViewState::default())).unwrap().report.unwrap();
     let got = back.job.unwrap();
     assert_eq!(got.straggler, job.straggler);
     assert_eq!(back.ranks[got.straggler.unwrap()].rank, Some(2));
-    assert_eq!(got.collectives.len(), tracesight::analysis::ranks::COLLECTIVES_SHOWN);
+    assert_eq!(got.collectives.len(), tracesight::analysis::job::ranks::COLLECTIVES_SHOWN);
     assert_eq!(got.metrics, job.metrics);
     assert!(back.ranks.iter().all(|r| r.compute_us > 0.0 && !r.top_buckets.is_empty()));
 }

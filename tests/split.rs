@@ -9,8 +9,8 @@ mod common;
 use std::io::Read;
 
 use common::{fixture, json_fixtures, shared_traces, trace_files};
+use tracesight::analysis::job::split::{self, Joined, Part, PartJob, PartReader};
 use tracesight::analysis::report_of_parts;
-use tracesight::analysis::split::{self, Joined, Part, PartJob, PartReader};
 use tracesight::{analyze_slice, Options};
 
 /// What the page does with a file cut into `parts` parts, read in `chunk`-byte pieces: the

@@ -3,7 +3,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use tracesight::analysis::report_of_parts;
-use tracesight::analysis::split::{self, Joined, Part, PartJob, PartReader};
+use tracesight::analysis::job::split::{self, Joined, Part, PartJob, PartReader};
 use tracesight::{analyze_slice, Options, TraceError, TraceReport};
 
 /// The outcome as text.

@@ -7,8 +7,8 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use std::path::PathBuf;
-use tracesight::analysis::gate::{self, Limit};
-use tracesight::analysis::taxonomy::parse_rules;
+use tracesight::analysis::job::gate::{self, Limit};
+use tracesight::analysis::rules::taxonomy::parse_rules;
 use tracesight::parallel::Split;
 use tracesight::{combine_all, files, Options, Range, Report, TraceError, TraceReport};
 
@@ -133,7 +133,7 @@ fn diff_json(
         }
     };
     let (ta, tb) = (side(ra)?, side(rb)?);
-    let d = tracesight::analysis::diff::diff(&ta, &tb);
+    let d = tracesight::analysis::job::diff::diff(&ta, &tb);
     let checks = gate::check(&d, &limits);
     let text = tracesight::text::render_diff(&d, top);
     let md = tracesight::export::diff_md::render(&d, &checks, top.min(10));

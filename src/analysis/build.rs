@@ -4,23 +4,21 @@
 //! passes over the frozen model (`passes`: each a function of the [`Model`] returning one
 //! part), and the parts put together as the trace's report.
 
-use super::attention::{find_eager, launch_order};
-use super::attribution::{attribute, Attribution};
-use super::capture::{import, Capture};
-use super::classify::Chains;
-use super::collect::{Collector, NAME_BACKWARD};
-pub use super::extra::Extra;
-use super::model::{step_windows, Model, RowSums, StepWindow};
+use super::model::frozen::{step_windows, Model, RowSums, StepWindow};
 use super::options::Options;
-use super::row_passes::{classify_rows, time_pass, totals_pass, TimePass, Totals};
-use super::steps::{step_times, us};
-use super::tables::{tables, Tables};
-use super::taxonomy::Bucket;
-use super::{idle, layers, memory, timeline};
+use super::passes::{idle, layers, memory, timeline};
+use crate::analysis::model::attribution::{attribute, Attribution};
+use crate::analysis::model::capture::{import, Capture};
+use crate::analysis::model::classify::Chains;
+use crate::analysis::model::collect::{Collector, NAME_BACKWARD};
+use crate::analysis::passes::attention::{find_eager, launch_order};
+pub use crate::analysis::passes::extra::Extra;
+use crate::analysis::passes::hints::TRAINING_OPTIMIZER_PCT;
+use crate::analysis::passes::row_passes::{classify_rows, time_pass, totals_pass, TimePass, Totals};
+use crate::analysis::passes::steps::{step_times, us};
+use crate::analysis::passes::tables::{tables, Tables};
+use crate::analysis::rules::taxonomy::Bucket;
 use crate::report::*;
-
-/// The optimizer's share of GPU time (%) that, without backward ops, says the run trains.
-pub const TRAINING_OPTIMIZER_PCT: f64 = 1.0;
 
 /// The report's parts that the passes make, and what the hints and the roofline read besides.
 pub struct Built {
@@ -28,7 +26,7 @@ pub struct Built {
     /// the diagnostics, efficiency and hints are filled in by `conclude`.
     pub report: TraceReport,
     /// The ops' work summed per kernel and step, measured against the device in `conclude`.
-    pub work: super::roofline::WorkSums,
+    pub work: crate::analysis::passes::roofline::WorkSums,
     pub extra: Extra,
 }
 
@@ -38,7 +36,7 @@ struct Parts {
     tables: Tables,
     layers: Vec<LayerNode>,
     memory: Option<MemoryView>,
-    work: super::roofline::WorkSums,
+    work: crate::analysis::passes::roofline::WorkSums,
     idle: IdleCauses,
     step_waits: idle::StepWaits,
     timeline: Option<Timeline>,
@@ -48,10 +46,11 @@ struct Parts {
 /// The passes over the frozen model, each a function of it returning one part of the report.
 /// The fork runs the two groups at once; idle and timeline share the rows per stream.
 fn passes(m: &Model) -> Parts {
-    let rows_and_ops = || (step_times(m), tables(m), layers::layers(m), memory::memory(m), super::roofline::sums(m));
+    let rows_and_ops =
+        || (step_times(m), tables(m), layers::layers(m), memory::memory(m), crate::analysis::passes::roofline::sums(m));
     let streams = || {
         let streams = idle::streams(m.c);
-        let path = super::cpath::pass(m);
+        let path = crate::analysis::passes::cpath::pass(m);
         (idle::idle_causes(m, &streams), timeline::timeline(m, &streams), path)
     };
     let ((step_times, tables, layers, memory, work), ((idle, step_waits), timeline, critical_path)) =
@@ -120,7 +119,7 @@ pub fn build(mut c: Collector, opts: &Options, capture: Option<Capture>) -> (Bui
     };
     let made = Made { parts: passes(&m), time, totals };
     let short = |n| facts.get(&n).map(|f| f.name.short.clone()).unwrap_or_else(|| c.names.get(n).to_string());
-    let graphs = super::graphs::graph_replays(&c, &at, &runtime, &short, capture);
+    let graphs = crate::analysis::passes::graphs::graph_replays(&c, &at, &runtime, &short, capture);
     let mut built = assemble(&c, &at, &steps, made, window, opts);
     built.report.graphs = graphs;
     (built, c)

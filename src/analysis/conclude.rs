@@ -1,10 +1,11 @@
 //! From a finished reading to the trace's report: the outcome's diagnostics, the built parts,
 //! the device; and a file that is a tracesight report read back.
 
-use super::capture::Capture;
-use super::collect::Collector;
+use super::build;
 use super::options::{ErrorKind, Options, TraceError};
-use super::{build, diagnostics, hints, roofline};
+use super::passes::{diagnostics, hints, roofline};
+use crate::analysis::model::capture::Capture;
+use crate::analysis::model::collect::Collector;
 use crate::report::*;
 use crate::trace::Failure;
 use crate::trace::{self, End, Fatal};

@@ -3,59 +3,26 @@
 
 #![forbid(unsafe_code)]
 
-mod attention;
-mod attribution;
 mod build;
-mod capture;
-mod classify;
-pub mod collect;
-mod collectives;
-pub mod combine;
 mod conclude;
-mod cpath;
-mod cpath_graph;
-mod cpath_what_if;
-pub mod diagnostics;
-pub mod diff;
-mod extra;
 pub mod fork;
-pub mod gate;
-mod generation;
-mod graphs;
-pub mod hints;
-pub mod hints_doc;
-pub mod idle;
-pub mod intervals;
-pub mod kernel_name;
-mod layers;
-mod memory;
-mod model;
-mod name_flags;
-pub mod op_work;
+pub mod job;
+pub mod model;
 mod options;
-pub mod ranks;
-pub mod roofline;
-mod row_passes;
-mod rows;
-pub mod split;
-pub mod stakes;
-mod steps;
-mod tables;
-pub mod taxonomy;
-pub mod timeline;
-pub mod tokens;
+pub mod passes;
+pub mod rules;
 
 use crate::input::formats::chrome_json::{self, Neutral};
 use crate::input::{self, Bytes, Import, ImportError, Imported};
 use crate::report::*;
 use crate::trace::{self, Fatal};
-pub use capture::Capture;
-use collect::Collector;
-pub use combine::{combine, combine_all, merge, merge_labelled};
 use conclude::*;
-pub use cpath::WhatIfSpec;
 pub use input::formats::Format;
+pub use job::combine::{combine, combine_all, merge, merge_labelled};
+pub use model::capture::Capture;
+use model::collect::Collector;
 pub use options::{ErrorKind, Options, Range, TraceError, UserPeaks};
+pub use passes::cpath::WhatIfSpec;
 use std::io::Read;
 
 /// Analyses one Chrome-JSON trace streamed from `reader` (plain JSON or gzip, sniffed by

@@ -1,6 +1,7 @@
 //! What a caller tunes (`Options`, the time `Range`) and how an analysis fails (`TraceError`).
 
-use super::{fork, taxonomy};
+use super::fork;
+use super::rules::taxonomy;
 use crate::input::formats::chrome_json;
 use crate::report::TimeWindow;
 use crate::trace::Failure;

@@ -1,8 +1,8 @@
 //! A diff as Markdown, for a pull request comment: the verdict, the gates' results, the per-rank
 //! figures and buckets, the largest changed kernels and ops.
 
-use crate::analysis::diff::{Change, Diff, Status};
-use crate::analysis::gate::Check;
+use crate::analysis::job::diff::{Change, Diff, Status};
+use crate::analysis::job::gate::Check;
 use crate::vocab::fmt_us;
 use std::fmt::Write;
 

@@ -2,7 +2,7 @@
 //! kernels and ops, hints. GitHub-flavoured tables; every text from the trace (file, kernel
 //! and op names) is escaped or put in a code span, so a name can never become markup.
 
-use crate::analysis::taxonomy::Backend;
+use crate::analysis::rules::taxonomy::Backend;
 use crate::report::{Report, TopRow, TraceReport};
 use crate::text::fmt_us;
 use crate::vocab::fmt_si;

@@ -3,7 +3,7 @@
 
 use super::common::*;
 use super::state::*;
-use crate::analysis::taxonomy::Bucket as BucketId;
+use crate::analysis::rules::taxonomy::Bucket as BucketId;
 use crate::report::{JobView, RankMetric, Report};
 
 /// Longest rules text a link may carry.
@@ -44,7 +44,7 @@ pub fn check_state(s: &ViewState, report: Option<&Report>) -> Result<(), String>
     if s.rules.len() > MAX_RULES_BYTES {
         return Err(format!("bucket rules longer than {MAX_RULES_BYTES} bytes"));
     }
-    if let Err(e) = crate::analysis::taxonomy::parse_rules(&s.rules) {
+    if let Err(e) = crate::analysis::rules::taxonomy::parse_rules(&s.rules) {
         return Err(format!("bucket rules that cannot be read ({e})"));
     }
     if let Some(r) = report {

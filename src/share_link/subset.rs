@@ -7,7 +7,7 @@
 //! A field added to the report travels in links with no edit here; one that should not (it is
 //! large, or needs the trace) gets one line in [`trace_subset`].
 
-use crate::analysis::stakes::derived_stake;
+use crate::analysis::passes::stakes::derived_stake;
 use crate::report::*;
 
 /// What `decode(encode(report, _))` gives back: the report without the parts links leave out.
@@ -16,7 +16,7 @@ pub fn for_link(report: &Report) -> Report {
     r.traces.iter_mut().for_each(trace_subset);
     if let Some(j) = &mut r.job {
         // The ranks view lists the first collectives, without their per-rank durations.
-        j.collectives.truncate(crate::analysis::ranks::COLLECTIVES_SHOWN);
+        j.collectives.truncate(crate::analysis::job::ranks::COLLECTIVES_SHOWN);
         j.collectives.iter_mut().for_each(|c| c.durations_us.clear());
         // The job's critical path: its stretches name rows of every rank (the page does not
         // draw it yet).

@@ -1,7 +1,7 @@
 //! The "why the GPU waits" and memory sections of the text report.
 
 use super::fmt::{clip, fmt_bytes};
-use crate::analysis::idle::IdleCause;
+use crate::analysis::passes::idle::IdleCause;
 use crate::report::TraceReport;
 use crate::vocab::fmt_us;
 use std::fmt::Write;

@@ -3,7 +3,7 @@
 
 use super::client::{Client, WorkerEvent};
 use super::protocol::{Job, Request, ToPage};
-use crate::analysis::split::PartJob;
+use crate::analysis::job::split::PartJob;
 use js_sys::Array;
 use std::cell::RefCell;
 use std::collections::VecDeque;

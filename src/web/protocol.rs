@@ -7,7 +7,7 @@
 //! a `ToWorker`, or one whose fields have the wrong types) is answered [`ToPage::Malformed`],
 //! which the page shows as the worker's error: never read as some default.
 
-use crate::analysis::split::PartJob;
+use crate::analysis::job::split::PartJob;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
@@ -73,7 +73,7 @@ pub struct Request {
 impl Request {
     /// The analysis options, or why the rules cannot be used.
     pub fn options(&self) -> Result<crate::analysis::Options, String> {
-        let rules = crate::analysis::taxonomy::parse_rules(&self.rules)?;
+        let rules = crate::analysis::rules::taxonomy::parse_rules(&self.rules)?;
         let window = self.range.map(|(start_ns, end_ns)| crate::Range::Clock { start_ns, end_ns });
         Ok(crate::analysis::Options { rules, window, ..crate::analysis::Options::default() })
     }

@@ -138,7 +138,7 @@ pub fn assert_invariants(r: &TraceReport) {
 /// busy time; idle by cause summed over every stream is the report's idle causes; its size is
 /// bounded whatever the trace.
 pub fn assert_timeline(r: &TraceReport) {
-    use tracesight::analysis::timeline::{BINS, MAX_LANES};
+    use tracesight::analysis::passes::timeline::{BINS, MAX_LANES};
     let Some(tl) = &r.timeline else {
         assert!(!r.has_gpu || r.gpu.kernel_count == 0, "{}: GPU rows but no timeline", r.file);
         return;

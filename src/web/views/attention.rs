@@ -1,5 +1,5 @@
 use super::widgets::{backend_class, backend_label};
-use crate::analysis::taxonomy::Backend;
+use crate::analysis::rules::taxonomy::Backend;
 use crate::report::Attention;
 use crate::web::format;
 use leptos::prelude::*;

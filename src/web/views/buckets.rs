@@ -3,7 +3,7 @@
 //! (bar or row) filters the top tables to it.
 
 use super::widgets::{bucket_class, csv_button, on_details_toggle, swatch};
-use crate::analysis::taxonomy::Bucket as BucketId;
+use crate::analysis::rules::taxonomy::Bucket as BucketId;
 use crate::report::{Bucket, GpuTime};
 use crate::web::format;
 use leptos::prelude::*;

@@ -2,7 +2,7 @@
 //! changes, and the picker of the two sides.
 
 use super::widgets::{rank_label, FilePicker};
-use crate::analysis::diff::{diff_refs, Change, Diff, Status};
+use crate::analysis::job::diff::{diff_refs, Change, Diff, Status};
 use crate::report::Report;
 use crate::share_link::{CompareSets, Side};
 use crate::web::format;
@@ -42,7 +42,7 @@ fn diff_view(d: Diff) -> impl IntoView {
         .iter()
         .map(|b| view! { <tr><th scope="row">{b.bucket.name()}</th>{change_cells(&b.change)}</tr> })
         .collect_view();
-    let names = |rows: &[crate::analysis::diff::NameChange], kernels: bool| {
+    let names = |rows: &[crate::analysis::job::diff::NameChange], kernels: bool| {
         rows.iter()
             .take(40)
             .map(|r| {
@@ -51,7 +51,8 @@ fn diff_view(d: Diff) -> impl IntoView {
                     Status::Gone => "gone in B",
                     _ => "changed",
                 };
-                let short = if kernels { crate::analysis::kernel_name::short_display(&r.name) } else { r.name.clone() };
+                let short =
+                    if kernels { crate::analysis::rules::kernel_name::short_display(&r.name) } else { r.name.clone() };
                 view! {
                     <tr>
                         <td class="name"><span class="kname" title=r.name.clone()>{short}</span></td>

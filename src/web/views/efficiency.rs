@@ -3,7 +3,7 @@
 //! figures in place (no second read of the trace).
 
 use super::widgets::{bucket_class, swatch};
-use crate::analysis::roofline::{rebase, with_user};
+use crate::analysis::passes::roofline::{rebase, with_user};
 use crate::export::roofline::{self, Chart, BOTTOM, HEIGHT, LEFT, WIDTH};
 use crate::report::{Bound, Efficiency, KernelWork, ModelSize};
 use crate::share_link::{Figures, MAX_FIGURE};

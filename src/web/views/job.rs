@@ -248,7 +248,7 @@ pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>, csv: Callback<(), St
         let colls = j
             .collectives
             .iter()
-            .take(crate::analysis::ranks::COLLECTIVES_SHOWN)
+            .take(crate::analysis::job::ranks::COLLECTIVES_SHOWN)
             .map(|c| {
                 view! {
                     <tr>

@@ -3,7 +3,7 @@
 //! by analysing the trace again, and carried in share links.
 
 use super::widgets::{bucket_class, swatch};
-use crate::analysis::taxonomy::{parse_rules, rule_effects, RuleEffect, UserRule};
+use crate::analysis::rules::taxonomy::{parse_rules, rule_effects, RuleEffect, UserRule};
 use crate::report::TraceReport;
 use crate::web::format;
 use crate::web::state::saved::{save_rules, saved_rules};
@@ -93,7 +93,7 @@ pub fn RulesSection(
         .into_any(),
     }
     };
-    let ids: Vec<&str> = crate::analysis::taxonomy::Bucket::ALL.iter().map(|b| b.id()).collect();
+    let ids: Vec<&str> = crate::analysis::rules::taxonomy::Bucket::ALL.iter().map(|b| b.id()).collect();
     view! {
         <section class="panel" aria-labelledby="rules-h" data-testid="rules">
             <h2 id="rules-h">"Your bucket rules"</h2>

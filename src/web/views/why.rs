@@ -1,6 +1,6 @@
 //! Why, not only where: idle causes, GPU time by layer, memory over time.
 
-use crate::analysis::idle::IdleCause;
+use crate::analysis::passes::idle::IdleCause;
 use crate::report::{IdleCauses, LayerNode, MemoryView};
 use crate::text::fmt_bytes;
 use crate::web::format;

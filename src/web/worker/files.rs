@@ -4,7 +4,7 @@
 use super::mailbox::*;
 use super::progress::*;
 use super::reader::*;
-use crate::analysis::split::{self, Joined, Part, PartJob, PartReader};
+use crate::analysis::job::split::{self, Joined, Part, PartJob, PartReader};
 use crate::input::{formats::Format, sniff, CarriedError, Encoding, InflateStage, Inflating};
 use crate::web::protocol::{Job, Request, ToPage, ToWorker};
 use js_sys::{Array, Uint8Array};

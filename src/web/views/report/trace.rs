@@ -1,7 +1,7 @@
 //! Which trace is shown (tabs or a list, and the button that opens the comparison) and that
 //! trace's sections.
 
-use crate::analysis::diagnostics::DiagnosticId;
+use crate::analysis::passes::diagnostics::DiagnosticId;
 use crate::report::{Report, Severity};
 use crate::share_link::CompareSets;
 use crate::web::format;

@@ -2,8 +2,8 @@
 //! rectangles), a bin's tip lines and the legend.
 
 use super::scale::{Scale, LANE_GAP, LANE_H, W};
-use crate::analysis::idle::IdleCause;
-use crate::analysis::taxonomy::Bucket;
+use crate::analysis::passes::idle::IdleCause;
+use crate::analysis::rules::taxonomy::Bucket;
 use crate::report::{LaneBin, Timeline};
 use crate::web::format;
 use crate::web::views::widgets::{bucket_class, swatch};

@@ -1,0 +1,396 @@
+//! Pass 1, attribution: which CPU op launched each GPU row.
+//!
+//! A GPU row's correlation id finds its launching runtime call; the call's External id names
+//! an op, which is used only when that op encloses the call on the call's thread (some traces
+//! reuse the correlation id as the External id, which then names an unrelated op). Otherwise
+//! the innermost op around the call on its thread is the launcher. Intervals are half-open: an
+//! op that ends where a call starts does not enclose it. A graph launch replays many kernels
+//! with one call, so they all belong to the op around that call, unless a capture trace mapped
+//! them to the launch that captured them: then to the op around that launch.
+
+use super::capture::CapturedRow;
+use super::collect::{GpuRows, Interner, MemEvent, OpRow, RuntimeCall, NAME_DATALOADER, NAME_GRAPH_LAUNCH};
+use super::collect::{NAME_STEP, NONE};
+use crate::analysis::fork::Fork;
+use rustc_hash::FxHashMap;
+use std::cmp::Reverse;
+
+pub const NO: u32 = u32::MAX;
+
+/// Spans nested by time on each thread (ops, or `nn.Module` spans).
+pub struct SpanTree {
+    pub spans: Vec<OpRow>,
+    pub parent: Vec<u32>,
+    /// Per thread, its range in `spans` (sorted by thread, start).
+    threads: FxHashMap<u32, (usize, usize)>,
+}
+
+impl SpanTree {
+    pub fn new(mut spans: Vec<OpRow>) -> SpanTree {
+        spans.sort_unstable_by_key(|o| (o.thread, o.start, Reverse(o.end), o.name, o.external));
+        let n = spans.len();
+        let mut parent = vec![NO; n];
+        let mut threads: FxHashMap<u32, (usize, usize)> = FxHashMap::default();
+        let mut stack: Vec<u32> = Vec::new();
+        let mut range_start = 0;
+        for i in 0..n {
+            let op = spans[i];
+            if i > 0 && spans[i - 1].thread != op.thread {
+                threads.insert(spans[i - 1].thread, (range_start, i));
+                range_start = i;
+                stack.clear();
+            }
+            while let Some(&top) = stack.last() {
+                let t = spans[top as usize];
+                if t.end >= op.end && t.start <= op.start && t.end > op.start {
+                    break;
+                }
+                stack.pop();
+            }
+            parent[i] = stack.last().copied().unwrap_or(NO);
+            stack.push(i as u32);
+        }
+        if n > 0 {
+            threads.insert(spans[n - 1].thread, (range_start, n));
+        }
+        SpanTree { spans, parent, threads }
+    }
+
+    /// Whether span `i` encloses time `t` on `thread` (half-open: start <= t < end).
+    pub fn encloses(&self, i: u32, thread: u32, t: i64) -> bool {
+        let o = &self.spans[i as usize];
+        o.thread == thread && o.start <= t && t < o.end
+    }
+
+    /// The innermost span enclosing `t` on `thread`.
+    pub fn innermost(&self, thread: u32, t: i64) -> u32 {
+        let Some(&(lo, hi)) = self.threads.get(&thread) else { return NO };
+        let k = self.spans[lo..hi].partition_point(|o| o.start <= t);
+        if k == 0 {
+            return NO;
+        }
+        let mut i = (lo + k - 1) as u32;
+        while i != NO {
+            if self.encloses(i, thread, t) {
+                return i;
+            }
+            i = self.parent[i as usize];
+        }
+        NO
+    }
+
+    /// `i` and its ancestors, innermost first.
+    pub fn chain(&self, mut i: u32) -> impl Iterator<Item = u32> + '_ {
+        std::iter::from_fn(move || {
+            if i == NO {
+                return None;
+            }
+            let cur = i;
+            i = self.parent[i as usize];
+            Some(cur)
+        })
+    }
+
+    /// Keeps only the spans marked, with parents remapped; returns the old -> new index map.
+    /// In place: a span's parent comes before it, so it is already moved and remapped.
+    fn retain(self, keep: &[bool]) -> (SpanTree, Vec<u32>) {
+        let SpanTree { mut spans, mut parent, .. } = self;
+        let n = spans.len();
+        let mut remap = vec![NO; n];
+        let mut kept = 0;
+        for i in 0..n {
+            if keep[i] {
+                remap[i] = kept as u32;
+                spans[kept] = spans[i];
+                // Ancestors of kept spans are kept, so a kept span's parent has a new index.
+                parent[kept] = if parent[i] == NO { NO } else { remap[parent[i] as usize] };
+                kept += 1;
+            }
+        }
+        spans.truncate(kept);
+        spans.shrink_to_fit();
+        parent.truncate(kept);
+        parent.shrink_to_fit();
+        let mut threads: FxHashMap<u32, (usize, usize)> = FxHashMap::default();
+        let mut start = 0;
+        for i in 0..spans.len() {
+            if i + 1 == spans.len() || spans[i + 1].thread != spans[i].thread {
+                threads.insert(spans[i].thread, (start, i + 1));
+                start = i + 1;
+            }
+        }
+        (SpanTree { spans, parent, threads }, remap)
+    }
+}
+
+/// Where each GPU row came from.
+pub struct Attribution {
+    /// The op tree, reduced to launching ops, their ancestors, step and DataLoader spans.
+    pub ops: SpanTree,
+    /// `nn.Module` spans.
+    pub modules: SpanTree,
+    /// Per GPU row: index into the sorted runtime calls, or NO.
+    pub runtime: Vec<u32>,
+    /// Per GPU row: the launching (leaf) op in `ops`, or NO.
+    pub leaf: Vec<u32>,
+    /// Launch calls whose External id named an op that does not enclose the call.
+    pub external_mismatch: u64,
+    /// GPU rows whose correlation id matches no runtime call.
+    pub dangling_correlation: u64,
+    /// CPU time of top-level DataLoader spans.
+    pub dataloader_ns: i64,
+    /// Per `[memory]` event: the op that made it (its outermost `aten::` op, else the innermost
+    /// op around it on its thread), as a name id, or NO. Worked out before ops that launch
+    /// nothing are dropped, since allocating ops (`aten::empty`) usually launch nothing.
+    pub memory_op: Vec<u32>,
+    /// Replayed rows mapped to the launch that captured them, by row.
+    pub captured: Vec<CapturedRow>,
+    /// Per graph launch call (index into the sorted calls): the op around it, or NO.
+    pub graph_launch_op: FxHashMap<u32, u32>,
+}
+
+impl Attribution {
+    /// A replayed row's mapping to its captured launch, if it has one.
+    pub fn captured(&self, row: usize) -> Option<&CapturedRow> {
+        self.captured.binary_search_by_key(&(row as u32), |c| c.row).ok().map(|k| &self.captured[k])
+    }
+
+    /// Where row `row` was launched, as (thread, time) to find its modules at: the captured
+    /// launch for a mapped replay row, else its launch call; None without a launch call.
+    pub fn launch_point(&self, row: usize, runtime: &[RuntimeCall]) -> Option<(u32, i64)> {
+        if let Some(c) = self.captured(row) {
+            return Some((c.thread, c.t));
+        }
+        let r = *self.runtime.get(row)?;
+        (r != NO).then(|| (runtime[r as usize].thread, runtime[r as usize].start))
+    }
+}
+
+/// Integer ids (correlation, External) to u32 values, the first value given for an id
+/// winning. Kineto counts these ids up from a small base, so a table indexed by `id - min`
+/// is usually no larger than the calls themselves and a lookup is one load; ids spread wider
+/// than that (merged or hand-made traces) are kept as sorted pairs and binary-searched.
+enum IdIndex {
+    Dense { min: i64, slot: Vec<u32> },
+    Sorted(Vec<(i64, u32)>),
+}
+
+impl IdIndex {
+    /// `pairs` in order (it is walked twice); ids equal to NONE are skipped.
+    fn new<I: Iterator<Item = (i64, u32)>>(pairs: impl Fn() -> I) -> IdIndex {
+        let (mut count, mut min, mut max) = (0usize, i64::MAX, i64::MIN);
+        for (id, _) in pairs().filter(|p| p.0 != NONE) {
+            count += 1;
+            min = min.min(id);
+            max = max.max(id);
+        }
+        let range = max.checked_sub(min).and_then(|r| usize::try_from(r).ok()).and_then(|r| r.checked_add(1));
+        match range {
+            Some(range) if count > 0 && range <= 2 * count + 1024 => {
+                let mut slot = vec![NO; range];
+                for (id, v) in pairs().filter(|p| p.0 != NONE) {
+                    let s = &mut slot[(id - min) as usize];
+                    if *s == NO {
+                        *s = v;
+                    }
+                }
+                IdIndex::Dense { min, slot }
+            }
+            _ => {
+                let mut sorted: Vec<(i64, u32)> = pairs().filter(|p| p.0 != NONE).collect();
+                // Stable: equal ids keep their order, and the first is kept.
+                sorted.sort_by_key(|p| p.0);
+                sorted.dedup_by_key(|p| p.0);
+                IdIndex::Sorted(sorted)
+            }
+        }
+    }
+
+    fn get(&self, id: i64) -> u32 {
+        match self {
+            IdIndex::Dense { min, slot } => id
+                .checked_sub(*min)
+                .and_then(|k| usize::try_from(k).ok())
+                .and_then(|k| slot.get(k).copied())
+                .unwrap_or(NO),
+            IdIndex::Sorted(v) => v.binary_search_by_key(&id, |p| p.0).map_or(NO, |i| v[i].1),
+        }
+    }
+}
+
+/// `runtime` must be sorted by correlation id, `captured` by row. The op tree is built while
+/// the rows' launch calls are looked up (and the module tree built), as `fork` runs them.
+#[allow(clippy::too_many_arguments)]
+pub fn attribute(
+    ops: Vec<OpRow>,
+    modules: Vec<OpRow>,
+    names: &Interner,
+    gpu: &mut GpuRows,
+    runtime: &[RuntimeCall],
+    memory: &[MemEvent],
+    captured: Vec<CapturedRow>,
+    fork: &Fork,
+) -> Attribution {
+    let rows = &*gpu;
+    let launch_calls = || {
+        // A row's launch call: the first (earliest) call with its correlation id.
+        let by_correlation = IdIndex::new(|| runtime.iter().enumerate().map(|(i, r)| (r.correlation, i as u32)));
+        let mut dangling_correlation = 0u64;
+        let runtime_of: Vec<u32> = (0..rows.len())
+            .map(|i| {
+                let correlation = rows.correlation(i);
+                if correlation == NONE {
+                    return NO;
+                }
+                let r = by_correlation.get(correlation);
+                dangling_correlation += u64::from(r == NO);
+                r
+            })
+            .collect();
+        (runtime_of, dangling_correlation, SpanTree::new(modules))
+    };
+    let (tree, (runtime_of, dangling_correlation, modules)) = fork.join(|| SpanTree::new(ops), launch_calls);
+    gpu.drop_correlation();
+    let memory_op: Vec<u32> = memory
+        .iter()
+        .map(|m| {
+            let inner = tree.innermost(m.thread, m.ts);
+            let chain: Vec<u32> = tree.chain(inner).collect();
+            let aten = chain.iter().rev().find(|&&o| names.get(tree.spans[o as usize].name).starts_with("aten::"));
+            aten.or(chain.first()).map(|&o| tree.spans[o as usize].name).unwrap_or(NO)
+        })
+        .collect();
+
+    // The op carrying each External id (the first, should several carry one).
+    let by_external = IdIndex::new(|| tree.spans.iter().enumerate().map(|(i, o)| (o.external, i as u32)));
+
+    // Each distinct launch call is checked once (a graph launch serves many rows).
+    const UNSEEN: u32 = NO - 1;
+    let mut external_mismatch = 0u64;
+    let mut call_leaf: Vec<u32> = vec![UNSEEN; runtime.len()];
+    let mut leaf: Vec<u32> = Vec::with_capacity(gpu.len());
+    let mut next_captured = captured.iter().peekable();
+    for (i, &r) in runtime_of.iter().enumerate() {
+        let mut l = NO;
+        if r != NO {
+            if call_leaf[r as usize] == UNSEEN {
+                let call = runtime[r as usize];
+                let mut found = NO;
+                if call.external != NONE {
+                    let named = by_external.get(call.external);
+                    if named != NO && tree.encloses(named, call.thread, call.start) {
+                        found = named;
+                    } else if named != NO {
+                        external_mismatch += 1;
+                    }
+                }
+                if found == NO {
+                    found = tree.innermost(call.thread, call.start);
+                }
+                call_leaf[r as usize] = found;
+            }
+            l = call_leaf[r as usize];
+            if let Some(c) = next_captured.next_if(|c| c.row as usize == i) {
+                // The captured launch's op, where the capture has one around it.
+                let op = tree.innermost(c.thread, c.t);
+                if op != NO {
+                    l = op;
+                }
+            }
+        } else if gpu.external(i) != NONE {
+            // No launch call in the trace: the row's own External id is all there is.
+            l = by_external.get(gpu.external(i));
+        }
+        leaf.push(l);
+    }
+    drop(by_external);
+    gpu.drop_external();
+
+    // Keep launching ops, their ancestors, and the spans the report reads by name.
+    let n = tree.spans.len();
+    let mut keep = vec![false; n];
+    let mut keep_with_ancestors = |i: u32| {
+        for a in tree.chain(i) {
+            if keep[a as usize] {
+                break;
+            }
+            keep[a as usize] = true;
+        }
+    };
+    let mut dataloader_ns = 0;
+    for (i, o) in tree.spans.iter().enumerate() {
+        let top_loader = tree.parent[i] == NO && names.is(o.name, NAME_DATALOADER);
+        if top_loader {
+            dataloader_ns += o.end - o.start;
+        }
+        if names.is(o.name, NAME_STEP) || top_loader {
+            keep_with_ancestors(i as u32);
+        }
+    }
+    for &l in &leaf {
+        keep_with_ancestors(l);
+    }
+    // The op around each graph launch, kept though its rows may have taken captured ops.
+    let mut graph_launch_op: FxHashMap<u32, u32> = FxHashMap::default();
+    for (r, &l) in call_leaf.iter().enumerate() {
+        if l < UNSEEN && names.is(runtime[r].name, NAME_GRAPH_LAUNCH) {
+            keep_with_ancestors(l);
+            graph_launch_op.insert(r as u32, l);
+        }
+    }
+    let (ops, remap) = tree.retain(&keep);
+    for l in leaf.iter_mut().chain(graph_launch_op.values_mut()) {
+        if *l != NO {
+            *l = remap[*l as usize];
+        }
+    }
+    Attribution {
+        ops,
+        modules,
+        runtime: runtime_of,
+        leaf,
+        external_mismatch,
+        dangling_correlation,
+        dataloader_ns,
+        memory_op,
+        captured,
+        graph_launch_op,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn op(start: i64, end: i64, name: u32, thread: u32) -> OpRow {
+        OpRow { start, end, external: NONE, seq: NONE, name, thread }
+    }
+
+    #[test]
+    fn ids_are_found_dense_or_spread_and_the_first_value_wins() {
+        let dense = [(10, 0), (12, 1), (10, 2), (NONE, 3), (11, 4)];
+        let spread = [(10, 0), (i64::MAX, 1), (10, 2), (NONE, 3), (-5, 4), (i64::MIN + 1, 5)];
+        let d = IdIndex::new(|| dense.iter().copied());
+        let s = IdIndex::new(|| spread.iter().copied());
+        assert!(matches!(d, IdIndex::Dense { .. }));
+        assert!(matches!(s, IdIndex::Sorted(_)));
+        assert_eq!([d.get(10), d.get(11), d.get(12), d.get(13), d.get(9), d.get(NONE)], [0, 4, 1, NO, NO, NO]);
+        assert_eq!([s.get(10), s.get(i64::MAX), s.get(-5), s.get(i64::MIN + 1), s.get(0)], [0, 1, 4, 5, NO]);
+        assert_eq!(s.get(NONE), NO);
+        let empty = IdIndex::new(|| [(NONE, 0)].into_iter());
+        assert_eq!(empty.get(0), NO);
+    }
+
+    #[test]
+    fn intervals_are_half_open() {
+        let t = SpanTree::new(vec![op(0, 10, 0, 1), op(10, 20, 1, 1), op(12, 15, 2, 1)]);
+        // An op ending where the call starts does not enclose it.
+        let at10 = t.innermost(1, 10);
+        assert_eq!(t.spans[at10 as usize].name, 1);
+        let at13 = t.innermost(1, 13);
+        assert_eq!(t.spans[at13 as usize].name, 2);
+        assert_eq!(t.innermost(1, 20), NO);
+        assert_eq!(t.innermost(2, 13), NO, "other thread");
+        assert_eq!(t.chain(at13).map(|i| t.spans[i as usize].name).collect::<Vec<_>>(), [2, 1]);
+    }
+}

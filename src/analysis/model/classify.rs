@@ -1,0 +1,260 @@
+//! Pass 2, classification: the bucket of every GPU row, and why.
+//!
+//! Precedence, first that applies:
+//! 1. memcpy / memset rows are memory movement (peer-to-peer copies are communication);
+//! 2. an SDPA op anywhere in the launching chain: attention (the math backend's GEMMs and
+//!    softmax are attention time);
+//! 3. a kernel whose own name gives it an identity (GEMM, norm, rope, quantize, copy, ...)
+//!    keeps it, under any other op;
+//! 4. the innermost op in the chain that sets a context (optimizer, collective, embedding,
+//!    a fused attention Function, ...) claims the remaining, neutral kernels;
+//! 5. a neutral kernel's own name (elementwise, fill, ...);
+//! 6. the launching (leaf) op's name, for kernels whose name matched nothing;
+//! 7. other.
+
+use crate::analysis::model::attribution::{Attribution, SpanTree, NO};
+use crate::analysis::model::collect::{GpuKind, Interner, RuntimeCall};
+use crate::analysis::rules::taxonomy::{
+    self, Bucket, Identity, KernelFacts, OpContext, KERNEL_RULES, LEAF_OP_RULES, OP_CONTEXT_RULES,
+};
+use rustc_hash::FxHashMap;
+
+/// Why a row went to its bucket (indices into the taxonomy tables, name ids).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Why {
+    /// An enclosing op (name id) matched an op-context rule.
+    Op {
+        op: u32,
+        rule: u16,
+    },
+    Kernel(u16),
+    LeafOp(u16),
+    CopyRow(CopyKind),
+    /// Hand-written attention; the scope (module or op name id, or NO) it was found in.
+    Eager(u32),
+    /// The user's rule (index into `Options::rules`).
+    User(u16),
+    /// A routing op (topk, sort, gather, ...) inside a MoE scope (module or op name id).
+    Routing(u32),
+    Unmatched,
+}
+
+/// What a memcpy / memset row copies, from its name (`Memcpy HtoD (Pageable -> Device)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CopyKind {
+    HostToDevice { pageable: bool },
+    DeviceToHost { pageable: bool },
+    DeviceToDevice,
+    PeerToPeer,
+    Memset,
+    Other,
+}
+
+impl CopyKind {
+    pub fn of(name: &str, kind: GpuKind) -> CopyKind {
+        if kind == GpuKind::Memset {
+            return CopyKind::Memset;
+        }
+        let pageable = name.contains("Pageable");
+        if name.contains("HtoD") {
+            CopyKind::HostToDevice { pageable }
+        } else if name.contains("DtoH") {
+            CopyKind::DeviceToHost { pageable }
+        } else if name.contains("PtoP") {
+            CopyKind::PeerToPeer
+        } else if name.contains("DtoD") {
+            CopyKind::DeviceToDevice
+        } else {
+            CopyKind::Other
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            CopyKind::HostToDevice { .. } => "host-to-device memcpy row",
+            CopyKind::DeviceToHost { .. } => "device-to-host memcpy row",
+            CopyKind::DeviceToDevice => "device-to-device memcpy row",
+            CopyKind::PeerToPeer => "peer-to-peer memcpy row (between devices)",
+            CopyKind::Memset => "memset row",
+            CopyKind::Other => "memcpy row",
+        }
+    }
+}
+
+/// The words shown for a `Why` in a bucket's "matched" list.
+pub fn why_label(why: Why, names: &Interner, rules: &[crate::analysis::rules::taxonomy::UserRule]) -> String {
+    match why {
+        Why::User(i) => format!("your rule: {}", rules.get(i as usize).map(|r| r.pattern.as_str()).unwrap_or("?")),
+        Why::Op { op, rule } => format!("under {}: {}", names.get(op), OP_CONTEXT_RULES[rule as usize].why),
+        Why::Kernel(i) => format!("kernel: {}", KERNEL_RULES[i as usize].why),
+        Why::LeafOp(i) => format!("unnamed kernel launched by {}", LEAF_OP_RULES[i as usize].why),
+        Why::CopyRow(k) => k.label().to_string(),
+        Why::Eager(scope) if scope != NO => {
+            format!("hand-written attention (matmul, softmax, matmul) in {}", names.get(scope))
+        }
+        Why::Eager(_) => "hand-written attention (matmul, softmax, matmul)".to_string(),
+        Why::Routing(scope) => format!("{} in {}", taxonomy::ROUTING_OP_RULES[0].why, names.get(scope)),
+        Why::Unmatched => "no rule matched".to_string(),
+    }
+}
+
+/// The op-chain facts classification reads, per kept op.
+pub struct Chains {
+    /// Per op name id: the context rule it matches.
+    pub rule_of_name: Vec<Option<u16>>,
+    /// Per op: the innermost SDPA op at or above it.
+    pub sdpa: Vec<u32>,
+    /// Per op: the innermost other context op at or above it.
+    pub context: Vec<u32>,
+    /// Per op: whether it or an `aten::` op it runs inside (without a non-aten op between)
+    /// is a token routing op.
+    routing: Vec<bool>,
+    /// Per op: the innermost op at or above it that names a MoE gate / router / experts block.
+    moe_scope: Vec<u32>,
+}
+
+impl Chains {
+    pub fn new(tree: &SpanTree, names: &Interner) -> Chains {
+        let rule_of_name: Vec<Option<u16>> =
+            names.names.iter().map(|n| taxonomy::op_context(n).map(|i| i as u16)).collect();
+        let m = tree.spans.len();
+        let (mut sdpa, mut context) = (vec![NO; m], vec![NO; m]);
+        let (mut routing, mut moe_scope) = (vec![false; m], vec![NO; m]);
+        // Per name, asked once: (routing op, MoE scope).
+        let mut said: rustc_hash::FxHashMap<u32, (bool, bool)> = Default::default();
+        // Spans are sorted so that parents come before children: one pass inherits.
+        for i in 0..m {
+            let p = tree.parent[i];
+            let inherit = |v: &Vec<u32>| if p == NO { NO } else { v[p as usize] };
+            let ctx = rule_of_name[tree.spans[i].name as usize].map(|r| OP_CONTEXT_RULES[r as usize].then.context);
+            sdpa[i] = if ctx == Some(OpContext::Sdpa) { i as u32 } else { inherit(&sdpa) };
+            context[i] = match ctx {
+                Some(OpContext::Sdpa) | None => inherit(&context),
+                Some(_) => i as u32,
+            };
+            let name = tree.spans[i].name;
+            let (is_routing, is_scope) = *said.entry(name).or_insert_with(|| {
+                let n = names.get(name);
+                (taxonomy::is_routing_op(n), taxonomy::is_moe_scope(n))
+            });
+            let aten = names.get(name).starts_with("aten::");
+            routing[i] = is_routing || (aten && p != NO && routing[p as usize]);
+            moe_scope[i] = if is_scope { i as u32 } else { inherit(&moe_scope) };
+        }
+        Chains { rule_of_name, sdpa, context, routing, moe_scope }
+    }
+
+    fn op_why(&self, tree: &SpanTree, op: u32) -> (Bucket, Why) {
+        let name = tree.spans[op as usize].name;
+        let rule = self.rule_of_name[name as usize].unwrap_or(0);
+        (OP_CONTEXT_RULES[rule as usize].then.context.bucket(), Why::Op { op: name, rule })
+    }
+
+    /// The bucket of one GPU row launched by `leaf` (NO when unattributed); `module_scope`
+    /// finds the name of a MoE `nn.Module` around the launch (NO when none), asked only for
+    /// rows of routing ops.
+    #[allow(clippy::too_many_arguments)]
+    pub fn classify(
+        &self,
+        tree: &SpanTree,
+        names: &Interner,
+        kind: GpuKind,
+        copy: CopyKind,
+        facts: &KernelFacts,
+        leaf: u32,
+        module_scope: impl FnOnce() -> u32,
+    ) -> (Bucket, Why) {
+        if kind != GpuKind::Kernel {
+            let bucket = if copy == CopyKind::PeerToPeer { Bucket::Communication } else { Bucket::Memory };
+            return (bucket, Why::CopyRow(copy));
+        }
+        let at = |v: &Vec<u32>| if leaf == NO { NO } else { v[leaf as usize] };
+        let (sdpa, context) = (at(&self.sdpa), at(&self.context));
+        if sdpa != NO {
+            return self.op_why(tree, sdpa);
+        }
+        let rule = facts.rule.map(|i| (&KERNEL_RULES[i], i as u16));
+        // Routing in eager MoE code: the launching op and its scope decide, before the
+        // kernel's own name (a scatter kernel is memory elsewhere); GEMMs and collectives
+        // keep theirs.
+        let keeps = rule.is_some_and(|(r, _)| matches!(r.then.bucket, Bucket::Gemm | Bucket::Communication));
+        if leaf != NO && self.routing[leaf as usize] && !keeps {
+            let op_scope = self.moe_scope[leaf as usize];
+            let scope = if op_scope != NO { tree.spans[op_scope as usize].name } else { module_scope() };
+            if scope != NO {
+                return (Bucket::MoeRouting, Why::Routing(scope));
+            }
+        }
+        if let Some((r, i)) = rule {
+            if r.then.identity == Identity::Own {
+                return (r.then.bucket, Why::Kernel(i));
+            }
+        }
+        if context != NO {
+            return self.op_why(tree, context);
+        }
+        if let Some((r, i)) = rule {
+            return (r.then.bucket, Why::Kernel(i));
+        }
+        if leaf != NO {
+            let op = names.get(tree.spans[leaf as usize].name);
+            if let Some(i) = taxonomy::leaf_op_rule(op) {
+                return (LEAF_OP_RULES[i].then, Why::LeafOp(i as u16));
+            }
+        }
+        (Bucket::Other, Why::Unmatched)
+    }
+}
+
+/// The innermost `nn.Module` around row `i`'s launch that names a MoE gate, router or experts
+/// block (its name id), or NO.
+pub fn moe_module(names: &Interner, at: &Attribution, runtime: &[RuntimeCall], i: usize) -> u32 {
+    let Some(call) = at.runtime.get(i).and_then(|&r| runtime.get(r as usize)) else { return NO };
+    let m = at.modules.innermost(call.thread, call.start);
+    let scope = at.modules.chain(m).find(|&j| taxonomy::is_moe_scope(names.get(at.modules.spans[j as usize].name)));
+    scope.map_or(NO, |j| at.modules.spans[j as usize].name)
+}
+
+/// Each row's (bucket, why), as an index into the distinct classes (a few hundred in a
+/// trace): 4 bytes per row instead of 12.
+pub struct Classes {
+    distinct: Vec<(Bucket, Why)>,
+    ids: FxHashMap<(Bucket, Why), u32>,
+    of_row: Vec<u32>,
+}
+
+impl Classes {
+    pub fn with_capacity(rows: usize) -> Self {
+        Classes { distinct: Vec::new(), ids: FxHashMap::default(), of_row: Vec::with_capacity(rows) }
+    }
+
+    fn id(&mut self, class: (Bucket, Why)) -> u32 {
+        let next = self.distinct.len() as u32;
+        let id = *self.ids.entry(class).or_insert(next);
+        if id == next {
+            self.distinct.push(class);
+        }
+        id
+    }
+
+    pub fn push(&mut self, class: (Bucket, Why)) {
+        let id = self.id(class);
+        self.of_row.push(id);
+    }
+
+    pub fn set(&mut self, row: usize, class: (Bucket, Why)) {
+        self.of_row[row] = self.id(class);
+    }
+
+    pub fn get(&self, row: usize) -> (Bucket, Why) {
+        self.distinct[self.of_row[row] as usize]
+    }
+
+    pub fn any_bucket(&self, b: Bucket) -> bool {
+        self.distinct.iter().any(|c| c.0 == b)
+    }
+
+    pub fn buckets(&self) -> Vec<Bucket> {
+        self.of_row.iter().map(|&k| self.distinct[k as usize].0).collect()
+    }
+}

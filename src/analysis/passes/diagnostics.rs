@@ -1,0 +1,161 @@
+//! Diagnostics: what the reader and the analysis noticed about the input, one typed table.
+//! Each id has one fixed severity; the message adds the numbers of this trace.
+
+use crate::analysis::model::collect::Collector;
+use crate::analysis::passes::extra::Extra;
+use crate::report::Diagnostic;
+use crate::trace::{self, End};
+pub use crate::vocab::DiagnosticId;
+
+fn diag(id: DiagnosticId, count: u64, message: String) -> Diagnostic {
+    Diagnostic { id, count, severity: id.severity(), message }
+}
+
+pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnostic> {
+    use DiagnosticId as D;
+    let k = &c.counters;
+    let mut d = Vec::new();
+    match &o.end {
+        End::Complete | End::Cancelled => {}
+        End::Truncated { at } => d.push(diag(
+            D::Truncated,
+            1,
+            format!("the file is cut short: the JSON ends at byte {at} inside the trace; this report covers the {} events read before that", o.events),
+        )),
+        End::Invalid { at, message } => d.push(diag(
+            D::InvalidJson,
+            1,
+            format!("invalid JSON at byte {at} ({message}); reading stopped there, this report covers the {} events before it", o.events),
+        )),
+        End::Corrupt { at, message } => d.push(diag(
+            D::CorruptGzip,
+            1,
+            format!("{message} (after {at} bytes of JSON); this report covers the {} events read before that", o.events),
+        )),
+        End::Io { at, message } => d.push(diag(
+            D::InputError,
+            1,
+            format!("{message} (after {at} bytes of JSON); this report covers the {} events read before that", o.events),
+        )),
+        End::ValueTooLarge { at } => d.push(diag(
+            D::ValueTooLarge,
+            1,
+            format!("the JSON value at byte {at} is larger than the {} MiB limit on one value; reading stopped there, this report covers the {} events before it", crate::limits::MAX_VALUE_BYTES >> 20, o.events),
+        )),
+    }
+    if c.gpu.is_empty() && c.launch_ns > 0 && matches!(o.end, End::Complete) {
+        // The host launched kernels, so the GPU ran: its rows were lost (CUPTI / roctracer
+        // buffers dropped, the GPU activity not requested, or the trace written before flush).
+        // In a file cut short they may be past the cut: that is said by the cut's diagnostic.
+        d.push(diag(
+            D::GpuActivityLost,
+            1,
+            format!(
+                "kernel launch calls ({:.1} ms of CPU) but no kernel, memcpy or memset rows: the profiler lost the \
+                 GPU activity, this is not a CPU-only trace; re-profile with the CUDA / HIP activity on",
+                c.launch_ns as f64 / 1e6
+            ),
+        ));
+    } else if c.gpu.is_empty() {
+        d.push(diag(D::NoGpuRows, 1, "no GPU kernel, memcpy or memset rows: a CPU-only trace, or an accelerator whose rows tracesight does not know (see unknown categories)".into()));
+    }
+    if k.malformed > 0 {
+        let (at, why) = k.first_malformed.clone().unwrap_or_default();
+        d.push(diag(
+            D::MalformedEvent,
+            k.malformed,
+            format!("trace events that are not readable event objects were skipped (first at byte {at}: {why})"),
+        ));
+    }
+    if !k.unknown_cats.is_empty() {
+        let total: u64 = k.unknown_cats.iter().map(|(_, n)| n).sum();
+        let list: Vec<String> = k.unknown_cats.iter().map(|(cat, n)| format!("\"{cat}\" ({n})")).collect();
+        d.push(diag(
+            D::UnknownCategory,
+            total,
+            format!("events with unknown categories were not analysed: {}", list.join(", ")),
+        ));
+    }
+    let mut add = |id: D, n: u64, msg: String| {
+        if n > 0 {
+            d.push(diag(id, n, msg));
+        }
+    };
+    add(D::MissingTimestamp, k.missing_ts, "complete events without a readable ts were skipped".into());
+    add(D::NegativeDuration, k.negative_dur, "events with a negative dur were counted as 0".into());
+    add(D::ExternalIdMismatch, b.external_mismatch, format!("{} launch calls carry an External id naming an op that does not enclose the call (on another thread or at another time); the op around the call was used instead", b.external_mismatch));
+    add(
+        D::DanglingCorrelation,
+        b.dangling_correlation,
+        "GPU rows whose correlation id matches no runtime launch call (they keep their kernel name only)".into(),
+    );
+    add(
+        D::UnattributedGpuRows,
+        b.unattributed.0,
+        "GPU rows with no resolvable launching op (bucketed by kernel name only)".into(),
+    );
+    let linked = if b.external_only_us > 0.0 {
+        format!(
+            ": {} of them linked to their ops through their own External id (the trace has no launch calls for them)",
+            crate::vocab::fmt_us(b.external_only_us)
+        )
+    } else {
+        String::new()
+    };
+    add(D::GpuRowWithoutCorrelation, k.gpu_without_correlation, format!("GPU rows without args.correlation{linked}"));
+    add(D::ZeroDurationGpuRows, k.zero_dur_gpu, "GPU rows with dur 0".into());
+    add(D::CudaSyncRows, k.cuda_sync_rows, "cuda_sync rows (GPU-side waits) are not GPU work and are not counted in GPU time (HolisticTraceAnalysis counts them as kernels)".into());
+    add(
+        D::GpuUserAnnotations,
+        k.gpu_annotations,
+        "gpu_user_annotation spans are annotations, not GPU work; not counted in GPU time".into(),
+    );
+    add(D::BeginEndEvents, k.begin_end, "B/E (begin/end) events are not analysed; only complete (X) events are".into());
+    add(
+        D::FlowEvents,
+        k.flow,
+        "flow events (ph s/f) were not needed: launches are linked to GPU rows by correlation id".into(),
+    );
+    add(D::InstantEvents, k.instant, "instant events (ph i) are not analysed".into());
+    add(D::CounterEvents, k.counters, "counter events (ph C) are not analysed".into());
+    add(D::NoCategory, k.no_category, "events without a cat (e.g. old [memory] instant events) were skipped".into());
+    add(D::StrayCommas, o.stray_commas, "empty elements (stray commas) in traceEvents were skipped".into());
+    let long = c.names.long_names + c.string_ids_long();
+    add(
+        D::LongName,
+        long,
+        format!("{long} names longer than {} bytes were cut to that length", crate::limits::MAX_NAME_BYTES),
+    );
+    let over = c.names.over_limit + c.string_ids_over();
+    add(
+        D::NameLimit,
+        over,
+        format!(
+            "more than {} distinct names: {over} occurrences of later new names were merged into \"{}\"",
+            crate::limits::MAX_NAMES,
+            crate::limits::OTHER_NAME
+        ),
+    );
+    add(
+        D::RowLimit,
+        k.rows_dropped,
+        format!(
+            "{} events past the limit of {} kept rows of their kind (GPU rows, runtime calls, CPU ops) were counted but not analysed",
+            k.rows_dropped,
+            crate::limits::MAX_ROWS
+        ),
+    );
+    if o.trailing_bytes {
+        d.push(diag(D::TrailingData, 1, "data after the end of the top-level JSON value was ignored".into()));
+    }
+    d
+}
+
+/// The diagnostics vocabulary as Markdown, for docs/definitions.md.
+pub fn markdown() -> String {
+    let mut o = String::from("| id | severity | meaning |\n|---|---|---|\n");
+    for d in DiagnosticId::ALL {
+        o.push_str(&format!("| `{}` | {} | {} |\n", d.id(), d.severity(), d.meaning()));
+    }
+    o
+}

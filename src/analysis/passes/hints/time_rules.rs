@@ -1,0 +1,199 @@
+//! Hints about time the GPU did not compute: idle, launch-bound, syncs, collectives, input.
+
+use super::facts::*;
+use crate::analysis::rules::taxonomy::Bucket;
+use crate::report::Severity;
+use crate::vocab::fmt_us;
+
+pub(super) fn gpu_idle(f: &Facts) -> Option<Fired> {
+    let g = &f.r.gpu;
+    let idle_pct = f.idle_pct();
+    if idle_pct <= IDLE_SHARE {
+        return None;
+    }
+    let graphs = f.graph_share() >= GRAPH_REPLAY_SHARE;
+    let mut fix = match (graphs, f.r.training) {
+        // Graphs already replay the work: more graphs or batching inside them change nothing.
+        (true, _) => "graphs already replay the kernels, so the idle lies between replays: look at the CPU work between graph launches (scheduling, sampling, input preparation, Python), overlap it with the replay (asynchronous scheduling), or give each replay more work (larger batches)".to_string(),
+        (false, true) => "look at the CPU timeline in the gaps: data loading, Python overhead, host syncs (.item(), .cpu(), print) or small kernels; try CUDA graphs / torch.compile(mode=\"reduce-overhead\"), larger batches, pinned-memory non_blocking copies".to_string(),
+        (false, false) => "look at the CPU timeline in the gaps: request scheduling, sampling and Python overhead between forward passes; capture decode steps in CUDA graphs, batch more requests, overlap scheduling with GPU work".to_string(),
+    };
+    let mut evidence = vec![
+        format!("idle = {}", fmt_us(g.idle_us)),
+        format!("span = {}", fmt_us(g.span_us)),
+        format!("busy = {}", fmt_us(g.busy_us)),
+        format!("gaps > 50 us = {} totalling {}", f.x.idle_gaps.0, fmt_us(f.x.idle_gaps.1 as f64 / 1000.0)),
+    ];
+    let largest_us = f.x.idle_gaps.2 as f64 / 1000.0;
+    let largest_pct = largest_us / g.idle_us.max(f64::MIN_POSITIVE) * 100.0;
+    if largest_pct > ONE_GAP_SHARE {
+        evidence.push(format!("largest gap = {} ({largest_pct:.0}% of the idle)", fmt_us(largest_us)));
+        fix = format!("one gap holds {largest_pct:.0}% of the idle: likely one-time work (warm-up, the first iteration, a one-off encoder, a blocking copy or cudaFree); narrow the window to steady-state steps (--range, or torch.profiler.schedule(wait=1, warmup=1, active=3)) before acting on it; then {fix}");
+    }
+    evidence.extend(f.graph_line().map(|l| format!("graphs: {l}")));
+    fired(
+        None,
+        if idle_pct > IDLE_SHARE_CRITICAL { Severity::Critical } else { Severity::Warning },
+        format!("The GPU is idle {idle_pct:.1}% of the traced span (>{IDLE_SHARE:.0}% is high): the host is not feeding it."),
+        evidence,
+        fix,
+    )
+}
+
+pub(super) fn launch_bound(f: &Facts) -> Option<Fired> {
+    let l = &f.r.launch;
+    if l.launched_kernels < LAUNCH_BOUND_MIN_KERNELS {
+        return None;
+    }
+    let share = l.shorter_than_launch as f64 * 100.0 / l.launched_kernels as f64;
+    if share <= LAUNCH_BOUND_SHARE {
+        return None;
+    }
+    let mut evidence = vec![
+        format!(
+            "kernels shorter than their launch call = {} of {} launched one by one",
+            l.shorter_than_launch, l.launched_kernels
+        ),
+        format!("time in launch calls = {}", fmt_us(l.launch_call_us)),
+        format!("mean kernel = {}", fmt_us(f.r.gpu.kernel_time_us / f.r.gpu.kernel_count.max(1) as f64)),
+    ];
+    evidence.extend(f.graph_line().map(|l| format!("graphs (their kernels not counted above): {l}")));
+    let fix = if l.graph_kernels > 0 {
+        "graphs replay part of the work already: capture the kernels still launched one by one between replays into the graph as well, or fuse them (torch.compile)"
+    } else {
+        "fuse small kernels (torch.compile), capture the step in CUDA graphs, or raise the batch size so each kernel does more work"
+    };
+    fired(
+        Some((f.r.idle.host_wait_us + f.r.idle.kernel_wait_us).min(f.r.gpu.idle_us)),
+        Severity::Warning,
+        format!("{share:.1}% of individually launched kernels ran shorter than the CPU call that launched them: the run is launch-bound."),
+        evidence,
+        fix,
+    )
+}
+
+pub(super) fn host_sync(f: &Facts) -> Option<Fired> {
+    // Waiting on the GPU costs something only when the GPU then runs dry: a CPU that is
+    // ahead and blocks in cudaDeviceSynchronize while the GPU stays busy is fine.
+    let l = &f.r.launch;
+    let sync_idle_us: f64 = f.r.idle.syncs.iter().map(|s| s.time_us).sum();
+    let sync_pct = sync_idle_us / f.span() * 100.0;
+    let idle_pct = f.idle_pct();
+    if sync_pct <= SYNC_SHARE || idle_pct <= IDLE_SHARE {
+        return None;
+    }
+    let top = f.r.idle.syncs.iter().max_by(|a, b| a.time_us.total_cmp(&b.time_us));
+    fired(
+        Some(sync_idle_us),
+        Severity::Warning,
+        format!("The GPU idles {} while the CPU is blocked in synchronising calls ({sync_pct:.1}% of the GPU span; the GPU is idle {idle_pct:.1}% of it): syncs serialise host and device.", fmt_us(sync_idle_us)),
+        {
+            let mut e = vec![
+                format!("sync time overlapping GPU idle = {}", fmt_us(sync_idle_us)),
+                format!("all synchronising calls = {}", fmt_us(l.sync_call_us)),
+                format!("GPU idle = {}", fmt_us(f.r.gpu.idle_us)),
+            ];
+            if let Some(t) = top {
+                e.push(format!("largest: {} = {} in {} calls", t.name, fmt_us(t.time_us), t.count));
+            }
+            e
+        },
+        "remove implicit syncs in the step (.item(), .cpu(), .tolist(), printing tensors, torch.cuda.synchronize()); keep values on the GPU until the step ends",
+    )
+}
+
+pub(super) fn collective_share(f: &Facts) -> Option<Fired> {
+    let comm_pct = f.share(Bucket::Communication);
+    if comm_pct <= COLLECTIVE_SHARE {
+        return None;
+    }
+    let fix = collective_fix(f);
+    fired(
+        None,
+        Severity::Warning,
+        format!("Communication takes {comm_pct:.1}% of GPU kernel time (>{COLLECTIVE_SHARE:.0}% is high)."),
+        vec![
+            format!("communication kernel time = {comm_pct:.1}%"),
+            format!("exposed communication = {}", fmt_us(f.r.gpu.exposed_comm_us)),
+        ],
+        fix,
+    )
+}
+
+/// The collective advice, each part only where the trace shows what it is about.
+fn collective_fix(f: &Facts) -> String {
+    let count =
+        |pred: &dyn Fn(&str) -> bool| f.r.ops.iter().filter(|o| pred(&o.name)).map(|o| o.count).max().unwrap_or(0);
+    // Gradient accumulation: more loss backward passes than ProfilerSteps (one optimizer step
+    // each); without steps it cannot be told.
+    let loss_backward = count(&|n| {
+        n.ends_with("_loss_backward") || n.ends_with("nll_loss2d_backward") || n == "aten::_log_softmax_backward_data"
+    });
+    let steps = f.r.steps.len() as u64;
+    let accumulation = steps > 0 && loss_backward > steps;
+    let expert_parallel = f.r.collectives.iter().any(|c| c.name == "alltoall");
+    let mut parts: Vec<&str> = Vec::new();
+    if f.r.training {
+        if accumulation {
+            parts.push("gradients are accumulated (more loss backward passes than profiler steps): wrap the micro-steps before the last in no_sync() so only the last all-reduces");
+        }
+        parts.push("check DDP's bucket size (bucket_cap_mb) and that the all-reduce overlaps the backward pass; with FSDP, overlap its all-gather / reduce-scatter (forward and backward prefetch): sharding moves as many bytes as an all-reduce, it does not cut them");
+        if expert_parallel {
+            parts.push("for the expert-parallel all-to-all, balance experts across ranks and overlap dispatch/combine with compute");
+        }
+    } else {
+        parts.push("inference: lower the tensor-parallel degree or use a custom / fused all-reduce (vLLM/SGLang custom all-reduce, all-reduce fused with RMSNorm), keep tensor parallelism within one NVLink domain");
+        if expert_parallel {
+            parts.push("for the expert-parallel all-to-all, overlap dispatch/combine with compute (two-batch overlap)");
+        }
+    }
+    parts.join("; ")
+}
+
+pub(super) fn exposed_comm(f: &Facts) -> Option<Fired> {
+    let g = &f.r.gpu;
+    if g.comm_us <= 0.0 {
+        return None;
+    }
+    let exposed_pct = g.exposed_comm_us / f.span() * 100.0;
+    if exposed_pct <= EXPOSED_COMM_SHARE {
+        return None;
+    }
+    let fix = if f.r.training {
+        "overlap communication with compute: DDP bucketing / gradient_as_bucket_view, FSDP prefetch (forward_prefetch, backward_prefetch), avoid syncs that serialise the NCCL stream"
+    } else {
+        "overlap communication with compute (micro-batch / two-batch overlap, async tensor parallelism), or fuse the all-reduce with the following norm"
+    };
+    fired(
+        None,
+        Severity::Warning,
+        format!("{exposed_pct:.1}% of the span is communication not hidden behind computation ({:.1}% of communication overlaps compute).", g.overlap_pct),
+        vec![
+            format!("exposed communication = {}", fmt_us(g.exposed_comm_us)),
+            format!("communication = {}", fmt_us(g.comm_us)),
+            format!("overlap = {:.1}%", g.overlap_pct),
+        ],
+        fix,
+    )
+}
+
+pub(super) fn dataloader(f: &Facts) -> Option<Fired> {
+    let x = f.x;
+    // ProfilerStep spans when there are some, else the CPU extent of the trace.
+    let (whole, what) =
+        if x.cpu_step_ns > 0 { (x.cpu_step_ns, "step time") } else { (x.cpu_extent_ns, "traced CPU time") };
+    if whole <= 0 || x.dataloader_ns <= 0 {
+        return None;
+    }
+    let pct = x.dataloader_ns as f64 * 100.0 / whole as f64;
+    if pct <= DATALOADER_SHARE {
+        return None;
+    }
+    fired(
+        Some((x.dataloader_ns as f64 / 1000.0).min(f.r.gpu.idle_us)),
+        Severity::Warning,
+        format!("The data loader takes {pct:.1}% of {what} on the CPU."),
+        vec![format!("DataLoader time = {}", fmt_us(x.dataloader_ns as f64 / 1000.0)), format!("{what} = {}", fmt_us(whole as f64 / 1000.0))],
+        "raise num_workers, set pin_memory=True and persistent_workers=True, prefetch; move decoding/augmentation off the training process",
+    )
+}

@@ -1,0 +1,196 @@
+//! Why the GPU waits. The GPU's idle (the gaps of the busy union of every stream) is split by
+//! cause, each gap by the row that ends it: host wait when that row's launch call began after
+//! the GPU went idle (the CPU was late), kernel wait when the gap is shorter than the threshold
+//! (launch overhead between back-to-back kernels), other for the rest (waiting on another
+//! stream or an event, or a row with no launch call). Per stream, every gap between consecutive
+//! rows is classified the same way, as HolisticTraceAnalysis does. Also: what the CPU was doing
+//! during host waits, and which synchronising calls overlapped the GPU's idle time.
+
+use super::steps::us;
+use crate::analysis::model::attribution::NO;
+use crate::analysis::model::collect::Collector;
+use crate::analysis::model::frozen::{step_of, Model};
+use crate::analysis::model::intervals::Span;
+use crate::report::{IdleCauses, NameTime, StreamIdle};
+pub use crate::vocab::IdleCause;
+use rustc_hash::FxHashMap;
+
+/// Gaps shorter than this are kernel waits. (HolisticTraceAnalysis' `consecutive_kernel_delay`
+/// defaults to 30 us; with 50 its breakdown equals ours on every shared trace it reads:
+/// scripts/compare_hta_idle.py.)
+pub const KERNEL_WAIT_NS: i64 = 50_000;
+
+impl IdleCause {
+    /// The cause of a gap of `gap` ns after the stream's rows ended at `end`, before a row whose
+    /// launch call (if known) began at `launch`.
+    pub fn of_gap(end: i64, gap: i64, launch: Option<i64>) -> IdleCause {
+        match launch {
+            Some(start) if start > end => IdleCause::Host,
+            _ if gap < KERNEL_WAIT_NS => IdleCause::Kernel,
+            _ => IdleCause::Other,
+        }
+    }
+
+    /// This cause's time in `i`.
+    pub fn of(self, i: &IdleCauses) -> f64 {
+        match self {
+            IdleCause::Host => i.host_wait_us,
+            IdleCause::Kernel => i.kernel_wait_us,
+            IdleCause::Other => i.other_us,
+        }
+    }
+}
+
+/// A (device, stream) and its GPU rows in time order.
+pub type Stream = ((i32, i32), Vec<u32>);
+
+/// The GPU rows of each (device, stream), in time order; streams sorted.
+pub fn streams(c: &Collector) -> Vec<Stream> {
+    // Counted first, so that each list is allocated at its size.
+    let mut count = vec![0usize; c.gpu.lanes().len()];
+    for i in 0..c.gpu.len() {
+        count[c.gpu.lane_of(i) as usize] += 1;
+    }
+    let mut by_lane: Vec<Vec<u32>> = count.into_iter().map(Vec::with_capacity).collect();
+    for i in 0..c.gpu.len() {
+        by_lane[c.gpu.lane_of(i) as usize].push(i as u32);
+    }
+    let mut out: Vec<Stream> =
+        c.gpu.lanes().iter().copied().zip(by_lane).filter(|(_, rows)| !rows.is_empty()).collect();
+    out.sort_unstable_by_key(|x| x.0);
+    for (_, rows) in &mut out {
+        rows.sort_unstable_by_key(|&i| (c.gpu.start(i as usize), i));
+    }
+    out
+}
+
+/// Per step: (host, kernel, other) wait in ns.
+pub type StepWaits = Vec<(i64, i64, i64)>;
+
+/// The idle split by cause (and each step's waits), from the rows per stream (`streams`).
+pub fn idle_causes(m: &Model, streams: &[Stream]) -> (IdleCauses, StepWaits) {
+    let (c, at, runtime, steps, busy) = (m.c, m.at, m.runtime, m.steps, m.busy_union);
+    let names = &c.names;
+    let mut out = IdleCauses { kernel_wait_threshold_us: us(KERNEL_WAIT_NS), ..Default::default() };
+    let mut step_waits: StepWaits = vec![(0, 0, 0); steps.len()];
+    let mut host_ops: FxHashMap<u32, (i64, u64)> = FxHashMap::default();
+    // The device's idle: the gaps of the busy union of every stream. Each gap gets one cause,
+    // that of the row that ends it (the first such row in stream order), so the causes sum to
+    // the idle exactly; a stream's own gaps, which overlap other streams' work and each
+    // other, are only the per-stream figures.
+    let idle = idle_gaps(busy);
+    let mut taken = vec![false; idle.len()];
+    let mut device = [0i64; 3];
+    for &(key, ref rows) in streams {
+        let mut totals = [0i64; 3];
+        let mut end = i64::MIN;
+        for &i in rows.iter() {
+            let g = c.gpu.get(i as usize);
+            let call = match at.runtime[i as usize] {
+                NO => None,
+                r => Some(&runtime[r as usize]),
+            };
+            if end != i64::MIN && g.start > end {
+                let gap = g.start - end;
+                out.gaps += 1;
+                totals[IdleCause::of_gap(end, gap, call.map(|x| x.start)) as usize] += gap;
+            }
+            if let Ok(k) = idle.binary_search_by_key(&g.start, |s| s.1) {
+                if !taken[k] {
+                    taken[k] = true;
+                    let (from, to) = idle[k];
+                    let cause = IdleCause::of_gap(from, to - from, call.map(|x| x.start));
+                    device[cause as usize] += to - from;
+                    if !steps.is_empty() {
+                        let s = step_of(steps, call.map(|x| x.start).unwrap_or(g.start));
+                        if s != NO {
+                            let w = &mut step_waits[s as usize];
+                            match cause {
+                                IdleCause::Host => w.0 += to - from,
+                                IdleCause::Kernel => w.1 += to - from,
+                                IdleCause::Other => w.2 += to - from,
+                            }
+                        }
+                    }
+                    if let (IdleCause::Host, Some(call)) = (cause, call) {
+                        // What the launching thread was doing while the GPU waited for it.
+                        let late = call.start.min(to) - from;
+                        let op = at.ops.innermost(call.thread, from + late / 2);
+                        let name = if op == NO { NO } else { at.ops.spans[op as usize].name };
+                        let e = host_ops.entry(name).or_default();
+                        e.0 += late;
+                        e.1 += 1;
+                    }
+                }
+            }
+            end = end.max(g.start + g.dur);
+        }
+        out.streams.push(StreamIdle {
+            device: key.0 as i64,
+            stream: key.1 as i64,
+            host_wait_us: us(totals[0]),
+            kernel_wait_us: us(totals[1]),
+            other_us: us(totals[2]),
+        });
+    }
+    // A gap no row ends (not expected: every busy span starts with a row) is still idle.
+    device[IdleCause::Other as usize] +=
+        idle.iter().zip(&taken).filter(|(_, t)| !**t).map(|(g, _)| g.1 - g.0).sum::<i64>();
+    out.host_wait_us = us(device[0]);
+    out.kernel_wait_us = us(device[1]);
+    out.other_us = us(device[2]);
+    out.host_ops = top(host_ops, |n| {
+        if n == NO {
+            "(no op recorded on the launching thread)".to_string()
+        } else {
+            names.get(n).to_string()
+        }
+    });
+    out.syncs = sync_overlap(c, busy);
+    (out, step_waits)
+}
+
+fn top(m: FxHashMap<u32, (i64, u64)>, name: impl Fn(u32) -> String) -> Vec<NameTime> {
+    let mut v: Vec<NameTime> = m
+        .into_iter()
+        .map(|(n, (ns, count))| NameTime { short: String::new(), name: name(n), time_us: us(ns), count })
+        .collect();
+    v.sort_by(|a, b| b.time_us.total_cmp(&a.time_us).then_with(|| a.name.cmp(&b.name)));
+    v.truncate(10);
+    for x in &mut v {
+        x.short = x.name.clone();
+    }
+    v
+}
+
+/// The gaps between the spans of a busy union (sorted, disjoint): the device's idle time.
+fn idle_gaps(busy: &[Span]) -> Vec<Span> {
+    busy.windows(2).map(|w| (w[0].1, w[1].0)).filter(|g| g.1 > g.0).collect()
+}
+
+/// Time each synchronising call overlapped the GPU's idle time (the gaps of the busy union).
+fn sync_overlap(c: &Collector, busy: &[Span]) -> Vec<NameTime> {
+    let (Some(first), Some(last)) = (busy.first(), busy.last()) else { return Vec::new() };
+    let idle = idle_gaps(busy);
+    let mut m: FxHashMap<u32, (i64, u64)> = FxHashMap::default();
+    for s in &c.syncs {
+        let (a, b) = (s.start.max(first.0), s.end.min(last.1));
+        if b <= a {
+            continue;
+        }
+        let k = idle.partition_point(|g| g.1 <= a);
+        let mut overlap = 0;
+        for g in &idle[k..] {
+            if g.0 >= b {
+                break;
+            }
+            overlap += g.1.min(b) - g.0.max(a);
+        }
+        if overlap > 0 {
+            let e = m.entry(s.name).or_default();
+            e.0 += overlap;
+            e.1 += 1;
+        }
+    }
+    top(m, |n| c.names.get(n).to_string())
+}

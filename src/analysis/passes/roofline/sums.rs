@@ -1,0 +1,258 @@
+//! The work summed over the rows: each kernel row's share of its op's work, per kernel name,
+//! step and source, and what could not be known.
+
+use crate::analysis::model::attribution::{Attribution, NO};
+use crate::analysis::model::collect::{Collector, GpuKind, OpWork, NAME_GRAPH_LAUNCH, NAME_WORK};
+use crate::analysis::model::frozen::Model;
+use crate::report::WorkSource;
+use crate::vocab::{Bucket, Precision};
+use rustc_hash::FxHashMap;
+
+/// The slot of FLOPs whose precision is not known (Inductor's counts).
+pub(super) const UNKNOWN_PRECISION: usize = 7;
+
+/// Unmodelled ops listed by name in the coverage.
+const UNMODELLED_LISTED: usize = 8;
+
+#[derive(Default)]
+pub(super) struct KernelSum {
+    pub(super) time_ns: i64,
+    pub(super) count: u64,
+    pub(super) flops: f64,
+    pub(super) bytes: f64,
+    /// FLOPs per precision (indexed by `Precision::index`; the last: precision not known).
+    pub(super) by_precision: [f64; 8],
+    /// Time per precision, as `by_precision`: the precision of work without FLOPs.
+    pub(super) time_by_precision: [i64; 8],
+    /// Time per source, indexed as `SOURCES`.
+    pub(super) by_source: [i64; 3],
+    pub(super) split: bool,
+    pub(super) causal: bool,
+    pub(super) bucket: Option<Bucket>,
+}
+
+impl KernelSum {
+    /// Adds one kernel row's work (`p`: its precision's slot).
+    fn add(&mut self, dur: i64, w: &RowWork, p: usize, bucket: Bucket) {
+        self.time_ns += dur;
+        self.count += 1;
+        (self.flops, self.bytes) = (self.flops + w.flops, self.bytes + w.bytes);
+        self.by_source[source_index(w.source)] += dur;
+        (self.split, self.causal) = (self.split | w.split, self.causal | w.causal);
+        self.bucket.get_or_insert(bucket);
+        self.by_precision[p] += w.flops;
+        self.time_by_precision[p] += dur;
+    }
+}
+
+/// The buckets whose kernels do an op's FLOPs when it launched several kinds.
+const MATH: [Bucket; 2] = [Bucket::Gemm, Bucket::Attention];
+
+#[derive(Default)]
+struct OpKernels {
+    ns: i64,
+    count: u32,
+    math_ns: i64,
+    math_count: u32,
+}
+
+/// Library names that say an FP32 GEMM ran on tensor cores in TF32 (cuBLAS' `tf32`, hipBLASLt's
+/// `xf32`, CUTLASS' `tensorop_s1688` / `s16816` single-precision tensor-op tiles).
+fn runs_tf32(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    ["tf32", "xf32", "tensorop_s1688", "tensorop_s16816"].iter().any(|t| n.contains(t))
+}
+
+pub(super) const SOURCES: [WorkSource; 3] = [WorkSource::Shapes, WorkSource::Profiler, WorkSource::Inductor];
+
+/// The work summed over the rows.
+#[derive(Default)]
+pub struct WorkSums {
+    /// (full name, short name, sums).
+    pub(super) kernels: Vec<(String, String, KernelSum)>,
+    /// Per launching op name (the leaf op whose work the kernels did): (name, sums).
+    pub(super) ops: Vec<(String, KernelSum)>,
+    /// Per step: FLOPs by precision, as in `KernelSum`.
+    pub(super) steps: Vec<[f64; 8]>,
+    pub(super) known_ns: [i64; 3],
+    pub(super) unmodelled_ns: i64,
+    pub(super) unmodelled: Vec<(String, i64)>,
+    pub(super) unknown_ns: i64,
+    pub(super) graph_ns: i64,
+    pub(super) kernel_ns: i64,
+    pub(super) communication_ns: i64,
+    pub(super) ops_with_shapes: u64,
+}
+
+impl WorkSums {
+    /// Keeps the steps the report keeps (`keep` per step).
+    pub fn retain_steps(&mut self, keep: &[bool]) {
+        let mut k = keep.iter();
+        self.steps.retain(|_| k.next().copied().unwrap_or(false));
+    }
+}
+
+pub(super) fn source_index(s: WorkSource) -> usize {
+    SOURCES.iter().position(|&x| x == s).unwrap_or(0)
+}
+
+/// Each working op's kernels: their time and count, and the time of those that do its math
+/// (GEMM, attention), to split its work by.
+fn kernels_per_op<'a>(
+    c: &Collector,
+    at: &Attribution,
+    buckets: &[Bucket],
+    op_work: &impl Fn(u32) -> Option<&'a OpWork>,
+) -> FxHashMap<u32, OpKernels> {
+    let mut per_op: FxHashMap<u32, OpKernels> = FxHashMap::default();
+    for (i, row) in c.gpu.iter().enumerate() {
+        let leaf = at.leaf[i];
+        if row.kind == GpuKind::Kernel && leaf != NO && op_work(leaf).is_some() {
+            let e = per_op.entry(leaf).or_default();
+            e.ns += row.dur;
+            e.count += 1;
+            if MATH.contains(&buckets[i]) {
+                e.math_ns += row.dur;
+                e.math_count += 1;
+            }
+        }
+    }
+    per_op
+}
+
+/// One kernel row's work.
+struct RowWork {
+    flops: f64,
+    bytes: f64,
+    precision: Option<Precision>,
+    source: WorkSource,
+    split: bool,
+    causal: bool,
+}
+
+impl RowWork {
+    /// A row's share of its op's work: the op's FLOPs went to its GEMM or attention kernels
+    /// when it launched some (a convolution's transposes and reductions move its data), else
+    /// to all of them, by time; its bytes to all of them by time.
+    fn share_of(w: &OpWork, k: &OpKernels, dur: i64, math: bool) -> RowWork {
+        let share = |ns: i64, n: u32| if ns > 0 { dur as f64 / ns as f64 } else { 1.0 / n as f64 };
+        let flop_share = match (k.math_count, math) {
+            (0, _) => share(k.ns, k.count),
+            (_, true) => share(k.math_ns, k.math_count),
+            (_, false) => 0.0,
+        };
+        RowWork {
+            flops: w.flops * flop_share,
+            bytes: w.bytes * share(k.ns, k.count),
+            precision: w.precision,
+            source: w.source,
+            split: k.count > 1,
+            causal: w.causal,
+        }
+    }
+}
+
+/// Sums each kernel row's share of its op's work. `row_step` is each row's step (or NO), empty
+/// without steps.
+pub fn sums(m: &Model) -> WorkSums {
+    let (c, at, runtime, buckets, facts) = (m.c, m.at, m.runtime, m.buckets, m.facts);
+    let (row_step, steps) = (m.row_step, m.steps.len());
+    let tree = &at.ops;
+    let op_work = |leaf: u32| -> Option<&OpWork> {
+        let e = tree.spans.get(leaf as usize)?.external;
+        c.op_work.get(&e)
+    };
+    let per_op = kernels_per_op(c, at, buckets, &op_work);
+    let mut s = WorkSums { steps: vec![[0.0; 8]; steps], ops_with_shapes: c.ops_with_shapes, ..WorkSums::default() };
+    let mut by_name: FxHashMap<u32, usize> = FxHashMap::default();
+    let mut by_op: FxHashMap<u32, usize> = FxHashMap::default();
+    let mut unmodelled: FxHashMap<u32, i64> = FxHashMap::default();
+    // Whether each kernel name says TF32, read once per name (it lowercases the full name).
+    let mut tf32: FxHashMap<u32, bool> = FxHashMap::default();
+    let mut counted = c.gpu_work.iter().peekable();
+    for (i, row) in c.gpu.iter().enumerate() {
+        let own = match counted.peek() {
+            Some(k) if k.row as usize == i => counted.next(),
+            _ => None,
+        };
+        if row.kind != GpuKind::Kernel {
+            continue;
+        }
+        // Collectives move data between GPUs at the link's rate, not the memory's: they have
+        // their own figures (the collectives table), not a place on the roofline.
+        if buckets[i] == Bucket::Communication {
+            s.communication_ns += row.dur;
+            continue;
+        }
+        s.kernel_ns += row.dur;
+        let leaf = at.leaf[i];
+        let work = match (own, op_work(leaf)) {
+            (Some(k), w) => Some(RowWork {
+                flops: k.flops,
+                bytes: k.bytes,
+                precision: w.and_then(|w| w.precision),
+                source: WorkSource::Inductor,
+                split: false,
+                causal: false,
+            }),
+            (None, Some(w)) => Some(RowWork::share_of(w, &per_op[&leaf], row.dur, MATH.contains(&buckets[i]))),
+            (None, None) => None,
+        };
+        let Some(mut work) = work else {
+            let name = (leaf != NO).then(|| tree.spans[leaf as usize].name);
+            let call = at.runtime[i];
+            match name {
+                // A graph replay's op is the one around the launch, not the one that captured
+                // the kernel: its work needs the capture trace (or the captured op has none).
+                _ if call != NO
+                    && at.captured(i).is_none()
+                    && c.names.is(runtime[call as usize].name, NAME_GRAPH_LAUNCH) =>
+                {
+                    s.graph_ns += row.dur;
+                }
+                Some(n) if c.ops_with_shapes > 0 && !c.names.is(n, NAME_WORK) => {
+                    s.unmodelled_ns += row.dur;
+                    *unmodelled.entry(n).or_default() += row.dur;
+                }
+                _ => s.unknown_ns += row.dur,
+            }
+            continue;
+        };
+        // FP32 work ran at the TF32 rate where the library chose it: the kernel's name says.
+        work.precision = match work.precision {
+            Some(Precision::Fp32)
+                if *tf32
+                    .entry(row.name)
+                    .or_insert_with(|| facts.get(&row.name).is_some_and(|f| runs_tf32(&f.name.full))) =>
+            {
+                Some(Precision::Tf32)
+            }
+            p => p,
+        };
+        s.known_ns[source_index(work.source)] += row.dur;
+        let k = *by_name.entry(row.name).or_insert_with(|| {
+            let full = c.names.get(row.name).to_string();
+            let short = facts.get(&row.name).map_or_else(|| full.clone(), |f| f.name.short.clone());
+            s.kernels.push((full, short, KernelSum::default()));
+            s.kernels.len() - 1
+        });
+        let p = work.precision.map_or(UNKNOWN_PRECISION, Precision::index);
+        s.kernels[k].2.add(row.dur, &work, p, buckets[i]);
+        if leaf != NO {
+            let name = tree.spans[leaf as usize].name;
+            let o = *by_op.entry(name).or_insert_with(|| {
+                s.ops.push((c.names.get(name).to_string(), KernelSum::default()));
+                s.ops.len() - 1
+            });
+            s.ops[o].1.add(row.dur, &work, p, buckets[i]);
+        }
+        if let Some(step) = row_step.get(i).filter(|&&t| t != NO) {
+            s.steps[*step as usize][p] += work.flops;
+        }
+    }
+    let mut listed: Vec<(String, i64)> = unmodelled.into_iter().map(|(n, t)| (c.names.get(n).to_string(), t)).collect();
+    listed.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    listed.truncate(UNMODELLED_LISTED);
+    s.unmodelled = listed;
+    s
+}

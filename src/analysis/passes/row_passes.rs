@@ -1,0 +1,239 @@
+//! The two passes over every GPU row that finish the model: time (each lane's intervals, each
+//! row's step, the busy union) and totals (the rows summed for the tables, and the launch,
+//! copy, tensor-core, attention and collective figures); and each row's class before them.
+
+use crate::analysis::model::attribution::{Attribution, NO};
+use crate::analysis::model::classify::{moe_module, Chains, Classes, CopyKind, Why};
+use crate::analysis::model::collect::{Collector, GpuKind, RuntimeCall, NAME_GRAPH_LAUNCH};
+use crate::analysis::model::frozen::{step_of, RowMap, StepWindow};
+use crate::analysis::options::Options;
+use crate::analysis::passes::attention::AttentionEvidence;
+use crate::analysis::passes::collectives::collective_call;
+use crate::analysis::passes::steps::{us, Lanes};
+use crate::analysis::rules::taxonomy::{Backend, Bucket, KernelFacts, TensorCore, OP_CONTEXT_RULES};
+use crate::report::*;
+use rustc_hash::FxHashMap;
+
+/// Each row's class, and what each distinct name says as a kernel and as a copy.
+pub(crate) fn classify_rows(
+    c: &Collector,
+    at: &Attribution,
+    runtime: &[RuntimeCall],
+    chains: &Chains,
+    opts: &Options,
+) -> (FxHashMap<u32, KernelFacts>, FxHashMap<u32, CopyKind>, Classes) {
+    let (names, tree) = (&c.names, &at.ops);
+    let mut facts: FxHashMap<u32, KernelFacts> = FxHashMap::default();
+    let mut copy_kind: FxHashMap<u32, CopyKind> = FxHashMap::default();
+    let mut user_rule: FxHashMap<u32, Option<usize>> = FxHashMap::default();
+    let mut classes = Classes::with_capacity(c.gpu.len());
+    for (i, row) in c.gpu.iter().enumerate() {
+        let f = facts.entry(row.name).or_insert_with(|| KernelFacts::of(names.get(row.name)));
+        let copy = *copy_kind.entry(row.name).or_insert_with(|| CopyKind::of(names.get(row.name), row.kind));
+        let user = if opts.rules.is_empty() {
+            None
+        } else {
+            *user_rule.entry(row.name).or_insert_with(|| opts.rules.iter().position(|r| r.matches(&f.name)))
+        };
+        classes.push(match user {
+            Some(u) => (opts.rules[u].bucket, Why::User(u as u16)),
+            None => chains.classify(tree, names, row.kind, copy, f, at.leaf[i], || moe_module(names, at, runtime, i)),
+        });
+    }
+    (facts, copy_kind, classes)
+}
+
+/// The rows' time: their lanes' interval metrics (whole trace and per device), each row's
+/// step, and each step's GPU extent.
+pub(crate) struct TimePass {
+    pub(crate) total_ns: i64,
+    pub(crate) gpu: GpuTime,
+    pub(crate) idle_gaps: (u64, i64, i64),
+    pub(crate) busy_union: Vec<crate::analysis::model::intervals::Span>,
+    pub(crate) devices: Vec<DeviceTime>,
+    /// Per row: its step, or NO (empty when there are no steps). The steps' interval metrics
+    /// are worked out one step at a time later: lanes for every step at once held more than
+    /// the rows themselves.
+    pub(crate) row_step: Vec<u32>,
+    /// Per step: the GPU extent of its rows (the timeline's step marks).
+    pub(crate) step_extent: Vec<(i64, i64)>,
+}
+
+pub(crate) fn time_pass(
+    c: &Collector,
+    at: &Attribution,
+    runtime: &[RuntimeCall],
+    classes: &Classes,
+    steps: &[StepWindow],
+) -> TimePass {
+    let mut lanes = Lanes::default();
+    let mut device_lanes: Vec<(i32, Lanes)> = Vec::new();
+    // Per-device lanes only when the file has several devices: with one they would copy the
+    // whole trace's intervals for the same numbers.
+    let several_devices = c.gpu.lanes().first().is_some_and(|l0| c.gpu.lanes().iter().any(|l| l.0 != l0.0));
+    let mut row_step: Vec<u32> = Vec::with_capacity(if steps.is_empty() { 0 } else { c.gpu.len() });
+    let mut step_extent: Vec<(i64, i64)> = vec![(i64::MAX, i64::MIN); steps.len()];
+    for (i, row) in c.gpu.iter().enumerate() {
+        let bucket = classes.get(i).0;
+        lanes.add(&row, bucket);
+        if several_devices {
+            match device_lanes.iter_mut().find(|(d, _)| *d == row.device) {
+                Some((_, l)) => l.add(&row, bucket),
+                None => {
+                    let mut l = Lanes::default();
+                    l.add(&row, bucket);
+                    device_lanes.push((row.device, l));
+                }
+            }
+        }
+        if !steps.is_empty() {
+            // A row belongs to the step its launch call (else the row itself) falls in.
+            let launched = match at.runtime[i] {
+                NO => row.start,
+                r => runtime[r as usize].start,
+            };
+            let s = step_of(steps, launched);
+            row_step.push(s);
+            if s != NO {
+                let e = &mut step_extent[s as usize];
+                *e = (e.0.min(row.start), e.1.max(row.start + row.dur));
+            }
+        }
+    }
+    let total_ns = lanes.kernel_ns;
+    let (gpu, idle_gaps, busy_union) = lanes.time_and_union();
+    let devices = if device_lanes.len() > 1 {
+        device_lanes.into_iter().map(|(d, l)| DeviceTime { device: d as i64, time: l.time() }).collect()
+    } else {
+        Vec::new()
+    };
+    TimePass { total_ns, gpu, idle_gaps, busy_union, devices, row_step, step_extent }
+}
+
+/// The rows' totals: per (kernel, op, class) for the tables, per op, and the launch, copy,
+/// tensor-core, attention and collective figures.
+pub(crate) struct Totals {
+    pub(crate) rows: RowMap,
+    pub(crate) op_gpu: Vec<i64>,
+    pub(crate) evidence: AttentionEvidence,
+    pub(crate) launch: LaunchStats,
+    pub(crate) copies: Copies,
+    pub(crate) tensor_cores: TensorCoreUse,
+    pub(crate) collectives: Vec<CollectiveCall>,
+    /// Rows with no launching op: count and time.
+    pub(crate) unattributed: (u64, i64),
+    pub(crate) coverage: LaunchCoverage,
+}
+
+pub(crate) fn totals_pass(
+    c: &Collector,
+    at: &Attribution,
+    runtime: &[RuntimeCall],
+    classes: &Classes,
+    facts: &FxHashMap<u32, KernelFacts>,
+    copy_kind: &FxHashMap<u32, CopyKind>,
+) -> Totals {
+    let names = &c.names;
+    let tree = &at.ops;
+    let mut rows: RowMap = FxHashMap::default();
+    let mut op_gpu: Vec<i64> = vec![0; tree.spans.len()];
+    let mut evidence = AttentionEvidence::default();
+    let mut launch = LaunchStats::default();
+    let mut coverage = LaunchCoverage::default();
+    let mut copies = Copies::default();
+    let mut tc = TensorCoreUse::default();
+    let mut collectives: Vec<CollectiveCall> = Vec::new();
+    let mut unattributed = (0u64, 0i64);
+    let mut graph_launch_ns = 0;
+    for r in runtime.iter().filter(|r| names.is(r.name, NAME_GRAPH_LAUNCH)) {
+        launch.graph_launches += 1;
+        graph_launch_ns += r.dur;
+    }
+    launch.graph_launch_call_us = us(graph_launch_ns);
+    for (i, row) in c.gpu.iter().enumerate() {
+        let rt = match at.runtime[i] {
+            NO => None,
+            r => Some(runtime[r as usize]),
+        };
+        if let (Some(r), GpuKind::Kernel) = (rt, row.kind) {
+            // One graph launch replays many kernels: comparing each with that call says nothing.
+            if names.is(r.name, NAME_GRAPH_LAUNCH) {
+                launch.graph_kernels += 1;
+            } else {
+                launch.launched_kernels += 1;
+                if row.dur < r.dur {
+                    launch.shorter_than_launch += 1;
+                }
+            }
+        }
+        let leaf = at.leaf[i];
+        let t = us(row.dur);
+        match rt {
+            Some(r) if names.is(r.name, NAME_GRAPH_LAUNCH) && at.captured(i).is_some() => {
+                coverage.graph_matched_us += t
+            }
+            Some(r) if names.is(r.name, NAME_GRAPH_LAUNCH) => coverage.graph_us += t,
+            Some(_) if leaf != NO => coverage.op_us += t,
+            Some(_) => coverage.no_op_us += t,
+            None if leaf != NO => coverage.external_only_us += t,
+            None => coverage.no_launch_us += t,
+        }
+        let (bucket, why) = classes.get(i);
+        let f = &facts[&row.name];
+
+        match copy_kind[&row.name] {
+            _ if row.kind == GpuKind::Kernel => {}
+            CopyKind::HostToDevice { pageable } => {
+                copies.host_to_device_us += us(row.dur);
+                if pageable {
+                    copies.pageable_us += us(row.dur);
+                }
+            }
+            CopyKind::DeviceToHost { pageable } => {
+                copies.device_to_host_us += us(row.dur);
+                if pageable {
+                    copies.pageable_us += us(row.dur);
+                }
+            }
+            CopyKind::DeviceToDevice | CopyKind::Other => copies.device_to_device_us += us(row.dur),
+            CopyKind::PeerToPeer => copies.peer_to_peer_us += us(row.dur),
+            CopyKind::Memset => copies.memset_us += us(row.dur),
+        }
+        if bucket == Bucket::Gemm && row.kind == GpuKind::Kernel {
+            match f.tensor_cores {
+                Some(TensorCore::Yes) => tc.tensor_core_us += us(row.dur),
+                Some(TensorCore::Simt) => tc.simt_us += us(row.dur),
+                Some(TensorCore::VectorShaped) => tc.vector_us += us(row.dur),
+                None => tc.unknown_us += us(row.dur),
+            }
+        }
+
+        // Attention backend evidence: eager shape, the kernel's own signature, else the op.
+        if bucket == Bucket::Attention {
+            match (why, f.backend()) {
+                (Why::Eager(scope), _) => evidence.add(Backend::Eager, EvidenceKind::Scope, scope, "", row.dur),
+                (_, Some((b, lib))) => evidence.add(b, EvidenceKind::Kernel, row.name, lib, row.dur),
+                (Why::Op { op, rule }, None) => {
+                    let b = OP_CONTEXT_RULES[rule as usize].then.backend.unwrap_or(Backend::Math);
+                    evidence.add(b, EvidenceKind::Op, op, "", row.dur)
+                }
+                _ => evidence.add(Backend::Vendor, EvidenceKind::Kernel, row.name, "", row.dur),
+            }
+        }
+
+        // Kernels that are collectives by name (not helpers launched under a collective op).
+        if bucket == Bucket::Communication && f.kernel_rule().is_some_and(|r| r.then.bucket == Bucket::Communication) {
+            collectives.push(collective_call(c, tree, i, leaf, &f.name.short));
+        }
+
+        let leaf_name = if leaf == NO { NO } else { tree.spans[leaf as usize].name };
+        rows.entry((row.name, leaf_name, bucket, why)).or_default().add(row.dur);
+        if leaf != NO {
+            op_gpu[leaf as usize] += row.dur;
+        } else {
+            unattributed.0 += 1;
+            unattributed.1 += row.dur;
+        }
+    }
+    Totals { rows, op_gpu, evidence, launch, copies, tensor_cores: tc, collectives, unattributed, coverage }
+}

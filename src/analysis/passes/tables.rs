@@ -1,0 +1,161 @@
+//! Pass 4, tables: buckets with the rules that matched, top kernels (per bucket), top ops.
+//! Built from one map keyed by (kernel, launching op, bucket, why), filled per row; every sort
+//! has a total order so the native and the wasm build give identical reports.
+
+use super::steps::{pct, us};
+use crate::analysis::model::attribution::NO;
+use crate::analysis::model::classify::{why_label, Why};
+use crate::analysis::model::frozen::{Agg, Model};
+use crate::analysis::rules::taxonomy::Bucket;
+use crate::report::{self, KernelTotal, NameTime, OpTotal, RuleHit, TopRow};
+use rustc_hash::FxHashMap;
+
+/// Picks the key with the most time (ties: smallest key), for "launched mostly by" columns.
+fn argmax<K: Copy + Ord>(it: impl Iterator<Item = (K, i64)>) -> Option<K> {
+    it.max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))).map(|(k, _)| k)
+}
+
+pub struct Tables {
+    pub buckets: Vec<report::Bucket>,
+    pub top_kernels: Vec<TopRow>,
+    pub top_ops: Vec<TopRow>,
+    pub kernels: Vec<KernelTotal>,
+    pub ops: Vec<OpTotal>,
+}
+
+/// `facts` holds every GPU row name's parsed (demangled) name, worked out once in the build.
+pub fn tables(m: &Model) -> Tables {
+    let (rows, op_gpu, total_ns) = (&m.sums.rows, &m.sums.op_gpu, m.sums.total_ns);
+    let (tree, names, facts, opts) = (&m.at.ops, &m.c.names, m.facts, m.opts);
+    let top_n = opts.top_n;
+    let mut bucket_agg: FxHashMap<Bucket, Agg> = FxHashMap::default();
+    let mut rule_agg: FxHashMap<(Bucket, Why), Agg> = FxHashMap::default();
+    let mut kernel_agg: FxHashMap<(u32, Bucket), Agg> = FxHashMap::default();
+    let mut kernel_op: FxHashMap<(u32, Bucket, u32), i64> = FxHashMap::default();
+    let mut op_bucket_time: FxHashMap<(u32, Bucket), i64> = FxHashMap::default();
+    for (&(kernel, op, bucket, why), a) in rows {
+        bucket_agg.entry(bucket).or_default().merge(a);
+        rule_agg.entry((bucket, why)).or_default().merge(a);
+        kernel_agg.entry((kernel, bucket)).or_default().merge(a);
+        if op != NO {
+            *kernel_op.entry((kernel, bucket, op)).or_default() += a.ns;
+            *op_bucket_time.entry((op, bucket)).or_default() += a.ns;
+        }
+    }
+    let by_time_then_name =
+        |x: &(u32, Agg), y: &(u32, Agg)| y.1.ns.cmp(&x.1.ns).then_with(|| names.get(x.0).cmp(names.get(y.0)));
+
+    let mut buckets: Vec<report::Bucket> = Bucket::ALL
+        .iter()
+        .filter_map(|&b| {
+            let a = bucket_agg.get(&b).copied()?;
+            let mut matched: Vec<RuleHit> = rule_agg
+                .iter()
+                .filter(|((bb, _), _)| *bb == b)
+                .map(|((_, w), a)| RuleHit {
+                    rule: why_label(*w, names, &opts.rules),
+                    time_us: us(a.ns),
+                    count: a.count,
+                })
+                .collect();
+            matched.sort_by(|x, y| y.time_us.total_cmp(&x.time_us).then_with(|| x.rule.cmp(&y.rule)));
+            let mut tops: Vec<(u32, Agg)> =
+                kernel_agg.iter().filter(|((_, bb), _)| *bb == b).map(|((n, _), a)| (*n, *a)).collect();
+            tops.sort_by(by_time_then_name);
+            let top_names = tops
+                .iter()
+                .take(5)
+                .map(|(n, a)| NameTime {
+                    name: facts[n].name.full.clone(),
+                    short: facts[n].name.short.clone(),
+                    time_us: us(a.ns),
+                    count: a.count,
+                })
+                .collect();
+            Some(report::Bucket {
+                id: b,
+                name: b.name().to_string(),
+                time_us: us(a.ns),
+                pct: pct(a.ns, total_ns),
+                count: a.count,
+                rule: b.definition(),
+                matched,
+                top_names,
+            })
+        })
+        .collect();
+    buckets.sort_by(|x, y| y.time_us.total_cmp(&x.time_us).then_with(|| x.id.cmp(&y.id)));
+
+    // Top kernels: one row per (kernel, bucket).
+    let mut kernels: Vec<((u32, Bucket), Agg)> = kernel_agg.into_iter().collect();
+    kernels.sort_by(|x, y| {
+        y.1.ns.cmp(&x.1.ns).then_with(|| names.get(x.0 .0).cmp(names.get(y.0 .0))).then(x.0 .1.cmp(&y.0 .1))
+    });
+    let top_kernels = kernels
+        .iter()
+        .take(top_n)
+        .map(|((n, b), a)| {
+            let op = argmax(
+                kernel_op.iter().filter(|((k, bb, _), _)| k == n && bb == b).map(|((_, _, o), t)| (names.get(*o), *t)),
+            )
+            .map(str::to_string);
+            top_row(&facts[n].name.full, facts[n].name.short.clone(), a, total_ns, op, *b)
+        })
+        .collect();
+
+    // Top ops: leaf ops by the GPU time they launched.
+    let mut op_agg: FxHashMap<u32, Agg> = FxHashMap::default();
+    let mut op_parent: FxHashMap<(u32, u32), i64> = FxHashMap::default();
+    for (i, &ns) in op_gpu.iter().enumerate() {
+        if ns == 0 {
+            continue;
+        }
+        let o = tree.spans[i];
+        op_agg.entry(o.name).or_default().add(ns);
+        let p = tree.parent[i];
+        if p != NO {
+            *op_parent.entry((o.name, tree.spans[p as usize].name)).or_default() += ns;
+        }
+    }
+    let mut ops: Vec<(u32, Agg)> = op_agg.into_iter().collect();
+    ops.sort_by(by_time_then_name);
+    let top_ops = ops
+        .iter()
+        .take(top_n)
+        .map(|(n, a)| {
+            let parent = argmax(op_parent.iter().filter(|((o, _), _)| o == n).map(|((_, p), t)| (names.get(*p), *t)))
+                .map(str::to_string);
+            let bucket = argmax(op_bucket_time.iter().filter(|((o, _), _)| o == n).map(|((_, b), t)| (*b, *t)))
+                .unwrap_or(Bucket::Other);
+            top_row(names.get(*n), names.get(*n).to_string(), a, total_ns, parent, bucket)
+        })
+        .collect();
+    let kernels = kernels
+        .iter()
+        .map(|((n, b), a)| KernelTotal {
+            name: facts[n].name.full.clone(),
+            bucket: *b,
+            time_us: us(a.ns),
+            count: a.count,
+        })
+        .collect();
+    let ops = ops
+        .iter()
+        .map(|(n, a)| OpTotal { name: names.get(*n).to_string(), time_us: us(a.ns), count: a.count })
+        .collect();
+    Tables { buckets, top_kernels, top_ops, kernels, ops }
+}
+
+fn top_row(name: &str, short: String, a: &Agg, total_ns: i64, op: Option<String>, bucket: Bucket) -> TopRow {
+    TopRow {
+        name: name.to_string(),
+        short,
+        time_us: us(a.ns),
+        pct: pct(a.ns, total_ns),
+        count: a.count,
+        mean_us: if a.count > 0 { us(a.ns) / a.count as f64 } else { 0.0 },
+        max_us: us(a.max),
+        op,
+        bucket,
+    }
+}
