@@ -23,7 +23,7 @@ pub mod text;
 pub mod trace;
 pub mod vocab;
 
-#[cfg(target_arch = "wasm32")]
+/// The page: its view state (pure data) on every target, the rest on wasm32 only.
 pub mod web;
 
 pub use analysis::{

@@ -234,7 +234,7 @@ fn sets_of_ranks_compare_as_means_per_rank() {
 
 #[test]
 fn default_compare_split() {
-    use tracesight::share_link::CompareSets;
+    use tracesight::web::view_state::CompareSets;
     let ranked = |ranks: &[i64]| -> Vec<TraceReport> {
         ranks
             .iter()
@@ -260,7 +260,7 @@ fn default_compare_split() {
 #[test]
 fn a_second_run_merged_in_is_set_b() {
     use tracesight::analysis::job::diff::diff_refs;
-    use tracesight::share_link::{CompareSets, Side};
+    use tracesight::web::view_state::{CompareSets, Side};
     // Two runs of a 4-rank job whose files have the same names; the second run's GEMMs are slower.
     let runs: Vec<Report> = [1_000, 1_500]
         .iter()

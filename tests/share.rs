@@ -6,9 +6,8 @@ mod common;
 use common::*;
 use tracesight::analysis::rules::taxonomy::Bucket;
 use tracesight::export::{csv, markdown};
-use tracesight::share_link::{
-    self, decode, encode, for_link, CompareSets, Figures, LinkError, SortCol, TableState, ViewState,
-};
+use tracesight::share_link::{self, encode, for_link, LinkError};
+use tracesight::web::view_state::{decode, CompareSets, Figures, SortCol, TableState, ViewState};
 use tracesight::Report;
 
 const FIXTURES: [&str; 4] = ["current_schema.json", "old_schema.json", "math_sdpa.json", "cpu_only.json"];

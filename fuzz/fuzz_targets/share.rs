@@ -2,7 +2,8 @@
 //! decoded view encodes and decodes back to itself.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use tracesight::share_link::{decode, encode};
+use tracesight::share_link::encode;
+use tracesight::web::view_state::decode;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

@@ -1,74 +1,10 @@
-//! The checks of a decoded link that its types and generic bounds do not make: indices into
-//! other parts, and the few lists whose length has a meaning (traces, ranks, notes).
+//! The checks of a decoded link's report that its types and generic bounds do not make:
+//! indices into other parts, and the few lists whose length has a meaning (traces, ranks,
+//! notes). The view part checks itself ([`super::LinkView::check`]).
 
 use super::common::*;
-use super::state::*;
 use crate::analysis::rules::taxonomy::Bucket as BucketId;
 use crate::report::{JobView, RankMetric, Report};
-
-/// Longest rules text a link may carry.
-pub const MAX_RULES_BYTES: usize = 4096;
-
-/// The state's bounds, and with a report its indices.
-pub fn check_state(s: &ViewState, report: Option<&Report>) -> Result<(), String> {
-    for t in [&s.kernels, &s.ops] {
-        if t.query.chars().count() > MAX_QUERY || t.query.chars().any(char::is_control) {
-            return Err("search text too long or with control characters".into());
-        }
-        if t.expanded.len() > MAX_ROWS {
-            return Err("too many expanded rows".into());
-        }
-    }
-    if s.buckets_open.len() > BucketId::ALL.len() {
-        return Err("too many unfolded buckets".into());
-    }
-    if let Some(c) = &s.compare {
-        if c.a.len() > MAX_RANKS || c.b.len() > MAX_RANKS {
-            return Err("too many traces compared".into());
-        }
-        if c.a.iter().any(|i| c.b.contains(i)) {
-            return Err("a trace compared with itself".into());
-        }
-        let sorted = |v: &[u32]| v.windows(2).all(|w| w[0] < w[1]);
-        if !sorted(&c.a) || !sorted(&c.b) {
-            return Err("a compared set out of order or repeated".into());
-        }
-    }
-    if s.figures
-        .fields()
-        .iter()
-        .any(|f| f.chars().count() > super::state::MAX_FIGURE || f.chars().any(char::is_control))
-    {
-        return Err("a peak or model figure too long or with control characters".into());
-    }
-    if s.rules.len() > MAX_RULES_BYTES {
-        return Err(format!("bucket rules longer than {MAX_RULES_BYTES} bytes"));
-    }
-    if let Err(e) = crate::analysis::rules::taxonomy::parse_rules(&s.rules) {
-        return Err(format!("bucket rules that cannot be read ({e})"));
-    }
-    if let Some(r) = report {
-        let n = r.traces.len() as u32;
-        if s.trace >= n.max(1) {
-            return Err(format!("trace {} selected of {n}", s.trace));
-        }
-        if let Some(c) = &s.compare {
-            if c.a.iter().chain(&c.b).any(|&i| i >= n) {
-                return Err("compared trace out of range".into());
-            }
-        }
-        if let Some(t) = r.traces.get(s.trace as usize) {
-            if s.kernels.expanded.iter().any(|&i| i as usize >= t.top_kernels.len())
-                || s.ops.expanded.iter().any(|&i| i as usize >= t.top_ops.len())
-            {
-                return Err("an expanded row that does not exist".into());
-            }
-        }
-    } else if s.trace as usize >= MAX_TRACES {
-        return Err("trace index out of range".into());
-    }
-    Ok(())
-}
 
 /// The report's indices and meaningful lengths (texts, numbers and list sizes are bounded
 /// generically before, in `bounds`).

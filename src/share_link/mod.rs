@@ -1,6 +1,7 @@
-//! Share links: the view state (selected trace, sort, search, bucket filter, expanded rows,
-//! compare pair) and, unless the page opened the trace itself by `?trace=`, the summary the
-//! views show, packed into a URL fragment.
+//! Share links: a view state (the page's: selected trace, sort, search, bucket filter,
+//! expanded rows, compare sets; its type lives in web::view_state and comes here as the
+//! generic [`LinkView`]) and, unless the page opened the trace itself by `?trace=`, the
+//! summary the views show, packed into a URL fragment.
 //!
 //! Wire format: `s=` + base64url(raw deflate(JSON)) for view state + summary, `v=` + the same
 //! for view state only. The JSON is `{"v": 2, "s": view state, "r": report}`: the report in
@@ -14,21 +15,20 @@
 //! can be fuzzed directly. One decoder serves every field: generic bounds on the parsed JSON
 //! (bounds.rs), serde into the report's types, then the link must be exactly what the encoder
 //! makes of what it decoded (no unknown or redundant keys, nothing beyond the subset), and
-//! the indices between parts are checked (check.rs).
+//! the indices between parts are checked (check.rs, and the view's own [`LinkView::check`]).
 
 #![forbid(unsafe_code)]
 
 mod bounds;
 mod check;
 mod common;
-mod state;
 mod subset;
+mod view;
 
 pub use bounds::{MAX_NUMBER, MAX_VALUES};
-pub use check::{check_state, MAX_RULES_BYTES};
 pub use common::*;
-pub use state::*;
 pub use subset::for_link;
+pub use view::*;
 
 use crate::report::Report;
 use serde::{Deserialize, Serialize};
@@ -39,10 +39,10 @@ use std::io::{Read, Write};
 const VERSION: u8 = 2;
 
 #[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Link {
+#[serde(deny_unknown_fields, bound = "V: LinkView")]
+struct Link<V> {
     v: u8,
-    s: ViewState,
+    s: V,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     r: Option<Report>,
 }
@@ -57,7 +57,7 @@ fn wire_report(report: &Report) -> Report {
 // ---------------------------------------------------------------------------------------
 
 /// The fragment (without `#`) for `state` and, when given, the report's summary.
-pub fn encode(report: Option<&Report>, state: &ViewState) -> String {
+pub fn encode<V: LinkView>(report: Option<&Report>, state: &V) -> String {
     let link = Link { v: VERSION, s: state.clone(), r: report.map(wire_report) };
     let json = serde_json::to_vec(&link).unwrap_or_default();
     let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
@@ -80,7 +80,7 @@ pub enum Scope {
 /// The fragment of a summary link for `report` and `state`: every trace when they fit, else
 /// the ranks view and the selected trace (the view state then selects it and compares
 /// nothing). None when even that does not fit.
-pub fn encode_summary(report: &Report, state: &ViewState) -> Option<(String, Scope)> {
+pub fn encode_summary<V: LinkView>(report: &Report, state: &V) -> Option<(String, Scope)> {
     if report.traces.len() <= MAX_TRACES {
         let full = encode(Some(report), state);
         if full.len() <= MAX_FRAGMENT {
@@ -91,11 +91,11 @@ pub fn encode_summary(report: &Report, state: &ViewState) -> Option<(String, Sco
 }
 
 /// The [`Scope::RanksAndSelected`] fragment: None without a ranks view or when too large.
-pub fn encode_ranks_and_selected(report: &Report, state: &ViewState) -> Option<String> {
+pub fn encode_ranks_and_selected<V: LinkView>(report: &Report, state: &V) -> Option<String> {
     if report.ranks.is_empty() || report.ranks.len() > MAX_RANKS {
         return None;
     }
-    let selected = report.traces.get(state.trace as usize)?;
+    let selected = report.traces.get(state.selected() as usize)?;
     let compact = Report {
         tool_version: report.tool_version.clone(),
         traces: vec![selected.clone()],
@@ -103,13 +103,12 @@ pub fn encode_ranks_and_selected(report: &Report, state: &ViewState) -> Option<S
         ranks: report.ranks.clone(),
         job: report.job.clone(),
     };
-    let state = ViewState { trace: 0, compare: None, ..state.clone() };
-    let link = encode(Some(&compact), &state);
+    let link = encode(Some(&compact), &state.for_selected_only());
     (link.len() <= MAX_FRAGMENT).then_some(link)
 }
 
 /// Reads a fragment (with or without its leading `#`). Bounded, strict, never panics.
-pub fn decode(fragment: &str) -> Result<SharedView, LinkError> {
+pub fn decode<V: LinkView>(fragment: &str) -> Result<SharedView<V>, LinkError> {
     let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
     if fragment.len() > MAX_FRAGMENT + 2 {
         return Err(LinkError::TooLong { len: fragment.len() });
@@ -140,7 +139,7 @@ pub fn decode(fragment: &str) -> Result<SharedView, LinkError> {
 
 /// The inflated JSON to a view: generic bounds, the version, serde into the report's types,
 /// the canonical form, the subset, the indices.
-fn read_link(json: &[u8], with_report: bool) -> Result<SharedView, LinkError> {
+fn read_link<V: LinkView>(json: &[u8], with_report: bool) -> Result<SharedView<V>, LinkError> {
     let invalid = |e: String| LinkError::Invalid(e);
     let value: serde_json::Value = serde_json::from_slice(json).map_err(|e| invalid(e.to_string()))?;
     match value.get("v").and_then(serde_json::Value::as_u64) {
@@ -149,7 +148,7 @@ fn read_link(json: &[u8], with_report: bool) -> Result<SharedView, LinkError> {
         other => return Err(invalid(format!("unknown format version {other:?}"))),
     }
     bounds::check_bounds(&value).map_err(invalid)?;
-    let link: Link = serde_json::from_value(value.clone()).map_err(|e| invalid(e.to_string()))?;
+    let link: Link<V> = serde_json::from_value(value.clone()).map_err(|e| invalid(e.to_string()))?;
     // Strict: the data must be what the encoder writes for what was read, so unknown keys,
     // defaults written out and parts beyond the declared subset are refused alike.
     if link.r.is_some() != with_report {
@@ -164,7 +163,7 @@ fn read_link(json: &[u8], with_report: bool) -> Result<SharedView, LinkError> {
     if serde_json::to_value(&again).ok().as_ref() != Some(&value) {
         return Err(invalid("fields that a link does not carry, or not in the form the encoder writes".into()));
     }
-    check::check_state(&again.s, report.as_ref()).map_err(invalid)?;
+    again.s.check(report.as_ref()).map_err(invalid)?;
     Ok(SharedView { state: again.s, report })
 }
 
@@ -172,38 +171,4 @@ fn read_link(json: &[u8], with_report: bool) -> Result<SharedView, LinkError> {
 pub fn stem(file: &str) -> String {
     let base = file.rsplit(['/', '\\']).next().unwrap_or("trace");
     base.trim_end_matches(".gz").trim_end_matches(".json").to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::vocab::Bucket as BucketId;
-
-    #[test]
-    fn garbage_is_an_error_not_a_panic() {
-        for f in ["", "#", "#x", "#s=", "#s=@@@", "#v=AAAA", "#s=////", "#r=abc", "s=%3Cscript%3E"] {
-            let r = decode(f);
-            assert!(r.is_err(), "{f}: {r:?}");
-        }
-        let long = format!("s={}", "A".repeat(MAX_FRAGMENT + 10));
-        assert!(matches!(decode(&long), Err(LinkError::TooLong { .. })));
-    }
-
-    #[test]
-    fn state_only_round_trip() {
-        let s = ViewState {
-            trace: 3,
-            bucket: Some(BucketId::Gemm),
-            kernels: TableState { sort: SortCol::Mean, desc: false, query: "gemm".into(), expanded: vec![0, 4] },
-            ops: TableState::default(),
-            buckets_open: vec![BucketId::Attention],
-            compare: Some(CompareSets::pair(0, 2)),
-            rules: "attn_fwd* => attention".into(),
-            figures: Figures { tflops: String::new(), tbps: "2".into(), params: "1.3e9".into(), tokens: "4096".into() },
-        };
-        let f = encode(None, &s);
-        assert!(f.starts_with("v="));
-        assert_eq!(decode(&f).unwrap(), SharedView { state: s, report: None });
-        assert!(encode(None, &ViewState::default()).len() < 40);
-    }
 }

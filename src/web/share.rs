@@ -9,14 +9,15 @@
 //! bad one gives an error screen that says what is wrong with the link.
 
 use crate::report::Report;
-use crate::share_link::{self, LinkError, Scope, SharedView, ViewState};
+use crate::share_link::{self, LinkError, Scope, SharedView};
+use crate::web::view_state::{self, ViewState};
 use wasm_bindgen::JsCast;
 
 /// What the page was opened with.
 pub enum Opening {
     Start,
     /// A summary link: the report and the view.
-    Shared(SharedView),
+    Shared(SharedView<ViewState>),
     /// Traces to fetch, and the view to restore once they are analysed.
     Urls(Vec<String>, ViewState),
     /// A fragment that cannot be opened.
@@ -39,7 +40,7 @@ pub fn from_location() -> Opening {
     } else {
         location.hash().unwrap_or_default()
     };
-    let shared = if fragment.len() > 1 { Some(share_link::decode(&fragment)) } else { None };
+    let shared = if fragment.len() > 1 { Some(view_state::decode(&fragment)) } else { None };
     match (urls.is_empty(), shared) {
         (true, None) | (true, Some(Err(LinkError::Absent))) => Opening::Start,
         (true, Some(Ok(v))) if v.report.is_some() => Opening::Shared(v),

@@ -4,9 +4,9 @@
 use super::page::Page;
 use super::stage::{file_message, now_ms, update_row, Failure, FileState, Loaded, Stage};
 use crate::report::Report;
-use crate::share_link::{CompareSets, Side, ViewState};
 use crate::web::pool::{PoolEvent, WorkerStats};
 use crate::web::protocol::Request;
+use crate::web::view_state::{CompareSets, Side, ViewState};
 use leptos::prelude::*;
 use std::sync::Arc;
 
@@ -145,7 +145,7 @@ fn finished(
         let report = Arc::new(report);
         return Stage::Done(Arc::new(Loaded { report, from_link: false, workers, view, from_urls, whole, request }));
     }
-    let mut view = view.filter(|v| crate::share_link::check_state(v, Some(&report)).is_ok()).unwrap_or_default();
+    let mut view = view.filter(|v| crate::web::view_state::check_state(v, Some(&report)).is_ok()).unwrap_or_default();
     view.rules = request.rules.clone();
     let report = Arc::new(report);
     Stage::Done(Arc::new(Loaded { report, from_link: false, workers, view, from_urls, whole: None, request }))

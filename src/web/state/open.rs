@@ -3,10 +3,10 @@
 
 use super::page::Page;
 use super::stage::{now_ms, update_row, Failure, FileProgress, FileState, Loaded, Stage};
-use crate::share_link::ViewState;
 use crate::web::pool::WorkerStats;
 use crate::web::protocol::Request;
 use crate::web::share::Opening;
+use crate::web::view_state::ViewState;
 use leptos::prelude::*;
 use std::sync::Arc;
 use wasm_bindgen::JsCast;

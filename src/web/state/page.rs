@@ -6,9 +6,9 @@
 use super::saved::saved_rules;
 use super::stage::{Batch, FileProgress, Loaded, ProgressRows, RangeRequest, Stage};
 use crate::report::Report;
-use crate::share_link::ViewState;
 use crate::web::pool::{WorkerPool, WorkerStats};
 use crate::web::protocol::Request;
+use crate::web::view_state::ViewState;
 use leptos::prelude::*;
 use web_sys::File;
 

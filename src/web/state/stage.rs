@@ -1,9 +1,9 @@
 //! Which screen the page shows, the finished analysis, and the per-file progress rows.
 
 use crate::report::Report;
-use crate::share_link::ViewState;
 use crate::web::pool::WorkerStats;
 use crate::web::protocol::Request;
+use crate::web::view_state::ViewState;
 use leptos::prelude::*;
 use std::sync::Arc;
 

@@ -1,8 +1,8 @@
 //! The view state of the report on screen, one signal per part so that changing one redraws
 //! only what reads it; a share link writes it and reopens it.
 
-use crate::share_link::{CompareSets, Figures, TableState, ViewState};
 use crate::vocab::Bucket;
+use crate::web::view_state::{CompareSets, Figures, TableState, ViewState};
 use leptos::prelude::*;
 
 #[derive(Clone, Copy)]

@@ -4,8 +4,8 @@
 use super::widgets::{rank_label, FilePicker};
 use crate::analysis::job::diff::{diff_refs, Change, Diff, Status};
 use crate::report::Report;
-use crate::share_link::{CompareSets, Side};
 use crate::web::format;
+use crate::web::view_state::{CompareSets, Side};
 use leptos::prelude::*;
 use std::sync::Arc;
 use web_sys::File;

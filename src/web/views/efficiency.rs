@@ -6,9 +6,9 @@ use super::widgets::{bucket_class, swatch};
 use crate::analysis::passes::roofline::{rebase, with_user};
 use crate::export::roofline::{self, Chart, BOTTOM, HEIGHT, LEFT, WIDTH};
 use crate::report::{Bound, Efficiency, KernelWork, ModelSize};
-use crate::share_link::{Figures, MAX_FIGURE};
 use crate::vocab::fmt_si;
 use crate::web::format;
+use crate::web::view_state::{Figures, MAX_FIGURE};
 use leptos::prelude::*;
 
 fn number(s: &str) -> Option<f64> {

@@ -15,10 +15,10 @@ type Checked = Result<Vec<(UserRule, RuleEffect)>, String>;
 
 fn check(text: &str, trace: &TraceReport) -> Checked {
     let rules = parse_rules(text)?;
-    if text.len() > crate::share_link::MAX_RULES_BYTES {
+    if text.len() > crate::web::view_state::MAX_RULES_BYTES {
         return Err(format!(
             "longer than {} bytes: a share link could not carry it",
-            crate::share_link::MAX_RULES_BYTES
+            crate::web::view_state::MAX_RULES_BYTES
         ));
     }
     // Every kernel when the report has them (a trace), else the top ones (a share link).

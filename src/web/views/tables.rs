@@ -4,7 +4,7 @@
 use super::widgets::{bucket_class, csv_button, on_details_toggle, swatch};
 use crate::analysis::rules::taxonomy::Bucket as BucketId;
 use crate::report::{Bound, KernelWork, Step, TopRow};
-use crate::share_link::{SortCol as Col, TableState};
+use crate::web::view_state::{SortCol as Col, TableState};
 use crate::web::{export, format};
 use leptos::prelude::*;
 

@@ -3,7 +3,7 @@
 
 use crate::analysis::passes::diagnostics::DiagnosticId;
 use crate::report::{Report, Severity};
-use crate::share_link::CompareSets;
+use crate::web::view_state::CompareSets;
 use crate::web::format;
 use crate::web::state::{Page, ViewSignals};
 use crate::web::views::attention::AttentionSection;

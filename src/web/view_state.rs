@@ -1,10 +1,23 @@
-//! The view state a link carries: the selected trace, each table's sort, search and unfolded
-//! rows, the bucket filter, the compared sets.
+//! The page's view state, which a share link carries: the selected trace, each table's sort,
+//! search and unfolded rows, the bucket filter, the compared sets, the user's rules and
+//! figures. Pure data (serde, no browser APIs), so it is compiled on every target and the
+//! native tests build links with it; the link format itself (share_link) takes it as its
+//! generic view part through [`LinkView`], with its bounds and indices checked here.
 
-use super::common::*;
+use crate::analysis::rules::taxonomy::parse_rules;
 use crate::report::{Report, TraceReport};
+use crate::share_link::{is_default, is_true, yes, LinkError, LinkView, SharedView};
+use crate::share_link::{MAX_QUERY, MAX_RANKS, MAX_ROWS, MAX_TRACES};
 use crate::vocab::Bucket as BucketId;
 use serde::{Deserialize, Serialize};
+
+/// Longest rules text a link may carry.
+pub const MAX_RULES_BYTES: usize = 4096;
+
+/// Reads a link's fragment for the page: [`crate::share_link::decode`] with this view state.
+pub fn decode(fragment: &str) -> Result<SharedView<ViewState>, LinkError> {
+    crate::share_link::decode(fragment)
+}
 
 /// Column a top table is sorted by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -221,41 +234,107 @@ impl From<CompareSets> for WCompare {
     }
 }
 
-/// What a link opens: the view state, and the summary unless the page reads the trace itself.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SharedView {
-    pub state: ViewState,
-    pub report: Option<Report>,
+impl LinkView for ViewState {
+    fn check(&self, report: Option<&Report>) -> Result<(), String> {
+        check_state(self, report)
+    }
+
+    fn selected(&self) -> u32 {
+        self.trace
+    }
+
+    fn for_selected_only(&self) -> Self {
+        ViewState { trace: 0, compare: None, ..self.clone() }
+    }
 }
 
-/// Why a fragment could not be opened. Each has its own message for the error screen.
-#[derive(Debug, Clone, PartialEq)]
-pub enum LinkError {
-    /// No `s=` / `v=` fragment at all (not an error for the page: it shows the start screen).
-    Absent,
-    TooLong {
-        len: usize,
-    },
-    /// Not base64url, or not deflate data (a truncated or edited link).
-    Corrupt(&'static str),
-    TooLarge,
-    /// Valid packing, but the content breaks the schema or its bounds.
-    Invalid(String),
-    /// A link from an older tracesight (the `#r=` format, or format version 1).
-    OldFormat,
-}
-
-impl std::fmt::Display for LinkError {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        match self {
-            LinkError::Absent => write!(f, "the link carries no report"),
-            LinkError::TooLong { len } => {
-                write!(f, "the link's data is {len} characters long; at most {MAX_FRAGMENT} are accepted")
-            }
-            LinkError::Corrupt(what) => write!(f, "the link's data is damaged ({what}); it may have been cut short"),
-            LinkError::TooLarge => write!(f, "the link's data unpacks to more than {} KB", MAX_INFLATED / 1024),
-            LinkError::Invalid(why) => write!(f, "the link's data is not a tracesight report: {why}"),
-            LinkError::OldFormat => write!(f, "the link was made by an older tracesight; open the trace itself"),
+/// The state's bounds, and with a report its indices.
+pub fn check_state(s: &ViewState, report: Option<&Report>) -> Result<(), String> {
+    for t in [&s.kernels, &s.ops] {
+        if t.query.chars().count() > MAX_QUERY || t.query.chars().any(char::is_control) {
+            return Err("search text too long or with control characters".into());
         }
+        if t.expanded.len() > MAX_ROWS {
+            return Err("too many expanded rows".into());
+        }
+    }
+    if s.buckets_open.len() > BucketId::ALL.len() {
+        return Err("too many unfolded buckets".into());
+    }
+    if let Some(c) = &s.compare {
+        if c.a.len() > MAX_RANKS || c.b.len() > MAX_RANKS {
+            return Err("too many traces compared".into());
+        }
+        if c.a.iter().any(|i| c.b.contains(i)) {
+            return Err("a trace compared with itself".into());
+        }
+        let sorted = |v: &[u32]| v.windows(2).all(|w| w[0] < w[1]);
+        if !sorted(&c.a) || !sorted(&c.b) {
+            return Err("a compared set out of order or repeated".into());
+        }
+    }
+    if s.figures.fields().iter().any(|f| f.chars().count() > MAX_FIGURE || f.chars().any(char::is_control)) {
+        return Err("a peak or model figure too long or with control characters".into());
+    }
+    if s.rules.len() > MAX_RULES_BYTES {
+        return Err(format!("bucket rules longer than {MAX_RULES_BYTES} bytes"));
+    }
+    if let Err(e) = parse_rules(&s.rules) {
+        return Err(format!("bucket rules that cannot be read ({e})"));
+    }
+    if let Some(r) = report {
+        let n = r.traces.len() as u32;
+        if s.trace >= n.max(1) {
+            return Err(format!("trace {} selected of {n}", s.trace));
+        }
+        if let Some(c) = &s.compare {
+            if c.a.iter().chain(&c.b).any(|&i| i >= n) {
+                return Err("compared trace out of range".into());
+            }
+        }
+        if let Some(t) = r.traces.get(s.trace as usize) {
+            if s.kernels.expanded.iter().any(|&i| i as usize >= t.top_kernels.len())
+                || s.ops.expanded.iter().any(|&i| i as usize >= t.top_ops.len())
+            {
+                return Err("an expanded row that does not exist".into());
+            }
+        }
+    } else if s.trace as usize >= MAX_TRACES {
+        return Err("trace index out of range".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::share_link::{encode, MAX_FRAGMENT};
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        for f in ["", "#", "#x", "#s=", "#s=@@@", "#v=AAAA", "#s=////", "#r=abc", "s=%3Cscript%3E"] {
+            let r = decode(f);
+            assert!(r.is_err(), "{f}: {r:?}");
+        }
+        let long = format!("s={}", "A".repeat(MAX_FRAGMENT + 10));
+        assert!(matches!(decode(&long), Err(LinkError::TooLong { .. })));
+    }
+
+    #[test]
+    fn state_only_round_trip() {
+        let s = ViewState {
+            trace: 3,
+            bucket: Some(BucketId::Gemm),
+            kernels: TableState { sort: SortCol::Mean, desc: false, query: "gemm".into(), expanded: vec![0, 4] },
+            ops: TableState::default(),
+            buckets_open: vec![BucketId::Attention],
+            compare: Some(CompareSets::pair(0, 2)),
+            rules: "attn_fwd* => attention".into(),
+            figures: Figures { tflops: String::new(), tbps: "2".into(), params: "1.3e9".into(), tokens: "4096".into() },
+        };
+        let f = encode(None, &s);
+        assert!(f.starts_with("v="));
+        assert_eq!(decode(&f).unwrap(), SharedView { state: s, report: None });
+        assert!(encode(None, &ViewState::default()).len() < 40);
     }
 }
