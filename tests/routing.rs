@@ -115,7 +115,9 @@ fn launches_without_device_rows_say_the_gpu_activity_was_lost() {
     let r = t.report();
     assert!(!r.has_gpu);
     let lost = r.diagnostics.iter().find(|d| d.id == DiagnosticId::GpuActivityLost).expect("GpuActivityLost");
-    assert!(lost.message.contains("kernel launch calls"), "{}", lost.message);
+    // The count is the launch calls seen (the page shows it): two here.
+    assert_eq!(lost.count, 2);
+    assert!(lost.message.starts_with("2 kernel launch calls"), "{}", lost.message);
     assert!(!r.diagnostics.iter().any(|d| d.id == DiagnosticId::NoGpuRows), "not CPU-only");
     let report =
         tracesight::Report { tool_version: String::new(), traces: vec![r], errors: vec![], ranks: vec![], job: None };

@@ -763,6 +763,35 @@ test('the analysis worker answers a malformed or unknown message with an error, 
   await context.close();
 });
 
+test('launch calls without GPU rows: the page says the profiler lost the GPU activity, with the launch count, not CPU-only', async () => {
+  // The fixture with its kernel rows (and their flow ends) taken out: 3 steps x 4 layers x 4
+  // kernels = 48 cudaLaunchKernel calls of 6 us each, and no kernel, memcpy or memset row.
+  const trace = JSON.parse(makeTrace());
+  trace.traceEvents = trace.traceEvents.filter((e) => e.cat !== 'kernel' && !(e.cat === 'ac2g' && e.ph === 'f'));
+  const launches = trace.traceEvents.filter((e) => e.name === 'cudaLaunchKernel').length;
+  assert.equal(launches, 48);
+  const file = path.join(tmp, 'lost-gpu.json');
+  fs.writeFileSync(file, JSON.stringify(trace));
+  const { context, page, errors, requests } = await open();
+  await analyse(page, requests, [file], { expect: 'gpu-lost' });
+  const notice = (await page.getByTestId('gpu-lost').textContent()).replace(/\s+/g, ' ');
+  assert.match(notice, /lost this trace's GPU activity/, notice);
+  assert.match(notice, new RegExp(`${launches} kernel launch calls \\(0\\.3 ms of CPU\\)`), notice);
+  assert.match(notice, /not a CPU-only run/, notice);
+  assert.equal(await page.getByTestId('no-gpu').count(), 0, 'the CPU-only notice is shown too');
+  await page.getByTestId('gpu-lost').screenshot({ path: path.join(ARTIFACTS, 'gpu-lost.png') });
+  // A CPU-only trace (no launch calls either) keeps the CPU-only notice.
+  trace.traceEvents = trace.traceEvents.filter((e) => e.cat !== 'cuda_runtime');
+  const cpu = path.join(tmp, 'cpu-only.json');
+  fs.writeFileSync(cpu, JSON.stringify(trace));
+  const other = await open();
+  await analyse(other.page, other.requests, [cpu], { expect: 'no-gpu' });
+  assert.equal(await other.page.getByTestId('gpu-lost').count(), 0, 'a CPU-only trace said to have lost its GPU rows');
+  assert.deepEqual([...errors, ...other.errors], []);
+  await context.close();
+  await other.context.close();
+});
+
 test('a trace whose middle looks like a cut inside a string is read whole after all: the report equals the CLI --json', async (t) => {
   const big = path.join(tmp, 'trap.pt.trace.json');
   writeBigTrace(big, 40, { trap: true });

@@ -47,12 +47,14 @@ pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnost
         // The host launched kernels, so the GPU ran: its rows were lost (CUPTI / roctracer
         // buffers dropped, the GPU activity not requested, or the trace written before flush).
         // In a file cut short they may be past the cut: that is said by the cut's diagnostic.
+        // The count is the launch calls seen: the page and the text say how many were lost.
         d.push(diag(
             D::GpuActivityLost,
-            1,
+            c.launch_calls.max(1),
             format!(
-                "kernel launch calls ({:.1} ms of CPU) but no kernel, memcpy or memset rows: the profiler lost the \
-                 GPU activity, this is not a CPU-only trace; re-profile with the CUDA / HIP activity on",
+                "{} kernel launch calls ({:.1} ms of CPU) but no kernel, memcpy or memset rows: the profiler lost \
+                 the GPU activity, this is not a CPU-only trace; re-profile with the CUDA / HIP activity on",
+                c.launch_calls,
                 c.launch_ns as f64 / 1e6
             ),
         ));

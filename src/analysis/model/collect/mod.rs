@@ -36,6 +36,8 @@ pub struct Collector {
     /// Runtime call names by correlation are not needed; synchronising calls are summed here.
     pub sync_ns: i64,
     pub launch_ns: i64,
+    /// Runtime kernel-launch calls (with a correlation id), counted with `launch_ns`.
+    pub launch_calls: u64,
     pub sdpa_calls: Vec<SdpaCall>,
     /// `[memory]` events, in file order.
     pub memory: Vec<MemEvent>,
@@ -203,6 +205,7 @@ impl Collector {
         };
         self.sync_ns += p.sync_ns;
         self.launch_ns += p.launch_ns;
+        self.launch_calls += p.launch_calls;
         self.sdpa_calls.extend(p.sdpa_calls);
         self.sdpa_calls.truncate(16);
         if let Some(d) = p.deferred {

@@ -138,6 +138,7 @@ impl Collector {
                 } else if correlation != NONE {
                     if flags & NAME_LAUNCH != 0 {
                         self.launch_ns += dur;
+                        self.launch_calls += 1;
                     }
                     let thread = self.thread_key(ev.process, ev.thread);
                     self.runtime.push(RuntimeCall { correlation, external, start, dur, thread, name: id });

@@ -3,9 +3,9 @@
 
 use crate::analysis::passes::diagnostics::DiagnosticId;
 use crate::report::{Report, Severity};
-use crate::web::view_state::CompareSets;
 use crate::web::format;
 use crate::web::state::{Page, ViewSignals};
+use crate::web::view_state::CompareSets;
 use crate::web::views::attention::AttentionSection;
 use crate::web::views::buckets::BucketSection;
 use crate::web::views::efficiency::{measured, EfficiencySection};
@@ -153,12 +153,38 @@ fn TraceNotices(trace: TraceRef) -> impl IntoView {
                 <strong>"The report covers only part of this file. "</strong>{d.message}
             </div>
         }).collect_view()}
-        {(!trace.has_gpu).then(|| view! {
+        {(!trace.has_gpu).then(|| no_gpu_notice(&trace))}
+    }
+}
+
+/// Why a trace has no GPU rows: lost by the profiler when the host launched kernels (the
+/// `gpu_activity_lost` diagnostic, its count the launch calls), else a CPU-only run.
+fn no_gpu_notice(trace: &TraceRef) -> AnyView {
+    let lost = trace.diagnostics.iter().find(|d| d.id == DiagnosticId::GpuActivityLost);
+    match lost {
+        Some(d) => view! {
+            <div class="notice warning" data-testid="gpu-lost" role="alert">
+                <strong>"The profiler lost this trace's GPU activity. "</strong>
+                {format!(
+                    "The host made {} kernel launch calls ({:.1} ms of CPU), but the trace has no kernel, memcpy or \
+                     memset rows: the GPU ran, and its rows are missing, so there is no GPU time to break down \
+                     (this is not a CPU-only run). Check that the profiler had ",
+                    d.count,
+                    trace.launch.launch_call_us / 1e3
+                )}
+                <code>"ProfilerActivity.CUDA"</code>
+                " on, that its activity buffers did not overflow (a shorter window: the profiler's schedule), and \
+                 that the trace was written after the profiler stopped; then profile again."
+            </div>
+        }
+        .into_any(),
+        None => view! {
             <div class="notice info" data-testid="no-gpu">
                 <strong>"No GPU activity in this trace. "</strong>
                 "It has no kernel, memcpy or memset rows (a CPU-only run, or the profiler ran without "
                 <code>"ProfilerActivity.CUDA"</code>"), so there is no GPU time to break down."
             </div>
-        })}
+        }
+        .into_any(),
     }
 }
