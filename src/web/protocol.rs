@@ -68,6 +68,8 @@ pub struct Request {
     pub range: Option<(i64, i64)>,
     /// The user's bucket rules (`pattern => bucket` lines), tried before the built-in ones.
     pub rules: String,
+    /// The critical path's what-if as typed (`gemm=30%`, as `--what-if`); empty: none.
+    pub what_if: String,
 }
 
 impl Request {
@@ -75,7 +77,11 @@ impl Request {
     pub fn options(&self) -> Result<crate::analysis::Options, String> {
         let rules = crate::analysis::rules::taxonomy::parse_rules(&self.rules)?;
         let window = self.range.map(|(start_ns, end_ns)| crate::Range::Clock { start_ns, end_ns });
-        Ok(crate::analysis::Options { rules, window, ..crate::analysis::Options::default() })
+        let what_if = match self.what_if.trim() {
+            "" => None,
+            text => Some(crate::analysis::WhatIfSpec::parse(text).map_err(|e| format!("what-if: {e}"))?),
+        };
+        Ok(crate::analysis::Options { rules, window, what_if, ..crate::analysis::Options::default() })
     }
 }
 

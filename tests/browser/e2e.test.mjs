@@ -792,6 +792,45 @@ test('launch calls without GPU rows: the page says the profiler lost the GPU act
   await other.context.close();
 });
 
+test('critical path: per step the path against the step, its split and largest pieces, and a what-if that recomputes', async () => {
+  const file = path.join(tmp, 'cpath.json');
+  fs.writeFileSync(file, makeTrace({ steps: 3 }));
+  const { context, page, errors, requests } = await open();
+  const json = JSON.parse(await analyse(page, requests, [file]));
+  const steps = json.traces[0].critical_path.steps;
+  const section = page.getByTestId('critical-path');
+  await section.waitFor();
+  assert.match(await section.textContent(), /HTA's lightweight model/);
+  assert.match(await section.textContent(), /cannot see waits between streams/);
+  const rows = page.locator('[data-testid=critical-path-steps] tbody tr');
+  assert.equal(await rows.count(), steps.length);
+  const first = (await rows.first().textContent()).replace(/\s+/g, ' ');
+  assert.ok(first.includes(steps[0].step), first);
+  assert.match(first, /CPU \d+% · GPU \d+% · launch delay \d+% · queue gaps \d+%/, first);
+  assert.ok(first.includes(steps[0].pieces[0].name.slice(0, 20)), `largest piece missing: ${first}`);
+  await section.screenshot({ path: path.join(ARTIFACTS, 'critical-path.png') });
+  // A what-if that cannot be read is said so, and cannot be applied.
+  const input = page.getByTestId('what-if-input');
+  await input.fill('gemm');
+  await page.getByTestId('what-if-error').waitFor();
+  assert.ok(await page.getByTestId('what-if-apply').isDisabled());
+  // One that can: the worker analyses the trace again with it, as `--what-if gemm=30%`.
+  await input.fill('gemm=30%');
+  await page.getByTestId('what-if-apply').click();
+  const line = page.getByTestId('what-if');
+  await line.waitFor({ timeout: 60_000 });
+  assert.match(await line.textContent(), /What if gemm were 30% faster: the steps take .+ -> .+ along the critical path/);
+  if (haveCli()) {
+    const cli = JSON.parse(execFileSync(CLI, ['--json', '--what-if', 'gemm=30%', file], { encoding: 'utf8' }));
+    const w = cli.traces[0].critical_path.what_if;
+    const want = `${w.target} were ${w.faster_pct}% faster`;
+    assert.ok((await line.textContent()).includes(want), `the CLI says ${JSON.stringify(w)}`);
+  }
+  await section.screenshot({ path: path.join(ARTIFACTS, 'critical-path-what-if.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('a trace whose middle looks like a cut inside a string is read whole after all: the report equals the CLI --json', async (t) => {
   const big = path.join(tmp, 'trap.pt.trace.json');
   writeBigTrace(big, 40, { trap: true });

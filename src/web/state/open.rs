@@ -29,7 +29,7 @@ pub fn first_stage(opening: &Opening) -> Stage {
             view: v.state.clone(),
             from_urls: false,
             whole: None,
-            request: Request { range: None, rules: v.state.rules.clone() },
+            request: Request { rules: v.state.rules.clone(), ..Request::default() },
         })),
         Opening::BadLink(e) => Stage::Failed(Failure {
             title: "This link cannot be opened".into(),
@@ -45,7 +45,7 @@ pub fn first_stage(opening: &Opening) -> Stage {
 impl Page {
     /// Fetches `?trace=` URLs, then analyses them and shows them in `view`.
     pub fn open_urls(self, urls: Vec<String>, view: ViewState) {
-        let request = Request { range: None, rules: view.rules.clone() };
+        let request = Request { rules: view.rules.clone(), ..Request::default() };
         self.pending_view.set_value(Some(view));
         leptos::task::spawn_local(self.fetch_urls(urls, request));
     }
@@ -92,7 +92,7 @@ impl Page {
             match fetch_sample().await {
                 Ok(file) => {
                     self.pending_view.set_value(None);
-                    self.analyse(vec![file], Request { range: None, rules: super::saved::saved_rules() });
+                    self.analyse(vec![file], Request { rules: super::saved::saved_rules(), ..Request::default() });
                 }
                 Err(e) => self.stage.set(Stage::Failed(Failure {
                     title: "The sample trace could not be loaded".into(),

@@ -72,7 +72,7 @@ impl Page {
             return;
         }
         self.pending_view.set_value(None);
-        self.analyse(files, Request { range: None, rules: saved_rules() });
+        self.analyse(files, Request { rules: saved_rules(), ..Request::default() });
     }
 
     /// Files of another run, compared as B with the open report as A.
@@ -84,7 +84,7 @@ impl Page {
         self.pending_view.set_value(None);
         self.stage.set(Stage::Reading);
         // Run B is read with the rules run A was made with.
-        let request = Request { range: None, rules: loaded.request.rules.clone() };
+        let request = Request { rules: loaded.request.rules.clone(), ..Request::default() };
         self.start(files, request, Some(Report::clone(&loaded.report)));
     }
 
@@ -144,6 +144,14 @@ impl Page {
     pub fn apply_rules(self, rules: String) {
         if !self.refreshing.get_untracked() {
             self.rerun(Request { rules, ..self.request() });
+        }
+    }
+
+    /// A what-if for the critical path (`gemm=30%`; empty: none): analyse again with it (the
+    /// range and rules kept).
+    pub fn apply_what_if(self, what_if: String) {
+        if !self.refreshing.get_untracked() {
+            self.rerun(Request { what_if, ..self.request() });
         }
     }
 

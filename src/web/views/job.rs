@@ -1,6 +1,7 @@
 //! Several traces: the ranks of one job side by side (table, chart, spread, straggler and the
 //! collectives that waited).
 
+use super::critical_path::JobPath;
 use super::widgets::{csv_button, swatch};
 use crate::report::{JobView, RankMetric, RankRow};
 use crate::web::format;
@@ -266,6 +267,7 @@ pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>, csv: Callback<(), St
             })
             .collect_view();
         let has_colls = !j.collectives.is_empty();
+        let job_path = (!j.critical_path.is_empty()).then(|| view! { <JobPath stretches=j.critical_path.clone() /> });
         view! {
             <p data-testid="job-verdict"><strong>{verdict}</strong></p>
             {(!j.notes.is_empty()).then(|| view! { <ul class="muted">{j.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}</ul> })}
@@ -289,6 +291,7 @@ pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>, csv: Callback<(), St
                 </table>
                 </div>
             })}
+            {job_path}
         }
     });
     view! {

@@ -5,6 +5,7 @@
 mod attention;
 mod buckets;
 mod compare;
+mod critical_path;
 mod efficiency;
 mod error;
 mod hints;

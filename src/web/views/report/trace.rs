@@ -8,6 +8,7 @@ use crate::web::state::{Page, ViewSignals};
 use crate::web::view_state::CompareSets;
 use crate::web::views::attention::AttentionSection;
 use crate::web::views::buckets::BucketSection;
+use crate::web::views::critical_path::CriticalPathSection;
 use crate::web::views::efficiency::{measured, EfficiencySection};
 use crate::web::views::hints::{Diagnostics, HintCards};
 use crate::web::views::rules::RulesSection;
@@ -92,6 +93,7 @@ fn TracePicker(traces: Arc<Report>, view: ViewSignals) -> impl IntoView {
 pub fn TraceView(trace: TraceRef, view: ViewSignals, page: Option<Page>, rules: String) -> impl IntoView {
     let on_range = page.map(|p| Callback::new(move |want| p.select_range(want)));
     let on_rules = page.map(|p| Callback::new(move |rules| p.apply_rules(rules)));
+    let on_what_if = page.map(|p| Callback::new(move |what_if| p.apply_what_if(what_if)));
     let stem = crate::export::csv::safe_stem(&crate::share_link::stem(&trace.file));
     // Written when a CSV button is clicked, not before the report is drawn.
     let csv = |which: &'static str| {
@@ -128,6 +130,7 @@ pub fn TraceView(trace: TraceRef, view: ViewSignals, page: Option<Page>, rules: 
             csv_name=name("ops") csv=csv("ops") />
         {efficiency.map(|e| view! { <EfficiencySection efficiency=e given=figures /> })}
         <StepTable steps=trace.steps.clone() csv_name=name("steps") csv=csv("steps") />
+        {trace.critical_path.clone().filter(|p| !p.steps.is_empty()).map(|path| view! { <CriticalPathSection path=path on_what_if=on_what_if /> })}
         {(trace.idle.gaps > 0).then(|| view! { <IdleSection idle=trace.idle.clone() gpu_idle_us=trace.gpu.idle_us /> })}
         {(!trace.layers.is_empty()).then(|| view! { <LayerSection layers=trace.layers.clone() /> })}
         {trace.has_gpu.then(|| view! { <MemorySection memory=trace.memory.clone() /> })}

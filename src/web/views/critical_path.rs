@@ -1,0 +1,153 @@
+//! The critical path (the report's `critical_path`, HTA's lightweight model): per step, the
+//! path's length against the step, its CPU / GPU / launch / gap split, GPU time on it per
+//! bucket and its largest pieces; across ranks, who arrived last at each collective and what
+//! held it. The wording follows the text report's; what the model cannot see is said.
+
+use super::widgets::{bucket_class, swatch};
+use crate::analysis::WhatIfSpec;
+use crate::report::{CriticalPath, JobStretch, PathSide, StepPath};
+use crate::web::format;
+use leptos::prelude::*;
+
+/// Steps and pieces listed (the JSON export has every one).
+const STEPS_SHOWN: usize = 8;
+const PIECES_SHOWN: usize = 5;
+
+fn side(s: PathSide) -> &'static str {
+    match s {
+        PathSide::Cpu => "CPU",
+        PathSide::Gpu => "GPU",
+        PathSide::Launch => "launch",
+        PathSide::Gap => "gap",
+    }
+}
+
+fn step_row(s: &StepPath) -> impl IntoView {
+    let p = s.path_us.max(f64::MIN_POSITIVE);
+    let share = |v: f64| format!("{:.0}%", v / p * 100.0);
+    let split = format!(
+        "CPU {} · GPU {} · launch delay {} · queue gaps {}",
+        share(s.cpu_us),
+        share(s.gpu_us),
+        share(s.launch_us),
+        share(s.gap_us)
+    );
+    let syncs = (s.syncs > 0).then(|| format!("through {} synchronisation(s)", s.syncs));
+    let buckets = s
+        .buckets
+        .iter()
+        .take(3)
+        .map(|b| {
+            view! {
+                <li>{swatch(bucket_class(b.bucket))}{format!("{} {}", b.bucket.id(), format::pct(b.pct_of_path))}</li>
+            }
+        })
+        .collect_view();
+    let pieces = s.pieces.iter().take(PIECES_SHOWN).map(|x| view! {
+        <li><span class="num">{format!("{} {} ", format::us(x.us), format::pct(x.pct_of_path))}</span>
+            <span class="muted">{side(x.side)}" "</span><span class="kname" title=x.name.clone()>{x.name.clone()}</span></li>
+    }).collect_view();
+    view! {
+        <tr>
+            <th scope="row">{s.step.clone()}</th>
+            <td class="num">{format::us(s.path_us)}</td>
+            <td class="num">{format::us(s.span_us)}</td>
+            <td class="num">{format!("{:.0}%", s.path_us / s.span_us.max(f64::MIN_POSITIVE) * 100.0)}</td>
+            <td>{split}{syncs.map(|t| view! { <br /><span class="muted">{t}</span> })}</td>
+            <td><ul class="plain">{buckets}</ul></td>
+            <td class="name"><ol class="plain">{pieces}</ol></td>
+        </tr>
+    }
+}
+
+/// The what-if field (`gemm=30%`, as the CLI's `--what-if`): checked as typed, applied by
+/// analysing the trace again; an empty field takes the what-if away.
+#[component]
+fn WhatIfField(applied: String, on_apply: Callback<String>) -> impl IntoView {
+    let text = RwSignal::new(applied.clone());
+    let error = move || text.with(|t| (!t.trim().is_empty()).then(|| WhatIfSpec::parse(t).err()).flatten());
+    let applied = StoredValue::new(applied);
+    let can_apply = move || error().is_none() && text.with(|t| applied.with_value(|a| t.trim() != a.trim()));
+    let apply = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        if can_apply() {
+            on_apply.run(text.get_untracked().trim().to_string());
+        }
+    };
+    view! {
+        <form class="what-if peak-form" on:submit=apply>
+            <label class="field">"What if "<input type="text" data-testid="what-if-input" placeholder="gemm=30%" size="16" maxlength="80"
+                prop:value=move || text.get() on:input:target=move |ev| text.set(ev.target().value()) />
+                " faster? (a bucket id or a text that kernel and op names contain)"</label>" "
+            <button type="submit" class="button" data-testid="what-if-apply" disabled=move || !can_apply()>"Recompute"</button>
+            {move || error().map(|e| view! { <p class="notice warning" data-testid="what-if-error">{e}</p> })}
+        </form>
+    }
+}
+
+/// Per step, what its time waited on; the what-if when one was asked for, and its field when
+/// the trace can be read again (`on_what_if`).
+#[component]
+pub fn CriticalPathSection(path: CriticalPath, on_what_if: Option<Callback<String>>) -> impl IntoView {
+    let applied = path.what_if.as_ref().map(|w| format!("{}={}%", w.target, w.faster_pct)).unwrap_or_default();
+    let more = path.steps.len().saturating_sub(STEPS_SHOWN);
+    let rows = path.steps.iter().take(STEPS_SHOWN).map(step_row).collect_view();
+    let what_if = path.what_if.as_ref().map(|w| {
+        format!(
+        "What if {} were {:.0}% faster: the steps take {} -> {} along the critical path (the naive sum says {} saved).",
+        w.target, w.faster_pct, format::us(w.step_before_us), format::us(w.step_after_us), format::us(w.naive_saving_us)
+    )
+    });
+    view! {
+        <section class="panel" aria-labelledby="cpath-h" data-testid="critical-path">
+            <h2 id="cpath-h">"Critical path"</h2>
+            <p class="muted">"What each step waited on: the longest chain through CPU op nesting and order on each thread, \
+                launch call → GPU row, stream order, and GPU row → the synchronising call that waited for it \
+                (HTA's lightweight model; see docs/definitions.md). It cannot see waits between streams \
+                (cudaStreamWaitEvent); ops that launch nothing count as their parent's time; a path is never longer \
+                than its step nor shorter than its longest GPU row."</p>
+            <div class="scroll">
+            <table class="data" data-testid="critical-path-steps">
+                <thead><tr><th scope="col">"Step"</th><th scope="col" class="num">"Path"</th><th scope="col" class="num">"Step"</th>
+                    <th scope="col" class="num">"Path / step"</th><th scope="col">"Split of the path"</th>
+                    <th scope="col">"GPU on the path"</th><th scope="col">"Largest pieces"</th></tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+            </div>
+            {(more > 0).then(|| view! { <p class="muted">{format!("… {more} more steps (the JSON export has every one).")}</p> })}
+            {(path.unmatched_syncs > 0).then(|| view! { <p class="muted">{format!(
+                "{} synchronising call(s) waited on no GPU row seen: their time stays on the CPU.", path.unmatched_syncs)}</p> })}
+            {what_if.map(|w| view! { <p data-testid="what-if"><strong>{w}</strong></p> })}
+            {on_what_if.map(|cb| view! { <WhatIfField applied=applied on_apply=cb /> })}
+        </section>
+    }
+}
+
+/// Across ranks: at each matched collective, the rank that arrived last and what held it.
+#[component]
+pub fn JobPath(stretches: Vec<JobStretch>) -> impl IntoView {
+    let rows = stretches.iter().take(STEPS_SHOWN * 4).map(|s| view! {
+        <tr>
+            <td>{s.collective.clone()}</td>
+            <td class="num">{s.seq.map(|q| q.to_string()).unwrap_or_default()}</td>
+            <td>{s.rank.map_or_else(|| format!("row {}", s.row), |r| format!("rank {r}"))}</td>
+            <td class="name"><span class="muted">{side(s.side)}" "</span><span class="kname" title=s.held_by.clone()>{s.held_by.clone()}</span></td>
+            <td class="num">{format::us(s.held_us)}</td>
+            <td class="num">{format::us(s.stretch_us)}</td>
+            <td class="num">{format::us(s.wait_us)}</td>
+        </tr>
+    }).collect_view();
+    view! {
+        <div class="scroll">
+        <table class="data" data-testid="job-critical-path">
+            <caption>"The job's critical path: at each collective, the rank everyone waited for and the largest piece of \
+                its own path since its previous collective (from that rank's trace alone: a rank's wait for the network \
+                is not told from its work)"</caption>
+            <thead><tr><th scope="col">"Collective"</th><th scope="col" class="num">"#"</th><th scope="col">"Last to arrive"</th>
+                <th scope="col">"Held by"</th><th scope="col" class="num">"Held"</th><th scope="col" class="num">"Its stretch"</th>
+                <th scope="col" class="num">"Others waited"</th></tr></thead>
+            <tbody>{rows}</tbody>
+        </table>
+        </div>
+    }
+}
