@@ -737,12 +737,12 @@ test('the analysis worker answers a malformed or unknown message with an error, 
     // the old property-bag shape, an unknown variant and a message that is no object at all
     // are each answered `malformed`, never read as a default; then a good one is read.
     const messages = [
-      analyse({ range: null, rules: 7 }, 'Whole'),
-      analyse({ range: null, rules: '' }, 'Sideways'),
+      analyse({ range: null, rules: 7, what_if: '' }, 'Whole'),
+      analyse({ range: null, rules: '', what_if: '' }, 'Sideways'),
       { files, request: '{}', job: '"Whole"' },
       'Bogus',
       42,
-      analyse({ range: null, rules: '' }, 'Whole'),
+      analyse({ range: null, rules: '', what_if: '' }, 'Whole'),
     ];
     for (const message of messages) {
       worker.postMessage(message);
