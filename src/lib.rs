@@ -14,6 +14,8 @@ pub mod files;
 pub mod input;
 pub mod limits;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod mcp;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod parallel;
 pub mod report;
 #[cfg(not(target_arch = "wasm32"))]

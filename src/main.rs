@@ -318,6 +318,23 @@ mod cli {
         }
     }
 
+    /// `tracesight mcp`: a Model Context Protocol server on stdin/stdout for AI assistants.
+    #[derive(Parser)]
+    #[command(name = "tracesight mcp")]
+    struct McpArgs {}
+
+    fn mcp_main() -> ExitCode {
+        McpArgs::parse_from(std::env::args().skip(1));
+        let (stdin, stdout) = (io::stdin(), io::stdout());
+        match tracesight::mcp::run(stdin.lock(), stdout.lock(), &mut io::stderr()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("tracesight mcp: {e}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+
     fn diff_main() -> ExitCode {
         let args = DiffArgs::parse_from(std::env::args().skip(1));
         let opts = Options::default();
@@ -381,6 +398,7 @@ mod cli {
         match std::env::args().nth(1).as_deref() {
             Some("diff") => return diff_main(),
             Some("serve") => return serve_main(),
+            Some("mcp") => return mcp_main(),
             _ => {}
         }
         let args = Args::parse();

@@ -59,19 +59,42 @@ def analyze(
     top: int = 25,
     rules: Optional[str] = None,
     range_ms: Optional[Tuple[float, float]] = None,
+    *,
+    threads: Optional[int] = None,
+    peak_tflops: Union[None, float, str] = None,
+    peak_tbps: Optional[float] = None,
+    params: Optional[float] = None,
+    tokens_per_step: Optional[float] = None,
+    what_if: Optional[str] = None,
 ) -> Report:
     """Analyses traces (plain or gzip JSON), tracesight JSON reports, or directories of them
     (one file per rank), into one Report.
 
     `top`: rows of the top-kernel and top-op tables; `rules`: a rules file (or its text) that
     puts kernel names in buckets first; `range_ms`: (from, to) in ms of the trace's GPU
-    timeline, to restrict the analysis to. Raises TracesightError (`.id`, `.file`,
-    `.message`) when no input can be read; files that fail beside readable ones are listed in
-    `report.errors`, with a warning.
+    timeline, to restrict the analysis to. The CLI's other flags as keywords: `threads`
+    (`--threads`, default every core; the report is the same whatever the number),
+    `peak_tflops` (`989` or `"bf16=989,fp8=1979"`), `peak_tbps`, `params` with
+    `tokens_per_step` (the analytic 6·N·T MFU), `what_if` (`"gemm=30%"`). Raises
+    TracesightError (`.id`, `.file`, `.message`) when no input can be read; files that fail
+    beside readable ones are listed in `report.errors`, with a warning.
     """
     if range_ms is not None:
         range_ms = (float(range_ms[0]), float(range_ms[1]))
-    json_text = _core(_tracesight.analyze_json, _paths(path_or_paths), top, rules, range_ms)
+    peaks = None if peak_tflops is None else str(peak_tflops)
+    json_text = _core(
+        _tracesight.analyze_json,
+        _paths(path_or_paths),
+        top,
+        rules,
+        range_ms,
+        threads,
+        peaks,
+        peak_tbps,
+        params,
+        tokens_per_step,
+        what_if,
+    )
     report = Report.from_json(json_text)
     for e in report.errors:
         warnings.warn(f"tracesight: {e.file}: {e.message}", stacklevel=2)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from typing import Any, Dict, List
 
 from . import _tracesight
@@ -103,6 +104,18 @@ class Report(Obj):
     def text(self) -> str:
         """The text report, as the CLI prints it."""
         return _tracesight.render_text(json.dumps(self._d))
+
+    def to_csv(self, dir_name: Any) -> List[str]:
+        """Writes the tables as CSV files into `dir_name` (created if missing), as
+        `tracesight --csv DIR` does; returns the files' paths."""
+        os.makedirs(dir_name, exist_ok=True)
+        written = []
+        for name, text in _tracesight.csv_files(self.to_json(indent=None)):
+            path = os.path.join(dir_name, name)
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+            written.append(path)
+        return written
 
     def markdown(self) -> str:
         """The Markdown summary, as `tracesight --markdown` prints it."""
