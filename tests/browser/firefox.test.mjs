@@ -1,6 +1,6 @@
 // The browser tests' core cases in Firefox (Debian's firefox-esr, headless, driven by
 // puppeteer-core over WebDriver BiDi): the sample trace, a .json and a .json.gz whose exports
-// equal the CLI's --json, truncated inputs (a partial report with the diagnostic), and no
+// equal the CLI's --json, one of many slices that the reader worker hands over, truncated inputs (a partial report with the diagnostic), and no
 // request while a trace is read. Run through ./run.sh, or directly with
 // FIREFOX=/usr/bin/firefox-esr DIST=... TRACESIGHT_BIN=... node --test firefox.test.mjs
 import { test, before, after } from 'node:test';
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer-core';
-import { writeFixtures } from './fixture.mjs';
+import { writeFixtures, writeBigTrace } from './fixture.mjs';
 import { serve } from './serve.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -159,6 +159,20 @@ test('Firefox: a .json and a .json.gz: the export equals the CLI --json', async 
     await page.waitForSelector('[data-testid=drop-zone]');
   }
   assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('Firefox: a 20 MB .json is read in slices by the reader worker: the export equals the CLI --json', async (t) => {
+  const { context, page, errors, requests } = await open();
+  const big = path.join(tmp, 'slices.pt.trace.json');
+  writeBigTrace(big, 20);
+  const web = await analyse(page, requests, big);
+  sameAsCli(t, web, big);
+  // Slices of 1, 2, 4, 8 and 16 MB, all read by the reader worker, none by the analysis worker.
+  const readHere = await page.$eval('.report', (e) => e.dataset.workerSlicesReadHere);
+  assert.equal(readHere, '0', 'the analysis worker read slices itself beside a working reader');
+  assert.deepEqual(errors, []);
+  fs.rmSync(big);
   await context.close();
 });
 
