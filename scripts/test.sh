@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: the native core and CLI (cargo test), then the real WebAssembly build in
-# headless Chromium (tests/browser). Installs what is missing on a fresh Debian machine
+# headless Chromium and, its core cases, Firefox ESR (tests/browser). Installs what is missing on a fresh Debian machine
 # (Chromium, the WebAssembly toolchain and its clippy, wasm-bindgen-cli, playwright-core from
 # npm), and the Python package in a virtual environment (scripts/test-python.sh). It also checks that src/ has no import cycles (scripts/check_layers.py). NATIVE_ONLY=1 skips the browser code's lints and tests.
 set -euo pipefail
@@ -41,5 +41,5 @@ if ! command -v chromium >/dev/null; then
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
 fi
-say "browser tests: real wasm build in headless Chromium"
+say "browser tests: real wasm build in headless Chromium, and Firefox ESR (core cases)"
 tests/browser/run.sh

@@ -653,13 +653,15 @@ test('slices are read by the reader worker; without it the analysis worker reads
   fs.rmSync(big);
 });
 
-test('reader.js hands over exactly the bytes asked for, slice by slice, no more than `ahead` untaken, and stops when told', async () => {
+test('reader.js hands over exactly the bytes asked for, slice by slice, no more than `ahead` untaken, and stops when told, on its own channel or a port', async () => {
   const { context, page, errors } = await open({ cores: 1 });
   // 10 MB and a bit of made-up bytes, read from byte 1000 to 7 before the end in slices of up
   // to 2 MB, as the analysis worker asks; the slices are taken late, to see that the reader
-  // waits. Then the same, told to stop after three slices.
-  for (const stopAfter of [Infinity, 3]) {
-    const got = await page.evaluate(async (stopAfter) => {
+  // waits. Then the same, told to stop after three slices. On the reader's own channel (as the
+  // analysis worker asks, messages with the request's id: a second request on the same reader
+  // gets none of the first's), and on a MessagePort given with the request.
+  for (const [stopAfter, mode] of [[Infinity, 'channel'], [3, 'channel'], [Infinity, 'port'], [3, 'port']]) {
+    const got = await page.evaluate(async ([stopAfter, mode]) => {
       const size = (10 << 20) + 123;
       const all = new Uint8Array(size);
       for (let i = 0; i < size; i++) all[i] = (i * 7 + (i >> 13)) & 255;
@@ -667,11 +669,22 @@ test('reader.js hands over exactly the bytes asked for, slice by slice, no more 
       const [from, to, slice, ahead] = [1000, size - 7, 2 << 20, 2];
       const reader = new Worker('./reader.js');
       const channel = new MessageChannel();
-      const out = { lengths: [], reads: [], same: true, mostUntaken: 0, end: null, at: from };
+      const out = { lengths: [], reads: [], same: true, mostUntaken: 0, end: null, at: from, ids: [] };
+      // A first request, stopped at once, whose messages must not come with the second's.
+      const id = 2;
+      if (mode === 'channel') {
+        reader.postMessage({ id: 1, blob, from: 0, to: size, slice, ahead, gunzip: false });
+        reader.postMessage({ id: 1, stop: true });
+      }
+      const [receiver, sender] = mode === 'port' ? [channel.port1, channel.port1] : [reader, { postMessage: (m) => reader.postMessage({ id, ...m }) }];
       let untaken = 0;
       const settle = () => new Promise((ok) => setTimeout(ok, 20));
       await new Promise((done) => {
-        channel.port1.onmessage = async ({ data }) => {
+        receiver.onmessage = async ({ data }) => {
+          if (mode === 'channel') {
+            out.ids.push(data.id);
+            delete data.id;
+          }
           if (!data.bytes) { out.end = data; done(); return; }
           out.mostUntaken = Math.max(out.mostUntaken, ++untaken);
           const bytes = new Uint8Array(data.bytes);
@@ -681,24 +694,26 @@ test('reader.js hands over exactly the bytes asked for, slice by slice, no more 
           out.same &&= bytes[bytes.length - 1] === all[out.at + bytes.length - 1];
           out.at += bytes.length;
           if (out.lengths.length === stopAfter) {
-            channel.port1.postMessage({ stop: true });
+            sender.postMessage({ stop: true });
             // Nothing more comes, no bytes and no end, even with room made after the stop.
-            channel.port1.postMessage({ ack: true });
-            channel.port1.postMessage({ ack: true });
+            sender.postMessage({ ack: true });
+            sender.postMessage({ ack: true });
             await new Promise((ok) => setTimeout(ok, 300));
             done();
             return;
           }
           await settle();
           untaken--;
-          channel.port1.postMessage({ ack: true });
+          sender.postMessage({ ack: true });
         };
-        reader.postMessage({ blob, from, to, slice, ahead, gunzip: false, port: channel.port2 }, [channel.port2]);
+        if (mode === 'port') reader.postMessage({ blob, from, to, slice, ahead, gunzip: false, port: channel.port2 }, [channel.port2]);
+        else reader.postMessage({ id, blob, from, to, slice, ahead, gunzip: false });
       });
       reader.terminate();
-      return { ...out, to, slice, ahead };
-    }, stopAfter);
-    const what = stopAfter === Infinity ? 'read through' : `stopped after ${stopAfter}`;
+      return { ...out, to, slice, ahead, id };
+    }, [stopAfter, mode]);
+    const what = `${mode}: ${stopAfter === Infinity ? 'read through' : `stopped after ${stopAfter}`}`;
+    if (mode === 'channel') assert.deepEqual(got.ids, got.ids.map(() => got.id), `${what}: messages of another request`);
     // The first slice is 1 MB (the parsing starts sooner), then 2 MB ones, then what is left.
     const want = [];
     for (let at = 1000, size = 1 << 20; at < got.to; at += size, size = Math.min(got.slice, 2 * size)) want.push(Math.min(size, got.to - at));

@@ -47,6 +47,8 @@ thread_local! {
     pub(super) static READS: Mailbox<JsValue> = const { Mailbox::new() };
     /// The reader worker, once started; None when it could not start or failed.
     pub(super) static READER: RefCell<Option<Worker>> = const { RefCell::new(None) };
+    /// The id of the last request to the reader worker.
+    pub(super) static READ_ID: Cell<f64> = const { Cell::new(0.0) };
     /// Slices read by this worker itself (not by the reader) in the running analysis.
     pub(super) static SLICES_READ_HERE: Cell<u32> = const { Cell::new(0) };
     /// Files the reader inflated in the running analysis.

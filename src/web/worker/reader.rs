@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::io;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageChannel, MessageEvent, MessagePort, Worker};
+use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent, Worker};
 
 /// Bytes per `Blob.slice` read: large enough to amortise the JS call and the promise, small
 /// enough to keep memory flat.
@@ -40,17 +40,21 @@ pub(super) fn start_reader() {
         deliver_to(&READS, object(&[("failed", &JsValue::TRUE)]).into());
     });
     reader.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    // The handler lives as long as the worker.
+    // Its bytes come on its own channel (see www/reader.js for why not a MessagePort).
+    let on_message = OnMessage::new(|ev: MessageEvent| deliver_to(&READS, ev.data()));
+    reader.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // The handlers live as long as the worker.
     on_error.forget();
+    on_message.forget();
     READER.with(|r| *r.borrow_mut() = Some(reader));
 }
 
 /// One request to the reader worker (www/reader.js): bytes `from..to` of a blob, as read or
-/// inflated, and this worker's end of the channel they come on. Dropping it tells the reader
-/// to stop (it may be ahead) and closes the channel.
+/// inflated, told apart from an earlier request's by its id. Dropping it tells the reader to
+/// stop (it may be ahead).
 pub(super) struct ReaderChannel {
-    port: MessagePort,
-    _on_message: OnMessage,
+    reader: Worker,
+    id: f64,
 }
 
 /// What the reader says next.
@@ -69,34 +73,47 @@ impl ReaderChannel {
     /// bytes, inflated into chunks of `gunzip` bytes when that is given.
     pub(super) fn ask(blob: &Blob, from: f64, to: f64, slice: f64, gunzip: Option<usize>) -> Option<ReaderChannel> {
         let reader = READER.with(|r| r.borrow().clone())?;
-        let channel = MessageChannel::new().ok()?;
         READS.with(Mailbox::clear);
+        let id = READ_ID.with(|n| {
+            n.set(n.get() + 1.0);
+            n.get()
+        });
         let gunzip = gunzip.map_or(JsValue::FALSE, |chunk| (chunk as f64).into());
         let request = object(&[
+            ("id", &id.into()),
             ("blob", blob),
             ("from", &from.into()),
             ("to", &to.into()),
             ("slice", &slice.into()),
             ("ahead", &(AHEAD as f64).into()),
             ("gunzip", &gunzip),
-            ("port", &channel.port2()),
         ]);
-        reader.post_message_with_transfer(&request, &Array::of1(&channel.port2())).ok()?;
-        let port = channel.port1();
-        let on_message = OnMessage::new(|ev: MessageEvent| deliver_to(&READS, ev.data()));
-        port.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        Some(ReaderChannel { port, _on_message: on_message })
+        reader.post_message(&request).ok()?;
+        Some(ReaderChannel { reader, id })
     }
 
-    /// The reader's next message (bytes are acknowledged as they are taken).
+    /// Tells the reader `what` about this request.
+    fn tell(&self, what: &str) {
+        let _ = self.reader.post_message(&object(&[("id", &self.id.into()), (what, &JsValue::TRUE)]));
+    }
+
+    /// The reader's next message for this request (bytes are acknowledged as they are taken;
+    /// an earlier request's late messages are dropped).
     pub(super) async fn next(&self) -> FromReader {
-        let m = receive_from(&READS).await;
+        let m = loop {
+            let m = receive_from(&READS).await;
+            // `{failed}` (its script failed) has no id.
+            match get(&m, "id").and_then(|id| id.as_f64()) {
+                Some(id) if id != self.id => continue,
+                _ => break m,
+            }
+        };
         let bytes = get(&m, "bytes").and_then(|b| match b.dyn_into::<Array>() {
             Ok(batch) => batch.iter().map(|b| b.dyn_into::<ArrayBuffer>().ok()).collect(),
             Err(b) => b.dyn_into::<ArrayBuffer>().ok().map(|b| vec![b]),
         });
         if let Some(bytes) = bytes {
-            send(&self.port, &[("ack", &JsValue::TRUE)], None);
+            self.tell("ack");
             let read = get(&m, "read").and_then(|r| r.as_f64()).unwrap_or(0.0);
             FromReader::Bytes { bytes, read }
         } else if get(&m, "end").is_some() {
@@ -109,9 +126,7 @@ impl ReaderChannel {
 
 impl Drop for ReaderChannel {
     fn drop(&mut self) {
-        send(&self.port, &[("stop", &JsValue::TRUE)], None);
-        self.port.set_onmessage(None);
-        self.port.close();
+        self.tell("stop");
     }
 }
 
