@@ -1,19 +1,29 @@
 #!/usr/bin/env bash
-# Speed and memory benchmark: tracesight (plain and gzip input) against the Python seed
-# analyser, side by side, on synthetic Kineto traces of the given sizes.
+# Speed and memory benchmark: tracesight (plain and gzip input) beside limit probes (the
+# parse alone, inflate alone), an older binary (BASE=) and the Python seed analyser, side by
+# side, on synthetic Kineto traces of the given sizes.
 #
 #   scripts/bench.sh [SIZE...]          default 500M; e.g. scripts/bench.sh 64M 500M 2G
+#   BASE=old/tracesight scripts/bench.sh 300M      the old binary alternating with the new
 #
 # For each SIZE it generates bench-data/trace-SIZE-seedN.json and a .json.gz of the same
-# trace with `cargo run --release --example gen_trace` (kept and reused while the size, seed,
-# GEN_ARGS and generator source are unchanged), then measures wall time and peak RSS of
+# trace (GEN=repo: `cargo run --release --example gen_trace`; GEN=shared: the independent
+# generator ../shared/tools/gen_trace.py, whose traces the issues' targets refer to; SIZE is
+# then taken in MB), kept and reused while the size, seed, GEN_ARGS and generator are
+# unchanged, then measures wall time, CPU time (user + sys) and peak RSS of
 #   target/release/tracesight --json --threads 1 FILE.json    > /dev/null
-#   target/release/tracesight --json --threads 2 FILE.json    > /dev/null
+#   target/release/tracesight --json --threads 2 FILE.json    > /dev/null   (THREADS2=0 skips)
 #   target/release/tracesight --json FILE.json.gz             > /dev/null
+#   $BASE --json --threads 1 FILE.json, $BASE --json FILE.json.gz           (when BASE is set)
+#   target/release/examples/probe events FILE.json       the reader and event scanner alone
+#   target/release/examples/probe inflate FILE.json.gz   inflate alone to nothing
 #   python3 scripts/baseline.py FILE.json                      > /dev/null   (the seed, see baseline.py)
-# each REPEAT times (the three tracesight runs alternating), and prints the best time, MB/s of
-# uncompressed JSON, the highest peak RSS and the speedup against Python, then the ratios:
-# 2 threads against 1, gzip against plain (1 thread), in time and in peak RSS. Results are also appended to bench-data/results.tsv.
+# each REPEAT times (all but Python alternating, one of each per round, so that the ratios
+# compare runs made side by side on a drifting, shared machine), and prints the best time,
+# MB/s of uncompressed JSON (by wall time, and by CPU time, the steadier figure when other
+# work shares the cores), the highest peak RSS and the speedup against Python, then the
+# ratios: new against BASE, the CLI against its limit probes, 2 threads against 1, gzip
+# against plain. Results are also appended to bench-data/results.tsv.
 # Runs are warm-cache (the first run reads the file into the page cache).
 #
 # Environment:
@@ -27,6 +37,11 @@
 #   NO_BUILD=1       skip cargo build and use the binaries already built
 #   TRACESIGHT=      CLI to measure (default target/release/tracesight)
 #   GEN_TRACE=       generator binary (default target/release/examples/gen_trace)
+#   GEN=repo         repo | shared (../shared/tools/gen_trace.py, or GEN_PY=path)
+#   BASE=            an older tracesight binary to alternate with (e.g. one built from main)
+#   PROBE=           the probe example (default target/release/examples/probe); PROBES=0 skips
+#   THREADS2=1       0 skips the 2-thread run
+#   PROFILE=release  cargo profile to build and measure (test-opt builds faster, no fat LTO)
 #   PYTHON=python3
 set -euo pipefail
 
@@ -39,8 +54,15 @@ SEED=${SEED:-1}
 GEN_ARGS=${GEN_ARGS:-}
 BASELINE=${BASELINE:-auto}
 BENCH_DIR=${BENCH_DIR:-bench-data}
-TRACESIGHT=${TRACESIGHT:-$ROOT/target/release/tracesight}
-GEN_TRACE=${GEN_TRACE:-$ROOT/target/release/examples/gen_trace}
+PROFILE=${PROFILE:-release}
+TRACESIGHT=${TRACESIGHT:-$ROOT/target/$PROFILE/tracesight}
+GEN_TRACE=${GEN_TRACE:-$ROOT/target/$PROFILE/examples/gen_trace}
+PROBE=${PROBE:-$ROOT/target/$PROFILE/examples/probe}
+PROBES=${PROBES:-1}
+THREADS2=${THREADS2:-1}
+GEN=${GEN:-repo}
+GEN_PY=${GEN_PY:-$ROOT/../shared/tools/gen_trace.py}
+BASE=${BASE:-}
 PYTHON=${PYTHON:-python3}
 
 if [ $# -eq 0 ]; then
@@ -57,19 +79,26 @@ command -v "$PYTHON" >/dev/null || die "$PYTHON not found (needed for the timer 
 # ---------------------------------------------------------------------------- build
 
 if [ "${NO_BUILD:-0}" != 1 ]; then
-    log "cargo build --release (tracesight CLI + gen_trace example)"
-    cargo build --release --quiet --bin tracesight --example gen_trace \
+    log "cargo build --profile $PROFILE (tracesight CLI, gen_trace and probe examples)"
+    cargo build --profile "$PROFILE" --quiet --bin tracesight --example gen_trace --example probe \
         || die "cargo build failed"
 fi
-[ -x "$GEN_TRACE" ] || die "generator not found: $GEN_TRACE"
+case "$GEN" in
+    repo) [ -x "$GEN_TRACE" ] || die "generator not found: $GEN_TRACE" ;;
+    shared) [ -f "$GEN_PY" ] || die "generator not found: $GEN_PY (GEN_PY=)" ;;
+    *) die "GEN must be repo or shared" ;;
+esac
 [ -x "$TRACESIGHT" ] || die "tracesight CLI not found: $TRACESIGHT"
+[ -z "$BASE" ] || [ -x "$BASE" ] || die "BASE binary not found: $BASE"
+[ "$PROBES" = 0 ] || [ -x "$PROBE" ] || die "probe not found: $PROBE (PROBES=0 skips the probes)"
 
 mkdir -p "$BENCH_DIR"
 
 # ---------------------------------------------------------------------------- helpers
 
 # measure OUT_PREFIX CMD...: run CMD with stdout to /dev/null, stderr to OUT_PREFIX.err;
-# prints "SECONDS PEAK_RSS_KB EXIT_CODE" (wall clock of the child only, its own peak RSS).
+# prints "SECONDS PEAK_RSS_KB EXIT_CODE CPU_SECONDS" (wall clock of the child only, its own
+# peak RSS, its user + system CPU time).
 TIMER=$(mktemp "${TMPDIR:-/tmp}/bench-timer.XXXXXX.py")
 trap 'rm -f "$TIMER"' EXIT
 cat > "$TIMER" <<'PY'
@@ -82,7 +111,7 @@ with open(os.devnull, "wb") as out, open(err_path, "wb") as err:
     secs = time.perf_counter() - t0
 rss_kb = ru.ru_maxrss / 1024 if sys.platform == "darwin" else ru.ru_maxrss  # bytes on macOS
 rc = os.waitstatus_to_exitcode(status)
-print(f"{secs:.4f} {rss_kb:.0f} {rc}")
+print(f"{secs:.4f} {rss_kb:.0f} {rc} {ru.ru_utime + ru.ru_stime:.4f}")
 PY
 
 measure() {
@@ -97,8 +126,30 @@ file_size() { wc -c < "$1" | tr -d ' '; }
 gen_id() {
     local src="$ROOT/examples/gen_trace"
     local sum="unknown"
+    if [ "$GEN" = shared ]; then
+        sum=$(cksum < "$GEN_PY" | cut -d' ' -f1)
+        echo "gen_trace.py $sum --mb $(mb_of "$1") --seed $SEED $GEN_ARGS"
+        return
+    fi
     [ -d "$src" ] && sum=$(cat "$src"/*.rs "$src"/*/*.rs | cksum | cut -d' ' -f1)
     echo "gen_trace $sum --size $1 --seed $SEED $GEN_ARGS"
+}
+
+# whole decimal MB of a size ("500M" -> 500, "2G" -> 2000), for gen_trace.py's --mb
+mb_of() { echo $(($(size_bytes "$1") / 1000000)); }
+
+# generate OUT: the trace of the current size in OUT (.json.gz compresses)
+generate() {
+    local out=$1
+    if [ "$GEN" = shared ]; then
+        # shellcheck disable=SC2086 # GEN_ARGS is a list of options
+        "$PYTHON" "$GEN_PY" "$out" --mb "$(mb_of "$size")" $GEN_ARGS > /dev/null
+        return
+    fi
+    local gz=()
+    [[ $out == *.gz ]] && gz=(--gzip)
+    # shellcheck disable=SC2086
+    "$GEN_TRACE" --size "$size" --seed "$SEED" $GEN_ARGS "${gz[@]}" "$out"
 }
 
 # size in bytes from "500M", "2G", "300K", "1.5G" (decimal units, like gen_trace)
@@ -124,6 +175,7 @@ prepare() { # SIZE -> sets JSON GZ
     local size=$1 tag
     tag=$(echo "$GEN_ARGS" | tr -c 'A-Za-z0-9\n' '_' | sed 's/__*/_/g; s/^_//; s/_$//')
     local base="$BENCH_DIR/trace-$size-seed$SEED${tag:+-$tag}"
+    [ "$GEN" = shared ] && base="$BENCH_DIR/gt-$size${tag:+-$tag}"
     JSON="$base.json"
     GZ="$base.json.gz"
     local stamp="$base.stamp" want
@@ -134,39 +186,38 @@ prepare() { # SIZE -> sets JSON GZ
     fi
     rm -f "$JSON" "$GZ" "$stamp"
     log "generating $JSON"
-    # shellcheck disable=SC2086 # GEN_ARGS is a list of options
-    "$GEN_TRACE" --size "$size" --seed "$SEED" $GEN_ARGS "$JSON.tmp" && mv "$JSON.tmp" "$JSON"
+    generate "$JSON.tmp.json" && mv "$JSON.tmp.json" "$JSON"
     log "generating $GZ (the same trace, gzip)"
-    # shellcheck disable=SC2086
-    "$GEN_TRACE" --size "$size" --seed "$SEED" $GEN_ARGS --gzip "$GZ.tmp" && mv "$GZ.tmp" "$GZ"
+    generate "$GZ.tmp.json.gz" && mv "$GZ.tmp.json.gz" "$GZ"
     echo "$want" > "$stamp"
 }
 
 # ---------------------------------------------------------------------------- runs
 
-ROWS=()      # input|json_bytes|tool|secs|rss_kb|rc  (secs empty when skipped)
+ROWS=()      # input|json_bytes|tool|secs|rss_kb|rc|cpu_secs  (secs empty when skipped)
 FAILURES=()
 
 # run_best INPUT JSON_BYTES TOOL REPEATS CMD...
 run_best() {
     local input=$1 bytes=$2 tool=$3 reps=$4
     shift 4
-    local best="" peak=0 rc=0 i secs rss code
+    local best="" peak=0 rc=0 i secs rss code cpu best_cpu=""
     local err="$BENCH_DIR/.last-run.err"
     for ((i = 1; i <= reps; i++)); do
-        read -r secs rss code < <(measure "$err" "$@")
+        read -r secs rss code cpu < <(measure "$err" "$@")
         if [ "$code" != 0 ]; then
             rc=$code
             log "  $tool on $(basename "$input"): FAILED (exit $code)"
             FAILURES+=("$tool on $input (exit $code): $(tail -n 5 "$err" | tr '\n' ' ')")
             break
         fi
-        log "  $tool on $(basename "$input"): run $i/$reps: ${secs}s, $((rss / 1024)) MB peak"
+        log "  $tool on $(basename "$input"): run $i/$reps: ${secs}s (cpu ${cpu}s), $((rss / 1024)) MB peak"
         if [ -z "$best" ] || awk "BEGIN {exit !($secs < $best)}"; then best=$secs; fi
+        if [ -z "$best_cpu" ] || awk "BEGIN {exit !($cpu < $best_cpu)}"; then best_cpu=$cpu; fi
         if [ "$rss" -gt "$peak" ]; then peak=$rss; fi
     done
     rm -f "$err"
-    ROWS+=("$input|$bytes|$tool|$best|$peak|$rc")
+    ROWS+=("$input|$bytes|$tool|$best|$peak|$rc|$best_cpu")
 }
 
 for size in "$@"; do
@@ -178,8 +229,20 @@ for size in "$@"; do
     # Alternating runs, so that the ratios compare runs made side by side on a noisy machine.
     for ((rep = 1; rep <= REPEAT; rep++)); do
         run_best "$JSON" "$bytes" "tracesight 1 thread" 1 "$TRACESIGHT" --json --threads 1 "$JSON"
-        run_best "$JSON" "$bytes" "tracesight 2 threads" 1 "$TRACESIGHT" --json --threads 2 "$JSON"
+        if [ -n "$BASE" ]; then
+            run_best "$JSON" "$bytes" "base 1 thread" 1 "$BASE" --json --threads 1 "$JSON"
+        fi
+        if [ "$THREADS2" != 0 ]; then
+            run_best "$JSON" "$bytes" "tracesight 2 threads" 1 "$TRACESIGHT" --json --threads 2 "$JSON"
+        fi
         run_best "$GZ" "$bytes" "tracesight gzip" 1 "$TRACESIGHT" --json "$GZ"
+        if [ -n "$BASE" ]; then
+            run_best "$GZ" "$bytes" "base gzip" 1 "$BASE" --json "$GZ"
+        fi
+        if [ "$PROBES" != 0 ]; then
+            run_best "$JSON" "$bytes" "probe: parse alone" 1 "$PROBE" events "$JSON"
+            run_best "$GZ" "$bytes" "probe: inflate alone" 1 "$PROBE" inflate "$GZ"
+        fi
     done
 
     run_py=0
@@ -203,7 +266,7 @@ for size in "$@"; do
     if [ "$run_py" = 1 ]; then
         run_best "$JSON" "$bytes" "python seed" "$PY_REPEAT" "$PYTHON" "$ROOT/scripts/baseline.py" "$JSON"
     else
-        ROWS+=("$JSON|$bytes|python seed||0|skip")
+        ROWS+=("$JSON|$bytes|python seed||0|skip|")
     fi
 done
 
@@ -214,8 +277,9 @@ import os, sys, time
 repeat, tsv, rev, rows = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 parsed, runs = [], []
 for r in rows:
-    inp, nbytes, tool, secs, rss, rc = r.split("|")
-    run = dict(inp=inp, bytes=int(nbytes), tool=tool, secs=float(secs) if secs else None, rss=int(rss), rc=rc)
+    inp, nbytes, tool, secs, rss, rc, cpu = r.split("|")
+    run = dict(inp=inp, bytes=int(nbytes), tool=tool, secs=float(secs) if secs else None, rss=int(rss), rc=rc,
+               cpu=float(cpu) if cpu else None)
     runs.append(run)
     # One row per input and tool: the best time, the highest peak RSS, the first failure.
     same = next((p for p in parsed if p["inp"] == inp and p["tool"] == tool), None)
@@ -226,28 +290,34 @@ for r in rows:
         same["rc"] = run["rc"]
     if run["secs"] is not None and (same["secs"] is None or run["secs"] < same["secs"]):
         same["secs"] = run["secs"]
+    if run["cpu"] is not None and (same["cpu"] is None or run["cpu"] < same["cpu"]):
+        same["cpu"] = run["cpu"]
     same["rss"] = max(same["rss"], run["rss"])
 py = {p["bytes"]: p["secs"] for p in parsed if p["tool"] == "python seed" and p["secs"]}
-head = ("input", "size MB", "tool", "seconds", "MB/s", "peak RSS MB", "vs python")
+head = ("input", "size MB", "tool", "seconds", "MB/s", "cpu s", "MB/s cpu", "peak RSS MB", "vs python")
 lines = []
 for p in parsed:
     name = os.path.basename(p["inp"])
     size = f'{p["bytes"] / 1e6:.1f}'
     if p["rc"] == "skip":
-        lines.append((name, size, p["tool"], "skipped", "", "", ""))
+        lines.append((name, size, p["tool"], "skipped", "", "", "", "", ""))
         continue
     if p["rc"] != "0" or p["secs"] is None:
-        lines.append((name, size, p["tool"], f'FAILED (exit {p["rc"]})', "", "", ""))
+        lines.append((name, size, p["tool"], f'FAILED (exit {p["rc"]})', "", "", "", "", ""))
         continue
     mbs = p["bytes"] / 1e6 / p["secs"]
     base = py.get(p["bytes"])
     speed = f'{base / p["secs"]:.1f}x' if base else "-"
-    lines.append((name, size, p["tool"], f'{p["secs"]:.3f}', f"{mbs:.1f}", f'{p["rss"] / 1024:.1f}', speed))
+    cpu = p["cpu"] or 0.0
+    mbs_cpu = f'{p["bytes"] / 1e6 / cpu:.1f}' if cpu > 0 else "-"
+    lines.append((name, size, p["tool"], f'{p["secs"]:.3f}', f"{mbs:.1f}", f"{cpu:.3f}", mbs_cpu,
+                  f'{p["rss"] / 1024:.1f}', speed))
 w = [max(len(str(x[i])) for x in [head] + lines) for i in range(len(head))]
 left = {0, 2}
 fmt = lambda row: "  ".join(str(c).ljust(w[i]) if i in left else str(c).rjust(w[i]) for i, c in enumerate(row)).rstrip()
 print()
-print(f"best of {repeat} runs (warm page cache); MB/s = uncompressed JSON MB per second; MB = 10^6 bytes")
+print(f"best of {repeat} alternating runs (warm page cache); MB/s = uncompressed JSON MB per second of wall time,")
+print("MB/s cpu = per second of the process's user + system CPU time; MB = 10^6 bytes")
 print(fmt(head))
 print("  ".join("-" * x for x in w))
 for l in lines:
@@ -261,6 +331,15 @@ for nbytes in sorted({p["bytes"] for p in parsed}):
         ratios.append(f"{size}: 2 threads vs 1: {one['secs'] / two['secs']:.2f}x faster, peak RSS {two['rss'] / one['rss']:.2f}x")
     if one and gz:
         ratios.append(f"{size}: gzip vs plain (1 thread): {one['secs'] / gz['secs']:.2f}x the speed, peak RSS {gz['rss'] / one['rss']:.2f}x")
+    speed = lambda a, b: f"{b['secs'] / a['secs']:.2f}x wall, {b['cpu'] / a['cpu']:.2f}x cpu"
+    pairs = [("tracesight 1 thread", "base 1 thread", "new vs base (1 thread): speed"),
+             ("tracesight gzip", "base gzip", "new vs base (gzip): speed"),
+             ("tracesight 1 thread", "probe: parse alone", "CLI 1 thread vs the parse alone: speed"),
+             ("tracesight gzip", "probe: inflate alone", "CLI gzip vs inflate alone: speed")]
+    for a, b, what in pairs:
+        a, b = by.get((nbytes, a)), by.get((nbytes, b))
+        if a and b and a["cpu"] and b["cpu"]:
+            ratios.append(f"{size}: {what} {speed(a, b)}")
 if ratios:
     print()
     print("ratios (best times, highest peak RSS):")
@@ -269,11 +348,11 @@ if ratios:
 new = not os.path.exists(tsv)
 with open(tsv, "a") as f:
     if new:
-        f.write("date\tgit\tinput\tjson_bytes\ttool\tseconds\tpeak_rss_kb\texit\n")
+        f.write("date\tgit\tinput\tjson_bytes\ttool\tseconds\tpeak_rss_kb\texit\tcpu_seconds\n")
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
     for p in runs:
         f.write(f'{stamp}\t{rev}\t{os.path.basename(p["inp"])}\t{p["bytes"]}\t{p["tool"]}\t'
-                f'{"" if p["secs"] is None else p["secs"]}\t{p["rss"]}\t{p["rc"]}\n')
+                f'{"" if p["secs"] is None else p["secs"]}\t{p["rss"]}\t{p["rc"]}\t{"" if p["cpu"] is None else p["cpu"]}\n')
 PY
 
 if [ ${#FAILURES[@]} -gt 0 ]; then

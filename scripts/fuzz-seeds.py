@@ -41,6 +41,8 @@ for s in seeds:
         line = line.strip().rstrip(b",")
         if line.startswith(b"{"):
             put("scanner", line)
+            # The structural scan: the first byte picks the bracket kind, the rest follows it.
+            put("structural", b"\x01" + line[1:])
 put("share", b"")
 put("share", b"eJyrVkrLz1eyUkpKLFKqBQAdegQ0")
 print(f"seeds in {out}: " + ", ".join(f"{d.name} {len(list(d.iterdir()))}" for d in sorted(out.iterdir())))

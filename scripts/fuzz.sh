@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes every target for SECONDS each (default 60): scripts/fuzz.sh [SECONDS] [TARGET...]
 # Targets: report (bytes -> Report), report_gzip (gzip vs plain), split (parts joined vs one
-# reading), scanner (scanner vs serde_json), share (share-link decoder). Seeds come from
+# reading), scanner (scanner vs serde_json), structural (the
+# vectorised container scan vs its scalar reference), share (share-link decoder). Seeds come from
 # scripts/fuzz-seeds.py (fixtures and the first kilobytes of ../shared/traces when present). Crashes land in fuzz/artifacts/<target>/;
 # a fixed one becomes a regression case in tests/broken.rs or src/input/formats/chrome_json/tests.rs.
 # Uses cargo-fuzz's instrumentation flags directly (libFuzzer via libfuzzer-sys), so neither
@@ -11,7 +12,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(report report_gzip split scanner share)
+[ ${#targets[@]} -gt 0 ] || targets=(report report_gzip split scanner structural share)
 toolchain=()
 if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then toolchain=(+nightly); fi
 export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \

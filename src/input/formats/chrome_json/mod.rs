@@ -8,12 +8,14 @@
 //! as reference and fallback), borrowing strings from the chunk. An event cut by the chunk's
 //! end is parsed again once the chunk is refilled.
 
+mod blocks;
 mod edge;
 pub mod event;
 mod importer;
 mod push;
 mod scan;
 mod sink;
+mod structural;
 
 pub use edge::Neutral;
 pub use importer::ChromeJson;
@@ -23,6 +25,9 @@ pub use sink::JsonSink;
 /// The hand-written event scanner, for the differential fuzz target (not a stable API).
 #[doc(hidden)]
 pub use scan::{event as scan_event, Miss as ScanMiss};
+/// The vectorised container scan and its scalar reference, for their differential fuzz target.
+#[doc(hidden)]
+pub use structural::{container_end as structural_end, container_end_scalar as structural_end_scalar};
 
 use crate::trace::{Ending, Fatal, Outcome};
 pub use event::RawEvent;

@@ -2,7 +2,8 @@
 //!
 //! serde_json spends most of its time on the fields we throw away (Kineto's `args` carry
 //! shapes, strides, grids, ...). This parser reads the fields the analysis needs and skips
-//! everything else with memchr-based string skipping and bracket counting, in one pass over
+//! everything else with memchr-based string skipping and bracket counting (64 bytes at a time
+//! for containers: `structural.rs`), in one pass over
 //! the bytes. Skipped values are checked only for their structure (balanced brackets,
 //! terminated strings), not for full JSON grammar; anything it cannot read as an event is
 //! reported so the caller can fall back to serde_json for an exact verdict and message.
@@ -151,28 +152,11 @@ impl<'a> Cur<'a> {
             b'"' => self.skip_string(),
             open @ (b'{' | b'[') => {
                 // In valid JSON, brackets of the other kind nest inside this value, so counting
-                // only this kind (outside strings) finds its end: three needles for memchr.
+                // only this kind (outside strings) finds its end: 64 bytes at a time.
                 let close = if open == b'{' { b'}' } else { b']' };
-                let mut depth = 0usize;
-                loop {
-                    let Some(n) = memchr::memchr3(b'"', open, close, &self.b[self.i..]) else {
-                        return Err(Miss::NeedMore);
-                    };
-                    self.i += n;
-                    let c = self.b[self.i];
-                    if c == b'"' {
-                        self.skip_string()?;
-                    } else if c == open {
-                        depth += 1;
-                        self.i += 1;
-                    } else {
-                        depth -= 1;
-                        self.i += 1;
-                        if depth == 0 {
-                            return Ok(());
-                        }
-                    }
-                }
+                let n = super::structural::container_end(&self.b[self.i..], open, close).ok_or(Miss::NeedMore)?;
+                self.i += n;
+                Ok(())
             }
             _ => self.scalar().map(|_| ()),
         }

@@ -1,0 +1,108 @@
+//! The one place in the core that uses `unsafe`: classifying 64 bytes at a time with SIMD
+//! intrinsics (`core::arch`), for the structural scan in `structural.rs`.
+//!
+//! Why unsafe: the x86_64 intrinsics are `unsafe fn`s (they assume the CPU feature they are
+//! compiled for; SSE2 is part of x86_64 itself, so they are always sound there), and the
+//! unaligned vector load reads through a raw pointer. Each unsafe block below says why it
+//! holds. Everything else in `input` keeps `#![forbid(unsafe_code)]`'s rule (as `deny`, so
+//! that this module alone can allow it; see docs/architecture.md).
+//!
+//! [`classify_scalar`] is the reference: the tests and `structural`'s differential tests
+//! compare every vector version with it.
+#![allow(unsafe_code)]
+#![deny(unsafe_op_in_unsafe_fn)]
+
+/// One bit per byte of a 64-byte block (bit i = byte i) for each character looked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Masks {
+    pub quote: u64,
+    pub backslash: u64,
+    pub open: u64,
+    pub close: u64,
+}
+
+/// The reference: one byte at a time (what `classify` is on targets without SIMD; elsewhere
+/// only the tests call it).
+#[cfg_attr(any(target_arch = "x86_64", target_feature = "simd128"), allow(dead_code))]
+pub fn classify_scalar(b: &[u8; 64], open: u8, close: u8) -> Masks {
+    let mut m = Masks::default();
+    for (i, &c) in b.iter().enumerate() {
+        let bit = 1u64 << i;
+        match c {
+            b'"' => m.quote |= bit,
+            b'\\' => m.backslash |= bit,
+            c if c == open => m.open |= bit,
+            c if c == close => m.close |= bit,
+            _ => {}
+        }
+    }
+    m
+}
+
+/// Whether [`classify`] uses vector instructions on this target (else it is the scalar one,
+/// and the caller does better with memchr).
+pub const VECTOR: bool = cfg!(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128")));
+
+/// [`classify_scalar`], 16 bytes per instruction where the target has SIMD.
+#[inline(always)]
+pub fn classify(b: &[u8; 64], open: u8, close: u8) -> Masks {
+    #[cfg(target_arch = "x86_64")]
+    {
+        sse2::classify(b, open, close)
+    }
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        simd128::classify(b, open, close)
+    }
+    #[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
+    {
+        classify_scalar(b, open, close)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use super::Masks;
+    use core::arch::x86_64::*;
+
+    #[inline(always)]
+    pub fn classify(b: &[u8; 64], open: u8, close: u8) -> Masks {
+        let mut m = Masks::default();
+        for k in 0..4 {
+            // SAFETY: SSE2 is always present on x86_64; the load reads 16 bytes at offset
+            // 16k < 64 of a 64-byte array (unaligned loads are allowed by loadu).
+            let (q, s, o, c) = unsafe {
+                let v = _mm_loadu_si128(b.as_ptr().add(16 * k) as *const __m128i);
+                let eq = |x: u8| _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(x as i8))) as u16 as u64;
+                (eq(b'"'), eq(b'\\'), eq(open), eq(close))
+            };
+            m.quote |= q << (16 * k);
+            m.backslash |= s << (16 * k);
+            m.open |= o << (16 * k);
+            m.close |= c << (16 * k);
+        }
+        m
+    }
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd128 {
+    use super::Masks;
+    use core::arch::wasm32::*;
+
+    #[inline(always)]
+    pub fn classify(b: &[u8; 64], open: u8, close: u8) -> Masks {
+        let mut m = Masks::default();
+        for k in 0..4 {
+            // SAFETY: reads 16 bytes at offset 16k < 64 of a 64-byte array; v128_load allows
+            // unaligned addresses.
+            let v = unsafe { v128_load(b.as_ptr().add(16 * k) as *const v128) };
+            let eq = |x: u8| u8x16_bitmask(u8x16_eq(v, u8x16_splat(x))) as u64;
+            m.quote |= eq(b'"') << (16 * k);
+            m.backslash |= eq(b'\\') << (16 * k);
+            m.open |= eq(open) << (16 * k);
+            m.close |= eq(close) << (16 * k);
+        }
+        m
+    }
+}
