@@ -92,3 +92,95 @@ fn transformer_engine_fp8_casts_and_scaling_are_quantization() {
     assert_eq!(share(&r, Bucket::Quantization), 5.0 * TE_FP8.len() as f64);
     assert_eq!(share(&r, Bucket::Elementwise), 7.0);
 }
+
+/// An NCCL kernel with the collective metadata current Kineto writes on it (the args of
+/// `record_param_comms`: torch/csrc/distributed/c10d/ParamCommsUtils.hpp RECORD_PARAM_COMMS).
+fn nccl(t: &mut Trace, kernel: &str, gpu_ts: i64, dur: i64, args: serde_json::Value) {
+    t.launch(&["c10d::allreduce_"], kernel, gpu_ts, dur);
+    let last = t.events.last_mut().unwrap();
+    for (k, v) in args.as_object().unwrap() {
+        last["args"][k] = v.clone();
+    }
+}
+
+fn comm_trace(group_size: bool) -> TraceReport {
+    use serde_json::json;
+    let mut t = Trace::new("NVIDIA H100 80GB HBM3", (9, 0));
+    t.dist = Some((0, 4));
+    let g = |a: serde_json::Value| {
+        let mut a = a;
+        if group_size {
+            a["Group size"] = json!(4);
+        }
+        a
+    };
+    // 1M floats all-reduced in 100 us: S = 4 MB, algbw 40 GB/s, busbw 40 * 2 * 3/4 = 60.
+    for i in 0..2 {
+        nccl(
+            &mut t,
+            "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+            i * 200,
+            100,
+            g(
+                json!({ "Collective name": "allreduce", "In msg nelems": 1_000_000, "Out msg nelems": 1_000_000, "dtype": "Float" }),
+            ),
+        );
+    }
+    // An all-gather of 250k bf16 per rank into 1M: S = the 2 MB output, in 50 us: 40 GB/s, busbw 30.
+    nccl(
+        &mut t,
+        "ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+        500,
+        50,
+        g(
+            json!({ "Collective name": "_allgather_base", "In msg nelems": 250_000, "Out msg nelems": 1_000_000, "dtype": "BFloat16" }),
+        ),
+    );
+    // No size recorded: left out, and said so.
+    nccl(
+        &mut t,
+        "ncclDevKernel_Broadcast_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+        600,
+        10,
+        json!({ "Collective name": "broadcast" }),
+    );
+    t.report()
+}
+
+#[test]
+fn collective_bandwidth_per_kind_from_record_param_comms_sizes() {
+    let r = comm_trace(true);
+    let b = r.collective_bandwidth.as_ref().expect("bandwidth");
+    let ar = b.kinds.iter().find(|k| k.name == "allreduce").expect("allreduce row");
+    assert_eq!((ar.calls, ar.group_size, ar.bytes), (2, 4, 8e6));
+    assert!((ar.algbw_gb_s - 40.0).abs() < 1e-9, "{}", ar.algbw_gb_s);
+    assert!((ar.busbw_gb_s.unwrap() - 60.0).abs() < 1e-9);
+    let ag = b.kinds.iter().find(|k| k.name == "allgatherbase").expect("allgather row");
+    assert_eq!(ag.bytes, 2e6);
+    assert!((ag.algbw_gb_s - 40.0).abs() < 1e-9 && (ag.busbw_gb_s.unwrap() - 30.0).abs() < 1e-9);
+    assert_eq!((b.unsized_calls, b.unsized_us), (1, 10.0));
+    let text = tracesight::text::render(&report_of(&r));
+    assert!(text.contains("algbw GB/s") && text.contains("lower bounds"), "{text}");
+    let md = tracesight::export::markdown::render(&report_of(&r));
+    assert!(md.contains("### Collective bandwidth") && md.contains("lower bounds"), "{md}");
+}
+
+#[test]
+fn no_bandwidth_without_a_group_size() {
+    let r = comm_trace(false);
+    let b = r.collective_bandwidth.as_ref().expect("collectives seen");
+    assert!(b.kinds.is_empty());
+    assert_eq!(b.unsized_calls, 4);
+    // And none at all on a trace without collectives.
+    assert!(attention(true).collective_bandwidth.is_none());
+}
+
+fn report_of(t: &TraceReport) -> tracesight::Report {
+    tracesight::Report {
+        tool_version: String::new(),
+        traces: vec![t.clone()],
+        errors: vec![],
+        ranks: vec![],
+        job: None,
+    }
+}
