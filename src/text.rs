@@ -7,6 +7,7 @@ use crate::analysis::rules::taxonomy::{Backend, Bucket};
 use crate::report::{Report, TraceReport};
 use std::fmt::Write;
 
+mod bandwidth;
 mod critical_path;
 mod efficiency;
 mod fmt;
@@ -16,7 +17,7 @@ mod why;
 
 pub use crate::analysis::rules::kernel_name::short_name;
 pub use crate::vocab::units::fmt_us;
-use fmt::clip;
+use fmt::{clip, rank_label};
 pub use fmt::{fmt_bytes, no_gpu_rows_reason};
 pub use graphs::graph_lines;
 use why::render_why;
@@ -36,13 +37,6 @@ pub fn render(report: &Report) -> String {
         let _ = writeln!(o, "\n[error] {}: {}", e.file, e.message);
     }
     o
-}
-
-fn rank_label(report: &Report, row: usize) -> String {
-    match report.ranks.get(row) {
-        Some(r) => r.rank.map(|x| format!("rank {x}")).unwrap_or_else(|| r.file.clone()),
-        None => format!("row {row}"),
-    }
 }
 
 fn render_ranks(o: &mut String, report: &Report) {
@@ -306,6 +300,8 @@ fn render_trace(o: &mut String, t: &TraceReport) {
             let _ = writeln!(o, "   Fix: {f}");
         }
     }
+
+    bandwidth::render_bandwidth(o, t);
 
     if !t.top_kernels.is_empty() {
         let _ = writeln!(o, "\n Top {} kernels:", t.top_kernels.len());

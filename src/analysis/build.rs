@@ -210,6 +210,7 @@ fn assemble(
     let training = tree.spans.iter().any(|o| names.is(o.name, NAME_BACKWARD))
         || t.buckets.iter().any(|b| b.id == Bucket::Optimizer && b.pct >= TRAINING_OPTIMIZER_PCT);
     collectives.sort_by_key(|x| (x.start_ns, x.dur_ns));
+    let collective_bandwidth = crate::analysis::passes::collectives::bandwidth(&collectives);
     let report = TraceReport {
         has_gpu: !c.gpu.is_empty(),
         gpu,
@@ -226,6 +227,7 @@ fn assemble(
         timeline,
         window,
         collectives,
+        collective_bandwidth,
         steps: steps_out,
         launch,
         launch_coverage: coverage,

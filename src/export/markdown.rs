@@ -152,6 +152,7 @@ fn trace(o: &mut String, t: &TraceReport) {
     top(o, "Top kernels", "kernel", &t.top_kernels, true);
     top(o, "Top ops", "op", &t.top_ops, false);
     efficiency(o, t);
+    bandwidth(o, t);
 
     let _ = writeln!(o, "### Hints\n");
     if t.hints.is_empty() {
@@ -177,6 +178,39 @@ fn trace(o: &mut String, t: &TraceReport) {
         }
         o.push('\n');
     }
+}
+
+/// Per-rank collective bandwidth by kind, with what one rank cannot see.
+fn bandwidth(o: &mut String, t: &TraceReport) {
+    let Some(b) = &t.collective_bandwidth else { return };
+    if b.kinds.is_empty() {
+        return;
+    }
+    let _ = writeln!(o, "### Collective bandwidth (this rank)\n");
+    let _ = writeln!(o, "| collective | ranks | calls | bytes | time | algbw GB/s | busbw GB/s |");
+    let _ = writeln!(o, "|---|---:|---:|---:|---:|---:|---:|");
+    for r in &b.kinds {
+        let busbw = r.busbw_gb_s.map_or_else(|| "-".to_string(), |x| format!("{x:.1}"));
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {} | {} | {:.1} | {busbw} |",
+            escape(&r.name),
+            r.group_size,
+            r.calls,
+            crate::text::fmt_bytes(r.bytes as i64),
+            fmt_us(r.time_us),
+            r.algbw_gb_s
+        );
+    }
+    if b.unsized_calls > 0 {
+        let _ = writeln!(
+            o,
+            "\n{} collective kernels ({}) left out: no message size, dtype or group size recorded.",
+            b.unsized_calls,
+            fmt_us(b.unsized_us)
+        );
+    }
+    let _ = writeln!(o, "\n> {}\n", prose(&b.caveat));
 }
 
 /// Kernels in the efficiency table.

@@ -8,6 +8,7 @@ pub use crate::vocab::Severity;
 use crate::vocab::{Backend, Bucket as BucketId, DiagnosticId, HintId};
 use serde::{Deserialize, Serialize};
 
+mod bandwidth;
 mod coverage;
 mod critical_path;
 mod efficiency;
@@ -18,6 +19,7 @@ mod memory;
 mod timeline;
 mod window;
 
+pub use bandwidth::{BandwidthRow, CollectiveBandwidth, CollectiveCall, BANDWIDTH_CAVEAT};
 pub use coverage::LaunchCoverage;
 pub use critical_path::{Arrival, CriticalPath, JobStretch, PathBucket, PathPiece, PathSide, StepPath, WhatIf};
 pub use efficiency::{
@@ -105,6 +107,9 @@ pub struct TraceReport {
     /// Every collective kernel on this rank, in time order (what matching across ranks needs).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub collectives: Vec<CollectiveCall>,
+    /// Per-rank bandwidth of those collectives by kind, where their sizes were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collective_bandwidth: Option<CollectiveBandwidth>,
     /// Why the GPU waits: every gap between rows on a stream, classified.
     #[serde(default)]
     pub idle: IdleCauses,
@@ -161,22 +166,6 @@ pub struct OpTotal {
     pub name: String,
     pub time_us: f64,
     pub count: u64,
-}
-
-/// One collective kernel: what it was (from its metadata, else its op or kernel name), when it
-/// ran on this rank's GPU (trace clock, nanoseconds) and how many bytes it moved when known.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CollectiveCall {
-    /// Normalised collective name: `allreduce`, `allgather`, `alltoall`, `sendrecv`, ...
-    pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub group: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seq: Option<i64>,
-    pub start_ns: i64,
-    pub dur_ns: i64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bytes: Option<i64>,
 }
 
 /// memcpy / memset GPU time by direction (microseconds, summed row durations).

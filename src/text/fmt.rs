@@ -39,3 +39,11 @@ pub fn no_gpu_rows_reason(t: &crate::report::TraceReport) -> &'static str {
         "CPU-only, or an accelerator tracesight does not know"
     }
 }
+
+/// A rank table row by its rank, else its file.
+pub(super) fn rank_label(report: &crate::report::Report, row: usize) -> String {
+    match report.ranks.get(row) {
+        Some(r) => r.rank.map(|x| format!("rank {x}")).unwrap_or_else(|| r.file.clone()),
+        None => format!("row {row}"),
+    }
+}

@@ -99,6 +99,8 @@ pub struct Args<'a> {
     pub process_group: Option<&'a [u8]>,
     pub seq: Option<Loose>,
     pub in_msg_nelems: Option<Loose>,
+    pub out_msg_nelems: Option<Loose>,
+    pub group_size: Option<Loose>,
     pub dtype: Option<&'a [u8]>,
     /// Autograd: a forward op and its backward share a sequence number.
     pub sequence_number: Option<Loose>,

@@ -12,7 +12,7 @@ use crate::analysis::model::classify::Classes;
 use crate::analysis::model::classify::Why;
 use crate::analysis::model::collect::{Collector, GpuKind, Interner};
 use crate::analysis::rules::kernel_name::{full_name, short_name};
-use crate::analysis::rules::taxonomy::{self, Backend, Bucket};
+use crate::analysis::rules::taxonomy::{self, Backend, Bucket, TE_LIBRARY};
 use crate::report::{Attention, Evidence, EvidenceKind};
 use rustc_hash::FxHashMap;
 
@@ -208,7 +208,10 @@ impl AttentionEvidence {
             return Attention { evidence: rows, ..Default::default() };
         };
         let library = rows.iter().find(|r| r.backend == winner).and_then(|r| r.library.clone());
-        let (reasons, fix) = if winner.is_fused_flash_like() {
+        // TransformerEngine runs cuDNN's flash-style fused kernels by its own choice of backend
+        // (NVTE_FUSED_ATTN / NVTE_FLASH_ATTN): SDPA's backend advice does not apply.
+        let te = library.as_deref() == Some(TE_LIBRARY);
+        let (reasons, fix) = if winner.is_fused_flash_like() || te {
             (Vec::new(), None)
         } else if winner == Backend::Eager {
             (Vec::new(), Some(EAGER_FIX.to_string()))

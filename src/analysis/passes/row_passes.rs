@@ -10,7 +10,7 @@ use crate::analysis::options::Options;
 use crate::analysis::passes::attention::AttentionEvidence;
 use crate::analysis::passes::collectives::collective_call;
 use crate::analysis::passes::steps::{us, Lanes};
-use crate::analysis::rules::taxonomy::{Backend, Bucket, KernelFacts, TensorCore, OP_CONTEXT_RULES};
+use crate::analysis::rules::taxonomy::{self, Backend, Bucket, KernelFacts, TensorCore, OP_CONTEXT_RULES, TE_LIBRARY};
 use crate::report::*;
 use rustc_hash::FxHashMap;
 
@@ -212,7 +212,14 @@ pub(crate) fn totals_pass(
         if bucket == Bucket::Attention {
             match (why, f.backend()) {
                 (Why::Eager(scope), _) => evidence.add(Backend::Eager, EvidenceKind::Scope, scope, "", row.dur),
-                (_, Some((b, lib))) => evidence.add(b, EvidenceKind::Kernel, row.name, lib, row.dur),
+                (_, Some((b, lib))) => {
+                    // cuDNN's SDPA kernels launched by TransformerEngine's FusedAttnFunc are TE's.
+                    let te = b == Backend::Cudnn
+                        && tree
+                            .chain(leaf)
+                            .any(|o| taxonomy::is_te_attention_op(names.get(tree.spans[o as usize].name)));
+                    evidence.add(b, EvidenceKind::Kernel, row.name, if te { TE_LIBRARY } else { lib }, row.dur)
+                }
                 (Why::Op { op, rule }, None) => {
                     let b = OP_CONTEXT_RULES[rule as usize].then.backend.unwrap_or(Backend::Math);
                     evidence.add(b, EvidenceKind::Op, op, "", row.dur)

@@ -219,6 +219,15 @@ pub fn is_attention_scope(name: &str) -> bool {
     rule::first(ATTENTION_SCOPE_RULES, &Subject::name(name)).is_some()
 }
 
+/// The library named for attention kernels that TransformerEngine launched.
+pub const TE_LIBRARY: &str = "TransformerEngine";
+
+/// Whether an op is TransformerEngine's fused-attention Function (its cuDNN kernels are then
+/// TransformerEngine's attention, not PyTorch SDPA's).
+pub fn is_te_attention_op(name: &str) -> bool {
+    rule::Match::Any(op_rules::TE_ATTN_OPS).matches(&Subject::name(name))
+}
+
 mod families;
 mod kernel_rules;
 mod leaf_rules;

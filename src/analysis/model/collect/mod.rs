@@ -281,16 +281,18 @@ impl Collector {
         let text = |raw: Option<&[u8]>| raw.and_then(|r| serde_json::from_slice::<String>(r).ok());
         let name = text(a.collective_name)?;
         let group = text(a.process_group);
-        let nelems = a.in_msg_nelems.and_then(Loose::as_i64);
         let size = text(a.dtype).and_then(|d| dtype_size(&d));
+        let bytes = |nelems: Option<Loose>| match (nelems.and_then(Loose::as_i64), size) {
+            (Some(n), Some(s)) => n.saturating_mul(s),
+            _ => NONE,
+        };
         Some(CommArgs {
             name: self.names.intern(name.as_bytes()),
             group: group.map(|g| self.names.intern(g.as_bytes())).unwrap_or(NO_NAME),
             seq: a.seq.and_then(Loose::as_i64).unwrap_or(NONE),
-            bytes: match (nelems, size) {
-                (Some(n), Some(s)) => n.saturating_mul(s),
-                _ => NONE,
-            },
+            bytes: bytes(a.in_msg_nelems),
+            out_bytes: bytes(a.out_msg_nelems),
+            group_size: a.group_size.and_then(Loose::as_i64).unwrap_or(NONE),
         })
     }
 

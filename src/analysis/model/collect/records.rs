@@ -100,6 +100,9 @@ pub struct CommArgs {
     pub group: u32,
     pub seq: i64,
     pub bytes: i64,
+    /// "Out msg nelems" x dtype, and "Group size" (`NONE` when absent).
+    pub out_bytes: i64,
+    pub group_size: i64,
 }
 
 /// Bytes per element of the dtype names PyTorch records (`Float`, `BFloat16`, ...).

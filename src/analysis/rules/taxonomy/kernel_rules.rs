@@ -102,6 +102,23 @@ pub static KERNEL_RULES: &[KernelRule] = &[
     ),
     attn(Cudnn, "cuDNN", Any(CUDNN_SDPA), "cuDNN fused attention (cudnn_generated_fort_native_sdpa_*)"),
     attn(
+        Cudnn,
+        super::TE_LIBRARY,
+        Scoped(&["fused_attn"], TE_ATTN_SETUP),
+        "TransformerEngine fused-attention setup (fused_attn::cu_seqlens_to_offsets, populate_rng_state_kernel)",
+    ),
+    attn(
+        Cudnn,
+        super::TE_LIBRARY,
+        Scoped(&["context_parallel"], TE_CP_ATTN),
+        "TransformerEngine context-parallel attention merge (thd_out_correction_kernel, thd_lse_kernel)",
+    ),
+    own(
+        B::Memory,
+        Scoped(TE_ATTN_NAMESPACES, TE_ATTN_LAYOUT),
+        "TransformerEngine attention layout / KV-cache copy (thd_read_half_tensor, copy_to_kv_cache, transpose_to_bhsd)",
+    ),
+    attn(
         FlashAttn,
         "flash-attn",
         Any(FLASH_ATTN),

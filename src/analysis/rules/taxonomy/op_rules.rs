@@ -87,6 +87,10 @@ pub static OP_CONTEXT_RULES: &[OpContextRule] = &[
         Backend::FlashAttn,
         "flash-attn op or autograd Function (FlashAttnFunc, flash_attn_varlen_*)",
     ),
+    // TransformerEngine's autograd Function around its cuDNN fused attention
+    // (transformer_engine/pytorch/attention/dot_product_attention/backends.py FusedAttnFunc;
+    // the profiler names the Function's forward after its class, the backward FusedAttnFuncBackward).
+    attention(Any(TE_ATTN_OPS), Backend::Cudnn, "TransformerEngine FusedAttnFunc (cuDNN fused attention)"),
     attention(
         Any(FUSED_ATTN_OPS),
         Backend::Vendor,
@@ -146,6 +150,7 @@ const FLASH_ATTN_OPS: &[&str] = &[
     "fa3*",
     "flash mla*",
 ];
+pub const TE_ATTN_OPS: &[&str] = &["fused attn func*"];
 const FUSED_ATTN_OPS: &[&str] = &[
     "unified attention*",
     "paged attention*",

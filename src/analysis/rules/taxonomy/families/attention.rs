@@ -72,3 +72,34 @@ pub const SAGE_QUANT: &[&str] = &["sub mean kernel*", "mean scale kernel*", "qua
 // FmhaFwdKernel, FmhaBwdDQDKDVKernel, FmhaBatchPrefillWithPagedKVCacheKernel, whose name
 // would otherwise read as FlashInfer's BatchPrefillWith*).
 pub const CK_TILE_FMHA: &[&str] = &["ck tile", "fmha*"];
+// TransformerEngine's own kernels around its cuDNN fused attention (NVIDIA/TransformerEngine
+// transformer_engine/common/fused_attn/utils.cu, namespace fused_attn: cu_seqlens_to_offsets,
+// cu_seqlens_padded_to_offsets, cu_seqlens_to_actual_seqlens, populate_rng_state_kernel,
+// extract_seed_and_offset, get_runtime_num_segments_kernel): the setup of each call.
+pub const TE_ATTN_SETUP: &[&str] = &[
+    "cu seqlens to offsets*",
+    "cu seqlens padded to offsets*",
+    "cu seqlens to actual seqlens*",
+    "populate rng state*",
+    "extract seed and offset*",
+    "get runtime num segments*",
+];
+// Its context-parallel merges of partial attention (fused_attn/context_parallel.cu, namespace
+// context_parallel: thd_out_correction_kernel, thd_lse_kernel, thd_grad_correction_kernel).
+pub const TE_CP_ATTN: &[&str] = &["thd out correction*", "thd lse*", "thd grad correction*"];
+// Its layout moves for attention (context_parallel.cu thd_read_half_tensor_kernel,
+// thd_partition_indices_kernel, thd_reorder_between_*, thd_copy_valid_tokens_*; kv_cache.cu,
+// namespace kv_cache: copy_to_kv_cache_kernel, reindex_kv_cache_kernel; flash_attn.cu,
+// namespace flash_attention: prepare_kernel_fwd / bwd, transpose_to_bhsd_*).
+pub const TE_ATTN_LAYOUT: &[&str] = &[
+    "thd read half tensor*",
+    "thd partition indices*",
+    "thd reorder*",
+    "thd copy valid tokens*",
+    "copy to kv cache*",
+    "reindex kv cache*",
+    "prepare kernel fwd*",
+    "prepare kernel bwd*",
+    "transpose to bhsd*",
+];
+pub const TE_ATTN_NAMESPACES: &[&str] = &["fused_attn", "context_parallel", "kv_cache", "flash_attention"];

@@ -162,6 +162,8 @@ key_table! {
         ProcessGroup = b"Process Group Name",
         Seq = b"Seq",
         InMsgNelems = b"In msg nelems",
+        OutMsgNelems = b"Out msg nelems",
+        GroupSize = b"Group size",
         Dtype = b"dtype",
         /// Autograd: a forward op and its backward share a sequence number.
         SequenceNumber = b"Sequence number",
@@ -238,6 +240,8 @@ pub(crate) fn arg_member<'a, V: Values<'a>>(a: &mut Args<'a>, key: &[u8], v: &mu
         Some(ArgKey::ProcessGroup) => a.process_group = Some(v.raw()?),
         Some(ArgKey::Seq) => a.seq = v.number()?,
         Some(ArgKey::InMsgNelems) => a.in_msg_nelems = v.number()?,
+        Some(ArgKey::OutMsgNelems) => a.out_msg_nelems = v.number()?,
+        Some(ArgKey::GroupSize) => a.group_size = v.number()?,
         Some(ArgKey::Dtype) => a.dtype = Some(v.raw()?),
         Some(ArgKey::SequenceNumber) => a.sequence_number = v.number()?,
         Some(ArgKey::Addr) => a.addr = v.number()?,
