@@ -286,8 +286,7 @@ fn memory_ops(tree: &SpanTree, names: &Interner, memory: &[MemEvent]) -> Vec<u32
         .collect()
 }
 
-/// A launch call not looked at yet (in `Launchers::call_leaf`).
-const UNSEEN: u32 = NO - 1;
+const UNSEEN: u32 = NO - 1; // A launch call not looked at yet (in `Launchers::call_leaf`).
 
 /// The op that launched each row, and the op around each launch call.
 struct Launchers {
@@ -296,9 +295,8 @@ struct Launchers {
     external_mismatch: u64,
 }
 
-/// Each row's launching op: its launch call's op (by External id where that op encloses the
-/// call, else the innermost op around it), or the captured launch's op for a graph replay, or
-/// by the row's own External id when the trace has no launch call for it.
+/// Each row's launching op: its launch call's (or captured launch's) op, else the op its own
+/// External id names when the trace has no launch call for it.
 fn leaf_ops(
     tree: &SpanTree,
     gpu: &GpuRows,
@@ -349,9 +347,8 @@ fn leaf_ops(
     Launchers { leaf, call_leaf, external_mismatch }
 }
 
-/// Keeps launching ops, their ancestors, and the spans the report reads by name (steps, top
-/// dataloader spans, the op around each graph launch), renumbering `leaf` to match. Returns the
-/// kept tree, the op around each graph launch, and the top dataloader spans' time.
+/// Keeps launching ops, their ancestors and the spans the report reads by name, renumbering
+/// `leaf`; also the op around each graph launch and the top dataloader spans' time.
 fn keep_read_ops(
     tree: SpanTree,
     names: &Interner,
