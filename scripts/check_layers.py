@@ -31,13 +31,21 @@ MAX_LINES, SOFT_LINES, MAX_SOFT = 600, 400, 5
 # raise a figure.
 OVERSIZED = {
     "report/mod.rs": 437,
-    "text.rs": 417,
 }
 # Functions (outside tests) longer than this many lines, signature to closing brace, fail;
 # those longer when the check came in are listed in LONG_FNS ("file:name": lines then). They
 # may shrink, not grow, and leave the list once under the limit.
 FN_LINES = 80
 LONG_FNS = {
+    "analysis/model/collect/sink.rs:complete_event": 148,
+    "analysis/passes/diagnostics.rs:diagnostics": 139,
+    "analysis/passes/layers.rs:layers": 91,
+    "export/csv.rs:table": 86,
+    "export/markdown.rs:trace": 122,
+    "input/formats/chrome_json/push/step.rs:step": 170,
+    "web/views/job.rs:JobSection": 88,
+    "web/views/rules.rs:RulesSection": 82,
+    "web/views/summary.rs:Summary": 85,
 }
 
 
