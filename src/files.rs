@@ -2,6 +2,8 @@
 //! expanded into their traces, and one file read on several threads when it splits, else
 //! decompressed on a second thread while this one parses. The core stays single-threaded.
 
+#![forbid(unsafe_code)]
+
 use crate::analysis::{Analysis, Options, TraceError};
 use crate::parallel::{self, Split};
 use crate::report::TraceReport;

@@ -167,42 +167,13 @@ fn assemble(
     };
     launch.launch_call_us = us(c.launch_ns);
     launch.sync_call_us = us(c.sync_ns);
-    if c.sm_eff_dur > 0.0 {
-        gpu.est_sm_efficiency_pct = Some(c.sm_eff_weighted / c.sm_eff_dur * 100.0);
-    }
-    if c.occupancy_dur > 0.0 {
-        gpu.achieved_occupancy_pct = Some(c.occupancy_weighted / c.occupancy_dur);
-    }
-    gpu.occupancy_unknown_us = c.occupancy_unknown_dur / 1000.0;
+    sm_counters(c, &mut gpu);
     devices.sort_by_key(|d| d.device);
 
     // In a range, only the steps that ran GPU work inside it.
     let kept: Vec<bool> = step_times.iter().map(|t| opts.window.is_none() || t.kernel_count > 0).collect();
     work.retain_steps(&kept);
-    let steps_out = steps
-        .iter()
-        .zip(step_times)
-        .zip(step_waits)
-        .map(|((w, t), waits)| {
-            extra.cpu_step_ns += w.end - w.start;
-            Step {
-                name: w.name.clone(),
-                span_us: t.span_us,
-                busy_us: t.busy_us,
-                idle_us: t.idle_us,
-                kernel_time_us: t.kernel_time_us,
-                comm_us: t.comm_us,
-                exposed_comm_us: t.exposed_comm_us,
-                cpu_us: us(w.end - w.start),
-                kernel_count: t.kernel_count,
-                host_wait_us: us(waits.0),
-                kernel_wait_us: us(waits.1),
-                other_wait_us: us(waits.2),
-            }
-        })
-        .zip(&kept)
-        .filter_map(|(s, &keep)| keep.then_some(s))
-        .collect();
+    let steps_out = step_rows(steps, step_times, step_waits, &kept, &mut extra);
     extra.cpu_extent_ns = c.cpu_extent.map(|(a, b)| b - a).unwrap_or(0);
     // Training shows backward ops or optimizer work; inference shows neither. The optimizer
     // must hold a real share of the GPU time: one 3 us kernel under an op named like an
@@ -238,4 +209,50 @@ fn assemble(
         ..TraceReport::default()
     };
     Built { report, work, extra }
+}
+
+/// The SM efficiency and achieved occupancy, weighted by kernel time, where the trace has them.
+fn sm_counters(c: &Collector, gpu: &mut GpuTime) {
+    if c.sm_eff_dur > 0.0 {
+        gpu.est_sm_efficiency_pct = Some(c.sm_eff_weighted / c.sm_eff_dur * 100.0);
+    }
+    if c.occupancy_dur > 0.0 {
+        gpu.achieved_occupancy_pct = Some(c.occupancy_weighted / c.occupancy_dur);
+    }
+    gpu.occupancy_unknown_us = c.occupancy_unknown_dur / 1000.0;
+}
+
+/// One report row per kept step (its GPU time, CPU span and waits); every step's CPU span
+/// counts in `extra`, kept or not.
+fn step_rows(
+    steps: &[StepWindow],
+    step_times: Vec<GpuTime>,
+    step_waits: idle::StepWaits,
+    kept: &[bool],
+    extra: &mut Extra,
+) -> Vec<Step> {
+    steps
+        .iter()
+        .zip(step_times)
+        .zip(step_waits)
+        .map(|((w, t), waits)| {
+            extra.cpu_step_ns += w.end - w.start;
+            Step {
+                name: w.name.clone(),
+                span_us: t.span_us,
+                busy_us: t.busy_us,
+                idle_us: t.idle_us,
+                kernel_time_us: t.kernel_time_us,
+                comm_us: t.comm_us,
+                exposed_comm_us: t.exposed_comm_us,
+                cpu_us: us(w.end - w.start),
+                kernel_count: t.kernel_count,
+                host_wait_us: us(waits.0),
+                kernel_wait_us: us(waits.1),
+                other_wait_us: us(waits.2),
+            }
+        })
+        .zip(kept)
+        .filter_map(|(s, &keep)| keep.then_some(s))
+        .collect()
 }

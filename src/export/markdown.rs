@@ -56,8 +56,8 @@ pub fn render(report: &Report) -> String {
     o
 }
 
-fn trace(o: &mut String, t: &TraceReport) {
-    let _ = writeln!(o, "## {}\n", code(&t.file));
+/// The device (with its SM count) and the rank, as the heading line names them.
+fn device_and_rank(t: &TraceReport) -> (String, String) {
     let device = match (&t.device.name, t.device.sm_count) {
         (Some(n), Some(sm)) => format!("{} ({sm} SMs)", escape(n)),
         (Some(n), None) => escape(n),
@@ -68,6 +68,12 @@ fn trace(o: &mut String, t: &TraceReport) {
         (Some(r), None) => format!(" · rank {r}"),
         _ => String::new(),
     };
+    (device, rank)
+}
+
+fn trace(o: &mut String, t: &TraceReport) {
+    let _ = writeln!(o, "## {}\n", code(&t.file));
+    let (device, rank) = device_and_rank(t);
     let _ = writeln!(o, "{device}{rank} · {} events\n", t.events);
     if let Some(w) = &t.window {
         let (from, to) = w.after_first_row_us();

@@ -115,7 +115,7 @@ pub struct Decoded<R: Read> {
 
 enum DecodedInner<R: Read> {
     Plain(Raw<R>),
-    Gzip(Inflated<R>),
+    Gzip(Box<Inflated<R>>),
 }
 
 /// Inflated bytes, produced in fixed-size pieces: a decoder call that fails loses the output
@@ -148,7 +148,10 @@ pub fn decode<R: Read>(reader: R) -> io::Result<Decoded<R>> {
     let raw = BufReader::with_capacity(RAW_BUFFER, io::Cursor::new(head).chain(counting));
     let (inner, encoding) = if is_gzip {
         let decoder = flate2::bufread::MultiGzDecoder::new(raw);
-        (DecodedInner::Gzip(Inflated { decoder, buf: vec![0; INFLATE_PIECE].into(), start: 0, end: 0 }), Encoding::Gzip)
+        (
+            DecodedInner::Gzip(Box::new(Inflated { decoder, buf: vec![0; INFLATE_PIECE].into(), start: 0, end: 0 })),
+            Encoding::Gzip,
+        )
     } else {
         (DecodedInner::Plain(raw), Encoding::Plain)
     };

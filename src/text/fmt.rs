@@ -1,5 +1,7 @@
 //! Small text helpers shared by the renderers.
 
+pub(super) const RULE: &str = "================================================================================";
+
 pub(super) fn clip(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_string()

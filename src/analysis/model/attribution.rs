@@ -232,26 +232,50 @@ pub fn attribute(
     fork: &Fork,
 ) -> Attribution {
     let rows = &*gpu;
-    let launch_calls = || {
-        // A row's launch call: the first (earliest) call with its correlation id.
-        let by_correlation = IdIndex::new(|| runtime.iter().enumerate().map(|(i, r)| (r.correlation, i as u32)));
-        let mut dangling_correlation = 0u64;
-        let runtime_of: Vec<u32> = (0..rows.len())
-            .map(|i| {
-                let correlation = rows.correlation(i);
-                if correlation == NONE {
-                    return NO;
-                }
-                let r = by_correlation.get(correlation);
-                dangling_correlation += u64::from(r == NO);
-                r
-            })
-            .collect();
-        (runtime_of, dangling_correlation, SpanTree::new(modules))
-    };
-    let (tree, (runtime_of, dangling_correlation, modules)) = fork.join(|| SpanTree::new(ops), launch_calls);
+    let launch_calls = || (launch_calls(rows, runtime), SpanTree::new(modules));
+    let (tree, ((runtime_of, dangling_correlation), modules)) = fork.join(|| SpanTree::new(ops), launch_calls);
     gpu.drop_correlation();
-    let memory_op: Vec<u32> = memory
+    let memory_op = memory_ops(&tree, names, memory);
+    let launchers = leaf_ops(&tree, gpu, runtime, &runtime_of, &captured);
+    gpu.drop_external();
+    let Launchers { mut leaf, call_leaf, external_mismatch } = launchers;
+    let (ops, graph_launch_op, dataloader_ns) = keep_read_ops(tree, names, runtime, &mut leaf, &call_leaf);
+    Attribution {
+        ops,
+        modules,
+        runtime: runtime_of,
+        leaf,
+        external_mismatch,
+        dangling_correlation,
+        dataloader_ns,
+        memory_op,
+        captured,
+        graph_launch_op,
+    }
+}
+
+/// Each row's launch call: the first (earliest) call with its correlation id, and how many
+/// rows named a correlation id that no call has.
+fn launch_calls(rows: &GpuRows, runtime: &[RuntimeCall]) -> (Vec<u32>, u64) {
+    let by_correlation = IdIndex::new(|| runtime.iter().enumerate().map(|(i, r)| (r.correlation, i as u32)));
+    let mut dangling_correlation = 0u64;
+    let runtime_of: Vec<u32> = (0..rows.len())
+        .map(|i| {
+            let correlation = rows.correlation(i);
+            if correlation == NONE {
+                return NO;
+            }
+            let r = by_correlation.get(correlation);
+            dangling_correlation += u64::from(r == NO);
+            r
+        })
+        .collect();
+    (runtime_of, dangling_correlation)
+}
+
+/// Each memory event's op: the outermost `aten::` op around it, else the innermost op.
+fn memory_ops(tree: &SpanTree, names: &Interner, memory: &[MemEvent]) -> Vec<u32> {
+    memory
         .iter()
         .map(|m| {
             let inner = tree.innermost(m.thread, m.ts);
@@ -259,13 +283,30 @@ pub fn attribute(
             let aten = chain.iter().rev().find(|&&o| names.get(tree.spans[o as usize].name).starts_with("aten::"));
             aten.or(chain.first()).map(|&o| tree.spans[o as usize].name).unwrap_or(NO)
         })
-        .collect();
+        .collect()
+}
 
+const UNSEEN: u32 = NO - 1; // A launch call not looked at yet (in `Launchers::call_leaf`).
+
+/// The op that launched each row, and the op around each launch call.
+struct Launchers {
+    leaf: Vec<u32>,
+    call_leaf: Vec<u32>,
+    external_mismatch: u64,
+}
+
+/// Each row's launching op: its launch call's (or captured launch's) op, else the op its own
+/// External id names when the trace has no launch call for it.
+fn leaf_ops(
+    tree: &SpanTree,
+    gpu: &GpuRows,
+    runtime: &[RuntimeCall],
+    runtime_of: &[u32],
+    captured: &[CapturedRow],
+) -> Launchers {
     // The op carrying each External id (the first, should several carry one).
     let by_external = IdIndex::new(|| tree.spans.iter().enumerate().map(|(i, o)| (o.external, i as u32)));
-
     // Each distinct launch call is checked once (a graph launch serves many rows).
-    const UNSEEN: u32 = NO - 1;
     let mut external_mismatch = 0u64;
     let mut call_leaf: Vec<u32> = vec![UNSEEN; runtime.len()];
     let mut leaf: Vec<u32> = Vec::with_capacity(gpu.len());
@@ -303,10 +344,18 @@ pub fn attribute(
         }
         leaf.push(l);
     }
-    drop(by_external);
-    gpu.drop_external();
+    Launchers { leaf, call_leaf, external_mismatch }
+}
 
-    // Keep launching ops, their ancestors, and the spans the report reads by name.
+/// Keeps launching ops, their ancestors and the spans the report reads by name, renumbering
+/// `leaf`; also the op around each graph launch and the top dataloader spans' time.
+fn keep_read_ops(
+    tree: SpanTree,
+    names: &Interner,
+    runtime: &[RuntimeCall],
+    leaf: &mut [u32],
+    call_leaf: &[u32],
+) -> (SpanTree, FxHashMap<u32, u32>, i64) {
     let n = tree.spans.len();
     let mut keep = vec![false; n];
     let mut keep_with_ancestors = |i: u32| {
@@ -327,7 +376,7 @@ pub fn attribute(
             keep_with_ancestors(i as u32);
         }
     }
-    for &l in &leaf {
+    for &l in leaf.iter() {
         keep_with_ancestors(l);
     }
     // The op around each graph launch, kept though its rows may have taken captured ops.
@@ -344,53 +393,8 @@ pub fn attribute(
             *l = remap[*l as usize];
         }
     }
-    Attribution {
-        ops,
-        modules,
-        runtime: runtime_of,
-        leaf,
-        external_mismatch,
-        dangling_correlation,
-        dataloader_ns,
-        memory_op,
-        captured,
-        graph_launch_op,
-    }
+    (ops, graph_launch_op, dataloader_ns)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn op(start: i64, end: i64, name: u32, thread: u32) -> OpRow {
-        OpRow { start, end, external: NONE, seq: NONE, name, thread }
-    }
-
-    #[test]
-    fn ids_are_found_dense_or_spread_and_the_first_value_wins() {
-        let dense = [(10, 0), (12, 1), (10, 2), (NONE, 3), (11, 4)];
-        let spread = [(10, 0), (i64::MAX, 1), (10, 2), (NONE, 3), (-5, 4), (i64::MIN + 1, 5)];
-        let d = IdIndex::new(|| dense.iter().copied());
-        let s = IdIndex::new(|| spread.iter().copied());
-        assert!(matches!(d, IdIndex::Dense { .. }));
-        assert!(matches!(s, IdIndex::Sorted(_)));
-        assert_eq!([d.get(10), d.get(11), d.get(12), d.get(13), d.get(9), d.get(NONE)], [0, 4, 1, NO, NO, NO]);
-        assert_eq!([s.get(10), s.get(i64::MAX), s.get(-5), s.get(i64::MIN + 1), s.get(0)], [0, 1, 4, 5, NO]);
-        assert_eq!(s.get(NONE), NO);
-        let empty = IdIndex::new(|| [(NONE, 0)].into_iter());
-        assert_eq!(empty.get(0), NO);
-    }
-
-    #[test]
-    fn intervals_are_half_open() {
-        let t = SpanTree::new(vec![op(0, 10, 0, 1), op(10, 20, 1, 1), op(12, 15, 2, 1)]);
-        // An op ending where the call starts does not enclose it.
-        let at10 = t.innermost(1, 10);
-        assert_eq!(t.spans[at10 as usize].name, 1);
-        let at13 = t.innermost(1, 13);
-        assert_eq!(t.spans[at13 as usize].name, 2);
-        assert_eq!(t.innermost(1, 20), NO);
-        assert_eq!(t.innermost(2, 13), NO, "other thread");
-        assert_eq!(t.chain(at13).map(|i| t.spans[i as usize].name).collect::<Vec<_>>(), [2, 1]);
-    }
-}
+mod tests;

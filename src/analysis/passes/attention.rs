@@ -53,59 +53,78 @@ pub fn find_eager(
     order: Option<Vec<u32>>,
     classes: &mut Classes,
 ) {
-    let names = &c.names;
     if !classes.any_bucket(Bucket::Softmax) {
         return;
     }
-    let tree = &at.ops;
-    let op_is = |op: u32, list: &[&str]| list.contains(&names.get(tree.spans[op as usize].name));
-    let role = |i: usize| -> Role {
-        let (bucket, _) = classes.get(i);
-        let leaf = at.leaf[i];
-        match bucket {
-            Bucket::Softmax => Role::Softmax,
-            Bucket::Attention | Bucket::Communication => Role::Breaker,
-            Bucket::Gemm if c.gpu.get(i).kind == GpuKind::Kernel => {
-                if leaf == NO {
-                    return Role::Breaker;
-                }
-                // A batched matmul whose chain has no linear layer in its first levels.
-                let batched = tree.chain(leaf).take(3).any(|o| op_is(o, BATCHED_MATMUL_OPS));
-                let linear = tree.chain(leaf).take(3).any(|o| op_is(o, LINEAR_OPS));
-                if batched && !linear {
-                    Role::Matmul
-                } else {
-                    Role::Breaker
-                }
-            }
-            _ => Role::Between,
-        }
-    };
     let order = order.unwrap_or_else(|| launch_order(c.gpu.len(), at, runtime));
     let call_of = |i: u32| &runtime[at.runtime[i as usize] as usize];
-
-    #[derive(Clone, Copy)]
-    enum State {
-        Idle,
-        /// Saw a run of matmuls starting at this position.
-        Qk {
-            start: usize,
-            last_matmul: usize,
-        },
-        Softmax {
-            start: usize,
-        },
-        /// Just marked a shape; consecutive matmuls right after it belong to it.
-        Trail,
-    }
     let mut state = State::Idle;
     let mut windows: Vec<(usize, usize)> = Vec::new();
     for pos in 0..order.len() {
         if pos > 0 && call_of(order[pos]).thread != call_of(order[pos - 1]).thread {
             state = State::Idle;
         }
-        let i = order[pos] as usize;
-        state = match (role(i), state) {
+        state = state.next(role(c, at, classes, order[pos] as usize), pos, &mut windows);
+    }
+    for (a, b) in windows {
+        let first = order[a] as usize;
+        let scope = scope_name(c, at, runtime, first);
+        for &i in &order[a..=b] {
+            let i = i as usize;
+            if classes.get(i).0 != Bucket::Communication {
+                classes.set(i, (Bucket::Attention, Why::Eager(scope)));
+            }
+        }
+    }
+}
+
+/// What a row can be in an eager attention shape.
+fn role(c: &Collector, at: &Attribution, classes: &Classes, i: usize) -> Role {
+    let (names, tree) = (&c.names, &at.ops);
+    let op_is = |op: u32, list: &[&str]| list.contains(&names.get(tree.spans[op as usize].name));
+    let (bucket, _) = classes.get(i);
+    let leaf = at.leaf[i];
+    match bucket {
+        Bucket::Softmax => Role::Softmax,
+        Bucket::Attention | Bucket::Communication => Role::Breaker,
+        Bucket::Gemm if c.gpu.get(i).kind == GpuKind::Kernel => {
+            if leaf == NO {
+                return Role::Breaker;
+            }
+            // A batched matmul whose chain has no linear layer in its first levels.
+            let batched = tree.chain(leaf).take(3).any(|o| op_is(o, BATCHED_MATMUL_OPS));
+            let linear = tree.chain(leaf).take(3).any(|o| op_is(o, LINEAR_OPS));
+            if batched && !linear {
+                Role::Matmul
+            } else {
+                Role::Breaker
+            }
+        }
+        _ => Role::Between,
+    }
+}
+
+/// Where the scan over one thread's launches is in an eager attention shape (positions in the
+/// launch order).
+#[derive(Clone, Copy)]
+enum State {
+    Idle,
+    /// Saw a run of matmuls starting at this position.
+    Qk {
+        start: usize,
+        last_matmul: usize,
+    },
+    Softmax {
+        start: usize,
+    },
+    /// Just marked a shape; consecutive matmuls right after it belong to it.
+    Trail,
+}
+
+impl State {
+    /// The state after the row at `pos`, pushing each shape found (first, last position).
+    fn next(self, role: Role, pos: usize, windows: &mut Vec<(usize, usize)>) -> State {
+        match (role, self) {
             (Role::Matmul, State::Softmax { start }) => {
                 windows.push((start, pos));
                 State::Trail
@@ -124,16 +143,6 @@ pub fn find_eager(
             (Role::Softmax, _) | (Role::Breaker, _) => State::Idle,
             (Role::Between, State::Trail) => State::Idle,
             (Role::Between, s) => s,
-        };
-    }
-    for (a, b) in windows {
-        let first = order[a] as usize;
-        let scope = scope_name(c, at, runtime, first);
-        for &i in &order[a..=b] {
-            let i = i as usize;
-            if classes.get(i).0 != Bucket::Communication {
-                classes.set(i, (Bucket::Attention, Why::Eager(scope)));
-            }
         }
     }
 }

@@ -11,38 +11,45 @@ fn diag(id: DiagnosticId, count: u64, message: String) -> Diagnostic {
     Diagnostic { id, count, severity: id.severity(), message }
 }
 
+/// How the reading ended, where it ended early.
+fn ending(o: &trace::Outcome) -> Option<Diagnostic> {
+    use DiagnosticId as D;
+    let one = match &o.end {
+        End::Complete | End::Cancelled => return None,
+        End::Truncated { at } => diag(
+            D::Truncated,
+            1,
+            format!("the file is cut short: the JSON ends at byte {at} inside the trace; this report covers the {} events read before that", o.events),
+        ),
+        End::Invalid { at, message } => diag(
+            D::InvalidJson,
+            1,
+            format!("invalid JSON at byte {at} ({message}); reading stopped there, this report covers the {} events before it", o.events),
+        ),
+        End::Corrupt { at, message } => diag(
+            D::CorruptGzip,
+            1,
+            format!("{message} (after {at} bytes of JSON); this report covers the {} events read before that", o.events),
+        ),
+        End::Io { at, message } => diag(
+            D::InputError,
+            1,
+            format!("{message} (after {at} bytes of JSON); this report covers the {} events read before that", o.events),
+        ),
+        End::ValueTooLarge { at } => diag(
+            D::ValueTooLarge,
+            1,
+            format!("the JSON value at byte {at} is larger than the {} MiB limit on one value; reading stopped there, this report covers the {} events before it", crate::limits::MAX_VALUE_BYTES >> 20, o.events),
+        ),
+    };
+    Some(one)
+}
+
 pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnostic> {
     use DiagnosticId as D;
     let k = &c.counters;
     let mut d = Vec::new();
-    match &o.end {
-        End::Complete | End::Cancelled => {}
-        End::Truncated { at } => d.push(diag(
-            D::Truncated,
-            1,
-            format!("the file is cut short: the JSON ends at byte {at} inside the trace; this report covers the {} events read before that", o.events),
-        )),
-        End::Invalid { at, message } => d.push(diag(
-            D::InvalidJson,
-            1,
-            format!("invalid JSON at byte {at} ({message}); reading stopped there, this report covers the {} events before it", o.events),
-        )),
-        End::Corrupt { at, message } => d.push(diag(
-            D::CorruptGzip,
-            1,
-            format!("{message} (after {at} bytes of JSON); this report covers the {} events read before that", o.events),
-        )),
-        End::Io { at, message } => d.push(diag(
-            D::InputError,
-            1,
-            format!("{message} (after {at} bytes of JSON); this report covers the {} events read before that", o.events),
-        )),
-        End::ValueTooLarge { at } => d.push(diag(
-            D::ValueTooLarge,
-            1,
-            format!("the JSON value at byte {at} is larger than the {} MiB limit on one value; reading stopped there, this report covers the {} events before it", crate::limits::MAX_VALUE_BYTES >> 20, o.events),
-        )),
-    }
+    d.extend(ending(o));
     if c.gpu.is_empty() && c.launch_ns > 0 && matches!(o.end, End::Complete) {
         // The host launched kernels, so the GPU ran: its rows were lost (CUPTI / roctracer
         // buffers dropped, the GPU activity not requested, or the trace written before flush).

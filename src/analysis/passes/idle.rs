@@ -8,7 +8,7 @@
 
 use super::steps::us;
 use crate::analysis::model::attribution::NO;
-use crate::analysis::model::collect::Collector;
+use crate::analysis::model::collect::{Collector, RuntimeCall};
 use crate::analysis::model::frozen::{step_of, Model};
 use crate::analysis::model::intervals::Span;
 use crate::report::{IdleCauses, NameTime, StreamIdle};
@@ -72,15 +72,14 @@ pub fn idle_causes(m: &Model, streams: &[Stream]) -> (IdleCauses, StepWaits) {
     let (c, at, runtime, steps, busy) = (m.c, m.at, m.runtime, m.steps, m.busy_union);
     let names = &c.names;
     let mut out = IdleCauses { kernel_wait_threshold_us: us(KERNEL_WAIT_NS), ..Default::default() };
-    let mut step_waits: StepWaits = vec![(0, 0, 0); steps.len()];
-    let mut host_ops: FxHashMap<u32, (i64, u64)> = FxHashMap::default();
+    let mut gaps =
+        DeviceGaps { device: [0; 3], step_waits: vec![(0, 0, 0); steps.len()], host_ops: FxHashMap::default() };
     // The device's idle: the gaps of the busy union of every stream. Each gap gets one cause,
     // that of the row that ends it (the first such row in stream order), so the causes sum to
     // the idle exactly; a stream's own gaps, which overlap other streams' work and each
     // other, are only the per-stream figures.
     let idle = idle_gaps(busy);
     let mut taken = vec![false; idle.len()];
-    let mut device = [0i64; 3];
     for &(key, ref rows) in streams {
         let mut totals = [0i64; 3];
         let mut end = i64::MIN;
@@ -98,29 +97,7 @@ pub fn idle_causes(m: &Model, streams: &[Stream]) -> (IdleCauses, StepWaits) {
             if let Ok(k) = idle.binary_search_by_key(&g.start, |s| s.1) {
                 if !taken[k] {
                     taken[k] = true;
-                    let (from, to) = idle[k];
-                    let cause = IdleCause::of_gap(from, to - from, call.map(|x| x.start));
-                    device[cause as usize] += to - from;
-                    if !steps.is_empty() {
-                        let s = step_of(steps, call.map(|x| x.start).unwrap_or(g.start));
-                        if s != NO {
-                            let w = &mut step_waits[s as usize];
-                            match cause {
-                                IdleCause::Host => w.0 += to - from,
-                                IdleCause::Kernel => w.1 += to - from,
-                                IdleCause::Other => w.2 += to - from,
-                            }
-                        }
-                    }
-                    if let (IdleCause::Host, Some(call)) = (cause, call) {
-                        // What the launching thread was doing while the GPU waited for it.
-                        let late = call.start.min(to) - from;
-                        let op = at.ops.innermost(call.thread, from + late / 2);
-                        let name = if op == NO { NO } else { at.ops.spans[op as usize].name };
-                        let e = host_ops.entry(name).or_default();
-                        e.0 += late;
-                        e.1 += 1;
-                    }
+                    gaps.add(m, idle[k], call, g.start);
                 }
             }
             end = end.max(g.start + g.dur);
@@ -133,6 +110,7 @@ pub fn idle_causes(m: &Model, streams: &[Stream]) -> (IdleCauses, StepWaits) {
             other_us: us(totals[2]),
         });
     }
+    let DeviceGaps { mut device, step_waits, host_ops } = gaps;
     // A gap no row ends (not expected: every busy span starts with a row) is still idle.
     device[IdleCause::Other as usize] +=
         idle.iter().zip(&taken).filter(|(_, t)| !**t).map(|(g, _)| g.1 - g.0).sum::<i64>();
@@ -148,6 +126,43 @@ pub fn idle_causes(m: &Model, streams: &[Stream]) -> (IdleCauses, StepWaits) {
     });
     out.syncs = sync_overlap(c, busy);
     (out, step_waits)
+}
+
+/// The device's idle by cause, each step's waits, and what the launching threads were doing
+/// while the GPU waited for them (time and count per op name).
+struct DeviceGaps {
+    device: [i64; 3],
+    step_waits: StepWaits,
+    host_ops: FxHashMap<u32, (i64, u64)>,
+}
+
+impl DeviceGaps {
+    /// A gap of the busy union, given the cause of the row `start` that ends it (`call`: its
+    /// launch call).
+    fn add(&mut self, m: &Model, (from, to): (i64, i64), call: Option<&RuntimeCall>, start: i64) {
+        let cause = IdleCause::of_gap(from, to - from, call.map(|x| x.start));
+        self.device[cause as usize] += to - from;
+        if !m.steps.is_empty() {
+            let s = step_of(m.steps, call.map(|x| x.start).unwrap_or(start));
+            if s != NO {
+                let w = &mut self.step_waits[s as usize];
+                match cause {
+                    IdleCause::Host => w.0 += to - from,
+                    IdleCause::Kernel => w.1 += to - from,
+                    IdleCause::Other => w.2 += to - from,
+                }
+            }
+        }
+        if let (IdleCause::Host, Some(call)) = (cause, call) {
+            // What the launching thread was doing while the GPU waited for it.
+            let late = call.start.min(to) - from;
+            let op = m.at.ops.innermost(call.thread, from + late / 2);
+            let name = if op == NO { NO } else { m.at.ops.spans[op as usize].name };
+            let e = self.host_ops.entry(name).or_default();
+            e.0 += late;
+            e.1 += 1;
+        }
+    }
 }
 
 fn top(m: FxHashMap<u32, (i64, u64)>, name: impl Fn(u32) -> String) -> Vec<NameTime> {

@@ -156,15 +156,7 @@ pub(crate) fn totals_pass(
             r => Some(runtime[r as usize]),
         };
         if let (Some(r), GpuKind::Kernel) = (rt, row.kind) {
-            // One graph launch replays many kernels: comparing each with that call says nothing.
-            if names.is(r.name, NAME_GRAPH_LAUNCH) {
-                launch.graph_kernels += 1;
-            } else {
-                launch.launched_kernels += 1;
-                if row.dur < r.dur {
-                    launch.shorter_than_launch += 1;
-                }
-            }
+            count_launch(&mut launch, names.is(r.name, NAME_GRAPH_LAUNCH), row.dur, r.dur);
         }
         let leaf = at.leaf[i];
         let t = us(row.dur);
@@ -180,52 +172,16 @@ pub(crate) fn totals_pass(
         }
         let (bucket, why) = classes.get(i);
         let f = &facts[&row.name];
-
-        match copy_kind[&row.name] {
-            _ if row.kind == GpuKind::Kernel => {}
-            CopyKind::HostToDevice { pageable } => {
-                copies.host_to_device_us += us(row.dur);
-                if pageable {
-                    copies.pageable_us += us(row.dur);
-                }
-            }
-            CopyKind::DeviceToHost { pageable } => {
-                copies.device_to_host_us += us(row.dur);
-                if pageable {
-                    copies.pageable_us += us(row.dur);
-                }
-            }
-            CopyKind::DeviceToDevice | CopyKind::Other => copies.device_to_device_us += us(row.dur),
-            CopyKind::PeerToPeer => copies.peer_to_peer_us += us(row.dur),
-            CopyKind::Memset => copies.memset_us += us(row.dur),
+        if row.kind != GpuKind::Kernel {
+            count_copy(&mut copies, copy_kind[&row.name], row.dur);
         }
         if bucket == Bucket::Gemm && row.kind == GpuKind::Kernel {
-            match f.tensor_cores {
-                Some(TensorCore::Yes) => tc.tensor_core_us += us(row.dur),
-                Some(TensorCore::Simt) => tc.simt_us += us(row.dur),
-                Some(TensorCore::VectorShaped) => tc.vector_us += us(row.dur),
-                None => tc.unknown_us += us(row.dur),
-            }
+            count_tensor_cores(&mut tc, f.tensor_cores, row.dur);
         }
-
-        // Attention backend evidence: eager shape, the kernel's own signature, else the op.
         if bucket == Bucket::Attention {
-            match (why, f.backend()) {
-                (Why::Eager(scope), _) => evidence.add(Backend::Eager, EvidenceKind::Scope, scope, "", row.dur),
-                (_, Some((b, lib))) => {
-                    // cuDNN's SDPA kernels launched by TransformerEngine's FusedAttnFunc are TE's.
-                    let te = b == Backend::Cudnn
-                        && tree
-                            .chain(leaf)
-                            .any(|o| taxonomy::is_te_attention_op(names.get(tree.spans[o as usize].name)));
-                    evidence.add(b, EvidenceKind::Kernel, row.name, if te { TE_LIBRARY } else { lib }, row.dur)
-                }
-                (Why::Op { op, rule }, None) => {
-                    let b = OP_CONTEXT_RULES[rule as usize].then.backend.unwrap_or(Backend::Math);
-                    evidence.add(b, EvidenceKind::Op, op, "", row.dur)
-                }
-                _ => evidence.add(Backend::Vendor, EvidenceKind::Kernel, row.name, "", row.dur),
-            }
+            // cuDNN's SDPA kernels launched by TransformerEngine's FusedAttnFunc are TE's.
+            let te = || tree.chain(leaf).any(|o| taxonomy::is_te_attention_op(names.get(tree.spans[o as usize].name)));
+            add_attention_evidence(&mut evidence, why, f, row.name, row.dur, te);
         }
 
         // Kernels that are collectives by name (not helpers launched under a collective op).
@@ -243,4 +199,72 @@ pub(crate) fn totals_pass(
         }
     }
     Totals { rows, op_gpu, evidence, launch, copies, tensor_cores: tc, collectives, unattributed, coverage }
+}
+
+/// A kernel against its launch call; one graph launch replays many kernels, so comparing each
+/// with that call says nothing.
+fn count_launch(launch: &mut LaunchStats, graph_launch: bool, kernel_ns: i64, call_ns: i64) {
+    if graph_launch {
+        launch.graph_kernels += 1;
+    } else {
+        launch.launched_kernels += 1;
+        if kernel_ns < call_ns {
+            launch.shorter_than_launch += 1;
+        }
+    }
+}
+
+/// A copy or memset row's time, by direction (and pageable host memory).
+fn count_copy(copies: &mut Copies, kind: CopyKind, ns: i64) {
+    match kind {
+        CopyKind::HostToDevice { pageable } => {
+            copies.host_to_device_us += us(ns);
+            if pageable {
+                copies.pageable_us += us(ns);
+            }
+        }
+        CopyKind::DeviceToHost { pageable } => {
+            copies.device_to_host_us += us(ns);
+            if pageable {
+                copies.pageable_us += us(ns);
+            }
+        }
+        CopyKind::DeviceToDevice | CopyKind::Other => copies.device_to_device_us += us(ns),
+        CopyKind::PeerToPeer => copies.peer_to_peer_us += us(ns),
+        CopyKind::Memset => copies.memset_us += us(ns),
+    }
+}
+
+/// A matmul kernel's time, by whether its name says it runs on tensor cores.
+fn count_tensor_cores(tc: &mut TensorCoreUse, use_: Option<TensorCore>, ns: i64) {
+    match use_ {
+        Some(TensorCore::Yes) => tc.tensor_core_us += us(ns),
+        Some(TensorCore::Simt) => tc.simt_us += us(ns),
+        Some(TensorCore::VectorShaped) => tc.vector_us += us(ns),
+        None => tc.unknown_us += us(ns),
+    }
+}
+
+/// Attention backend evidence: eager shape, the kernel's own signature, else the op. `te` says
+/// whether TransformerEngine launched the row (asked only for cuDNN kernels).
+fn add_attention_evidence(
+    evidence: &mut AttentionEvidence,
+    why: Why,
+    f: &KernelFacts,
+    name: u32,
+    ns: i64,
+    te: impl Fn() -> bool,
+) {
+    match (why, f.backend()) {
+        (Why::Eager(scope), _) => evidence.add(Backend::Eager, EvidenceKind::Scope, scope, "", ns),
+        (_, Some((b, lib))) => {
+            let lib = if b == Backend::Cudnn && te() { TE_LIBRARY } else { lib };
+            evidence.add(b, EvidenceKind::Kernel, name, lib, ns)
+        }
+        (Why::Op { op, rule }, None) => {
+            let b = OP_CONTEXT_RULES[rule as usize].then.backend.unwrap_or(Backend::Math);
+            evidence.add(b, EvidenceKind::Op, op, "", ns)
+        }
+        _ => evidence.add(Backend::Vendor, EvidenceKind::Kernel, name, "", ns),
+    }
 }

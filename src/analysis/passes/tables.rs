@@ -23,33 +23,55 @@ pub struct Tables {
     pub ops: Vec<OpTotal>,
 }
 
+/// The rows' totals regrouped: per bucket, per (bucket, rule), per (kernel, bucket), and the
+/// time each op launched per (kernel, bucket) and per bucket.
+#[derive(Default)]
+struct Groups {
+    bucket: FxHashMap<Bucket, Agg>,
+    rule: FxHashMap<(Bucket, Why), Agg>,
+    kernel: FxHashMap<(u32, Bucket), Agg>,
+    kernel_op: FxHashMap<(u32, Bucket, u32), i64>,
+    op_bucket_time: FxHashMap<(u32, Bucket), i64>,
+}
+
 /// `facts` holds every GPU row name's parsed (demangled) name, worked out once in the build.
 pub fn tables(m: &Model) -> Tables {
-    let (rows, op_gpu, total_ns) = (&m.sums.rows, &m.sums.op_gpu, m.sums.total_ns);
-    let (tree, names, facts, opts) = (&m.at.ops, &m.c.names, m.facts, m.opts);
-    let top_n = opts.top_n;
-    let mut bucket_agg: FxHashMap<Bucket, Agg> = FxHashMap::default();
-    let mut rule_agg: FxHashMap<(Bucket, Why), Agg> = FxHashMap::default();
-    let mut kernel_agg: FxHashMap<(u32, Bucket), Agg> = FxHashMap::default();
-    let mut kernel_op: FxHashMap<(u32, Bucket, u32), i64> = FxHashMap::default();
-    let mut op_bucket_time: FxHashMap<(u32, Bucket), i64> = FxHashMap::default();
-    for (&(kernel, op, bucket, why), a) in rows {
-        bucket_agg.entry(bucket).or_default().merge(a);
-        rule_agg.entry((bucket, why)).or_default().merge(a);
-        kernel_agg.entry((kernel, bucket)).or_default().merge(a);
+    let g = groups(m);
+    let buckets = buckets(m, &g);
+    let Groups { kernel, kernel_op, op_bucket_time, .. } = g;
+    let (kernels, top_kernels) = kernel_tables(m, kernel, &kernel_op);
+    let (ops, top_ops) = op_tables(m, &op_bucket_time);
+    Tables { buckets, top_kernels, top_ops, kernels, ops }
+}
+
+fn groups(m: &Model) -> Groups {
+    let mut g = Groups::default();
+    for (&(kernel, op, bucket, why), a) in &m.sums.rows {
+        g.bucket.entry(bucket).or_default().merge(a);
+        g.rule.entry((bucket, why)).or_default().merge(a);
+        g.kernel.entry((kernel, bucket)).or_default().merge(a);
         if op != NO {
-            *kernel_op.entry((kernel, bucket, op)).or_default() += a.ns;
-            *op_bucket_time.entry((op, bucket)).or_default() += a.ns;
+            *g.kernel_op.entry((kernel, bucket, op)).or_default() += a.ns;
+            *g.op_bucket_time.entry((op, bucket)).or_default() += a.ns;
         }
     }
-    let by_time_then_name =
-        |x: &(u32, Agg), y: &(u32, Agg)| y.1.ns.cmp(&x.1.ns).then_with(|| names.get(x.0).cmp(names.get(y.0)));
+    g
+}
 
+/// Most time first, ties by name.
+fn by_time_then_name(m: &Model, x: &(u32, Agg), y: &(u32, Agg)) -> std::cmp::Ordering {
+    y.1.ns.cmp(&x.1.ns).then_with(|| m.c.names.get(x.0).cmp(m.c.names.get(y.0)))
+}
+
+/// One entry per bucket with time: the rules that matched in it and its five largest kernels.
+fn buckets(m: &Model, g: &Groups) -> Vec<report::Bucket> {
+    let (names, facts, opts, total_ns) = (&m.c.names, m.facts, m.opts, m.sums.total_ns);
     let mut buckets: Vec<report::Bucket> = Bucket::ALL
         .iter()
         .filter_map(|&b| {
-            let a = bucket_agg.get(&b).copied()?;
-            let mut matched: Vec<RuleHit> = rule_agg
+            let a = g.bucket.get(&b).copied()?;
+            let mut matched: Vec<RuleHit> = g
+                .rule
                 .iter()
                 .filter(|((bb, _), _)| *bb == b)
                 .map(|((_, w), a)| RuleHit {
@@ -60,8 +82,8 @@ pub fn tables(m: &Model) -> Tables {
                 .collect();
             matched.sort_by(|x, y| y.time_us.total_cmp(&x.time_us).then_with(|| x.rule.cmp(&y.rule)));
             let mut tops: Vec<(u32, Agg)> =
-                kernel_agg.iter().filter(|((_, bb), _)| *bb == b).map(|((n, _), a)| (*n, *a)).collect();
-            tops.sort_by(by_time_then_name);
+                g.kernel.iter().filter(|((_, bb), _)| *bb == b).map(|((n, _), a)| (*n, *a)).collect();
+            tops.sort_by(|x, y| by_time_then_name(m, x, y));
             let top_names = tops
                 .iter()
                 .take(5)
@@ -85,49 +107,30 @@ pub fn tables(m: &Model) -> Tables {
         })
         .collect();
     buckets.sort_by(|x, y| y.time_us.total_cmp(&x.time_us).then_with(|| x.id.cmp(&y.id)));
+    buckets
+}
 
-    // Top kernels: one row per (kernel, bucket).
+/// Every kernel's total, and the top kernels: one row per (kernel, bucket), with the op that
+/// launched it most.
+fn kernel_tables(
+    m: &Model,
+    kernel_agg: FxHashMap<(u32, Bucket), Agg>,
+    kernel_op: &FxHashMap<(u32, Bucket, u32), i64>,
+) -> (Vec<KernelTotal>, Vec<TopRow>) {
+    let (names, facts, total_ns) = (&m.c.names, m.facts, m.sums.total_ns);
     let mut kernels: Vec<((u32, Bucket), Agg)> = kernel_agg.into_iter().collect();
     kernels.sort_by(|x, y| {
         y.1.ns.cmp(&x.1.ns).then_with(|| names.get(x.0 .0).cmp(names.get(y.0 .0))).then(x.0 .1.cmp(&y.0 .1))
     });
     let top_kernels = kernels
         .iter()
-        .take(top_n)
+        .take(m.opts.top_n)
         .map(|((n, b), a)| {
             let op = argmax(
                 kernel_op.iter().filter(|((k, bb, _), _)| k == n && bb == b).map(|((_, _, o), t)| (names.get(*o), *t)),
             )
             .map(str::to_string);
             top_row(&facts[n].name.full, facts[n].name.short.clone(), a, total_ns, op, *b)
-        })
-        .collect();
-
-    // Top ops: leaf ops by the GPU time they launched.
-    let mut op_agg: FxHashMap<u32, Agg> = FxHashMap::default();
-    let mut op_parent: FxHashMap<(u32, u32), i64> = FxHashMap::default();
-    for (i, &ns) in op_gpu.iter().enumerate() {
-        if ns == 0 {
-            continue;
-        }
-        let o = tree.spans[i];
-        op_agg.entry(o.name).or_default().add(ns);
-        let p = tree.parent[i];
-        if p != NO {
-            *op_parent.entry((o.name, tree.spans[p as usize].name)).or_default() += ns;
-        }
-    }
-    let mut ops: Vec<(u32, Agg)> = op_agg.into_iter().collect();
-    ops.sort_by(by_time_then_name);
-    let top_ops = ops
-        .iter()
-        .take(top_n)
-        .map(|(n, a)| {
-            let parent = argmax(op_parent.iter().filter(|((o, _), _)| o == n).map(|((_, p), t)| (names.get(*p), *t)))
-                .map(str::to_string);
-            let bucket = argmax(op_bucket_time.iter().filter(|((o, _), _)| o == n).map(|((_, b), t)| (*b, *t)))
-                .unwrap_or(Bucket::Other);
-            top_row(names.get(*n), names.get(*n).to_string(), a, total_ns, parent, bucket)
         })
         .collect();
     let kernels = kernels
@@ -139,11 +142,44 @@ pub fn tables(m: &Model) -> Tables {
             count: a.count,
         })
         .collect();
+    (kernels, top_kernels)
+}
+
+/// Every leaf op's total and the top ops, by the GPU time they launched, each with the parent
+/// and the bucket that most of its time went to.
+fn op_tables(m: &Model, op_bucket_time: &FxHashMap<(u32, Bucket), i64>) -> (Vec<OpTotal>, Vec<TopRow>) {
+    let (tree, names, total_ns) = (&m.at.ops, &m.c.names, m.sums.total_ns);
+    let mut op_agg: FxHashMap<u32, Agg> = FxHashMap::default();
+    let mut op_parent: FxHashMap<(u32, u32), i64> = FxHashMap::default();
+    for (i, &ns) in m.sums.op_gpu.iter().enumerate() {
+        if ns == 0 {
+            continue;
+        }
+        let o = tree.spans[i];
+        op_agg.entry(o.name).or_default().add(ns);
+        let p = tree.parent[i];
+        if p != NO {
+            *op_parent.entry((o.name, tree.spans[p as usize].name)).or_default() += ns;
+        }
+    }
+    let mut ops: Vec<(u32, Agg)> = op_agg.into_iter().collect();
+    ops.sort_by(|x, y| by_time_then_name(m, x, y));
+    let top_ops = ops
+        .iter()
+        .take(m.opts.top_n)
+        .map(|(n, a)| {
+            let parent = argmax(op_parent.iter().filter(|((o, _), _)| o == n).map(|((_, p), t)| (names.get(*p), *t)))
+                .map(str::to_string);
+            let bucket = argmax(op_bucket_time.iter().filter(|((o, _), _)| o == n).map(|((_, b), t)| (*b, *t)))
+                .unwrap_or(Bucket::Other);
+            top_row(names.get(*n), names.get(*n).to_string(), a, total_ns, parent, bucket)
+        })
+        .collect();
     let ops = ops
         .iter()
         .map(|(n, a)| OpTotal { name: names.get(*n).to_string(), time_us: us(a.ns), count: a.count })
         .collect();
-    Tables { buckets, top_kernels, top_ops, kernels, ops }
+    (ops, top_ops)
 }
 
 fn top_row(name: &str, short: String, a: &Agg, total_ns: i64, op: Option<String>, bucket: Bucket) -> TopRow {

@@ -211,6 +211,19 @@ fn RankTable(rows: Arc<Vec<RankRow>>, straggler: Option<usize>) -> impl IntoView
     }
 }
 
+/// The rank that arrived last most often, and the waiting it caused.
+fn straggler_text(rows: &[RankRow], j: &JobView) -> Option<String> {
+    j.straggler.map(|s| {
+        let w = &j.waits[s];
+        format!(
+            "{} arrived last at {} collectives and made the other ranks wait {} in all.",
+            rank_name(rows, s),
+            w.last_count,
+            format::us(w.caused_us)
+        )
+    })
+}
+
 /// The ranks of one job.
 #[component]
 pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>, csv: Callback<(), String>) -> impl IntoView {
@@ -236,15 +249,7 @@ pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>, csv: Callback<(), St
                 }
             })
             .collect_view();
-        let straggler = j.straggler.map(|s| {
-            let w = &j.waits[s];
-            format!(
-                "{} arrived last at {} collectives and made the other ranks wait {} in all.",
-                rank_name(&rows, s),
-                w.last_count,
-                format::us(w.caused_us)
-            )
-        });
+        let straggler = straggler_text(&rows, &j);
         let how = if j.matched_by_seq { "matched by sequence number" } else { "matched by order of name per process group" };
         let colls = j
             .collectives

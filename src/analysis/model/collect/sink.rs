@@ -52,6 +52,32 @@ impl Sink for Collector {
 
 /// Turning one complete event into records.
 impl Collector {
+    /// A kernel's achieved SM efficiency and occupancy, as the profiler wrote them, weighted by
+    /// its time.
+    fn kernel_efficiency(&mut self, a: &Args, dur: i64) {
+        if let Some(bps) = a.blocks_per_sm.and_then(Loose::as_f64) {
+            let term = bps.clamp(0.0, 1.0) * dur as f64;
+            match &mut self.deferred {
+                Some(d) => d.sm_eff.push(term),
+                None => self.sm_eff_weighted += term,
+            }
+            self.sm_eff_dur += dur as f64;
+        }
+        let occupancy = a.occupancy_pct.and_then(Loose::as_f64);
+        if occupancy == Some(0.0) {
+            // Kineto writes 0 where CUPTI had no figure (a kernel too short to
+            // sample, or one it could not instrument): unknown, not empty SMs.
+            self.occupancy_unknown_dur += dur as f64;
+        } else if let Some(occ) = occupancy {
+            let term = occ.clamp(0.0, 100.0) * dur as f64;
+            match &mut self.deferred {
+                Some(d) => d.occupancy.push(term),
+                None => self.occupancy_weighted += term,
+            }
+            self.occupancy_dur += dur as f64;
+        }
+    }
+
     fn complete_event(&mut self, ev: &Event) {
         let Some(start) = ev.start else {
             self.counters.missing_ts += 1;
@@ -79,27 +105,7 @@ impl Collector {
                 let device =
                     args.and_then(|a| a.device).and_then(Loose::as_i64).or_else(|| ev.process.as_int()).unwrap_or(0);
                 if let Some(a) = args {
-                    if let Some(bps) = a.blocks_per_sm.and_then(Loose::as_f64) {
-                        let term = bps.clamp(0.0, 1.0) * dur as f64;
-                        match &mut self.deferred {
-                            Some(d) => d.sm_eff.push(term),
-                            None => self.sm_eff_weighted += term,
-                        }
-                        self.sm_eff_dur += dur as f64;
-                    }
-                    let occupancy = a.occupancy_pct.and_then(Loose::as_f64);
-                    if occupancy == Some(0.0) {
-                        // Kineto writes 0 where CUPTI had no figure (a kernel too short to
-                        // sample, or one it could not instrument): unknown, not empty SMs.
-                        self.occupancy_unknown_dur += dur as f64;
-                    } else if let Some(occ) = occupancy {
-                        let term = occ.clamp(0.0, 100.0) * dur as f64;
-                        match &mut self.deferred {
-                            Some(d) => d.occupancy.push(term),
-                            None => self.occupancy_weighted += term,
-                        }
-                        self.occupancy_dur += dur as f64;
-                    }
+                    self.kernel_efficiency(a, dur);
                 }
                 if self.gpu.len() >= limits::MAX_ROWS {
                     self.counters.rows_dropped += 1;

@@ -2,7 +2,7 @@
 //! step and source, and what could not be known.
 
 use crate::analysis::model::attribution::{Attribution, NO};
-use crate::analysis::model::collect::{Collector, GpuKind, OpWork, NAME_GRAPH_LAUNCH, NAME_WORK};
+use crate::analysis::model::collect::{Collector, GpuKind, GpuRow, OpWork, NAME_GRAPH_LAUNCH, NAME_WORK};
 use crate::analysis::model::frozen::Model;
 use crate::report::WorkSource;
 use crate::vocab::{Bucket, Precision};
@@ -155,20 +155,16 @@ impl RowWork {
 /// Sums each kernel row's share of its op's work. `row_step` is each row's step (or NO), empty
 /// without steps.
 pub fn sums(m: &Model) -> WorkSums {
-    let (c, at, runtime, buckets, facts) = (m.c, m.at, m.runtime, m.buckets, m.facts);
-    let (row_step, steps) = (m.row_step, m.steps.len());
+    let (c, at, buckets) = (m.c, m.at, m.buckets);
     let tree = &at.ops;
     let op_work = |leaf: u32| -> Option<&OpWork> {
         let e = tree.spans.get(leaf as usize)?.external;
         c.op_work.get(&e)
     };
     let per_op = kernels_per_op(c, at, buckets, &op_work);
-    let mut s = WorkSums { steps: vec![[0.0; 8]; steps], ops_with_shapes: c.ops_with_shapes, ..WorkSums::default() };
-    let mut by_name: FxHashMap<u32, usize> = FxHashMap::default();
-    let mut by_op: FxHashMap<u32, usize> = FxHashMap::default();
-    let mut unmodelled: FxHashMap<u32, i64> = FxHashMap::default();
-    // Whether each kernel name says TF32, read once per name (it lowercases the full name).
-    let mut tf32: FxHashMap<u32, bool> = FxHashMap::default();
+    let s =
+        WorkSums { steps: vec![[0.0; 8]; m.steps.len()], ops_with_shapes: c.ops_with_shapes, ..WorkSums::default() };
+    let mut sum = Summer { s, ..Summer::default() };
     let mut counted = c.gpu_work.iter().peekable();
     for (i, row) in c.gpu.iter().enumerate() {
         let own = match counted.peek() {
@@ -181,10 +177,10 @@ pub fn sums(m: &Model) -> WorkSums {
         // Collectives move data between GPUs at the link's rate, not the memory's: they have
         // their own figures (the collectives table), not a place on the roofline.
         if buckets[i] == Bucket::Communication {
-            s.communication_ns += row.dur;
+            sum.s.communication_ns += row.dur;
             continue;
         }
-        s.kernel_ns += row.dur;
+        sum.s.kernel_ns += row.dur;
         let leaf = at.leaf[i];
         let work = match (own, op_work(leaf)) {
             (Some(k), w) => Some(RowWork {
@@ -198,30 +194,57 @@ pub fn sums(m: &Model) -> WorkSums {
             (None, Some(w)) => Some(RowWork::share_of(w, &per_op[&leaf], row.dur, MATH.contains(&buckets[i]))),
             (None, None) => None,
         };
-        let Some(mut work) = work else {
-            let name = (leaf != NO).then(|| tree.spans[leaf as usize].name);
-            let call = at.runtime[i];
-            match name {
-                // A graph replay's op is the one around the launch, not the one that captured
-                // the kernel: its work needs the capture trace (or the captured op has none).
-                _ if call != NO
-                    && at.captured(i).is_none()
-                    && c.names.is(runtime[call as usize].name, NAME_GRAPH_LAUNCH) =>
-                {
-                    s.graph_ns += row.dur;
-                }
-                Some(n) if c.ops_with_shapes > 0 && !c.names.is(n, NAME_WORK) => {
-                    s.unmodelled_ns += row.dur;
-                    *unmodelled.entry(n).or_default() += row.dur;
-                }
-                _ => s.unknown_ns += row.dur,
+        match work {
+            Some(work) => sum.add(m, i, row, leaf, work),
+            None => sum.without_work(m, i, row, leaf),
+        }
+    }
+    sum.finish(c)
+}
+
+/// The sums so far, with where each kernel name and op sits in them.
+#[derive(Default)]
+struct Summer {
+    s: WorkSums,
+    by_name: FxHashMap<u32, usize>,
+    by_op: FxHashMap<u32, usize>,
+    unmodelled: FxHashMap<u32, i64>,
+    /// Whether each kernel name says TF32, read once per name (it lowercases the full name).
+    tf32: FxHashMap<u32, bool>,
+}
+
+impl Summer {
+    /// A kernel row whose work is not known: a graph replay's, an op's that no formula
+    /// models (listed by name), or unknown.
+    fn without_work(&mut self, m: &Model, i: usize, row: GpuRow, leaf: u32) {
+        let (c, at, s) = (m.c, m.at, &mut self.s);
+        let name = (leaf != NO).then(|| at.ops.spans[leaf as usize].name);
+        let call = at.runtime[i];
+        match name {
+            // A graph replay's op is the one around the launch, not the one that captured
+            // the kernel: its work needs the capture trace (or the captured op has none).
+            _ if call != NO
+                && at.captured(i).is_none()
+                && c.names.is(m.runtime[call as usize].name, NAME_GRAPH_LAUNCH) =>
+            {
+                s.graph_ns += row.dur;
             }
-            continue;
-        };
+            Some(n) if c.ops_with_shapes > 0 && !c.names.is(n, NAME_WORK) => {
+                s.unmodelled_ns += row.dur;
+                *self.unmodelled.entry(n).or_default() += row.dur;
+            }
+            _ => s.unknown_ns += row.dur,
+        }
+    }
+
+    /// A kernel row's work, to its kernel name, its op and its step.
+    fn add(&mut self, m: &Model, i: usize, row: GpuRow, leaf: u32, mut work: RowWork) {
+        let (c, facts, bucket, s) = (m.c, m.facts, m.buckets[i], &mut self.s);
         // FP32 work ran at the TF32 rate where the library chose it: the kernel's name says.
         work.precision = match work.precision {
             Some(Precision::Fp32)
-                if *tf32
+                if *self
+                    .tf32
                     .entry(row.name)
                     .or_insert_with(|| facts.get(&row.name).is_some_and(|f| runs_tf32(&f.name.full))) =>
             {
@@ -230,29 +253,35 @@ pub fn sums(m: &Model) -> WorkSums {
             p => p,
         };
         s.known_ns[source_index(work.source)] += row.dur;
-        let k = *by_name.entry(row.name).or_insert_with(|| {
+        let k = *self.by_name.entry(row.name).or_insert_with(|| {
             let full = c.names.get(row.name).to_string();
             let short = facts.get(&row.name).map_or_else(|| full.clone(), |f| f.name.short.clone());
             s.kernels.push((full, short, KernelSum::default()));
             s.kernels.len() - 1
         });
         let p = work.precision.map_or(UNKNOWN_PRECISION, Precision::index);
-        s.kernels[k].2.add(row.dur, &work, p, buckets[i]);
+        s.kernels[k].2.add(row.dur, &work, p, bucket);
         if leaf != NO {
-            let name = tree.spans[leaf as usize].name;
-            let o = *by_op.entry(name).or_insert_with(|| {
+            let name = m.at.ops.spans[leaf as usize].name;
+            let o = *self.by_op.entry(name).or_insert_with(|| {
                 s.ops.push((c.names.get(name).to_string(), KernelSum::default()));
                 s.ops.len() - 1
             });
-            s.ops[o].1.add(row.dur, &work, p, buckets[i]);
+            s.ops[o].1.add(row.dur, &work, p, bucket);
         }
-        if let Some(step) = row_step.get(i).filter(|&&t| t != NO) {
+        if let Some(step) = m.row_step.get(i).filter(|&&t| t != NO) {
             s.steps[*step as usize][p] += work.flops;
         }
     }
-    let mut listed: Vec<(String, i64)> = unmodelled.into_iter().map(|(n, t)| (c.names.get(n).to_string(), t)).collect();
-    listed.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    listed.truncate(UNMODELLED_LISTED);
-    s.unmodelled = listed;
-    s
+
+    /// The sums, with the unmodelled ops that took the most time listed by name.
+    fn finish(self, c: &Collector) -> WorkSums {
+        let mut s = self.s;
+        let mut listed: Vec<(String, i64)> =
+            self.unmodelled.into_iter().map(|(n, t)| (c.names.get(n).to_string(), t)).collect();
+        listed.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        listed.truncate(UNMODELLED_LISTED);
+        s.unmodelled = listed;
+        s
+    }
 }

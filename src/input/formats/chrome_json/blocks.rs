@@ -62,7 +62,7 @@ pub fn classify(b: &[u8; 64], open: u8, close: u8) -> Masks {
 
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
-    use super::Masks;
+    use crate::input::formats::chrome_json::blocks::Masks;
     use core::arch::x86_64::*;
 
     #[inline(always)]
@@ -87,7 +87,7 @@ mod sse2 {
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd128 {
-    use super::Masks;
+    use crate::input::formats::chrome_json::blocks::Masks;
     use core::arch::wasm32::*;
 
     #[inline(always)]

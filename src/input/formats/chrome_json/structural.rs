@@ -151,8 +151,8 @@ mod tests {
         let alphabet: &[&[u8]] = &[b"\"", b"\\", b"[", b"]", b"{", b"}", b"a", b" ", "é".as_bytes(), &[0xff], &[0]];
         for _ in 0..2000 {
             let mut block = [0u8; 64];
-            for i in 0..64 {
-                block[i] = rng.pick(alphabet)[0];
+            for b in block.iter_mut() {
+                *b = rng.pick(alphabet)[0];
             }
             for (o, c) in [(b'[', b']'), (b'{', b'}')] {
                 assert_eq!(classify(&block, o, c), classify_scalar(&block, o, c));
