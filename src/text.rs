@@ -7,7 +7,7 @@ use crate::analysis::rules::taxonomy::{Backend, Bucket};
 use crate::report::{Report, TraceReport};
 use std::fmt::Write;
 
-mod critical_path;
+pub(crate) mod critical_path;
 mod efficiency;
 mod fmt;
 mod graphs;

@@ -41,6 +41,9 @@ pub struct Collector {
     pub memory: Vec<MemEvent>,
     /// Synchronising runtime calls.
     pub syncs: Vec<SyncCall>,
+    /// What the `cuda_sync` rows say each synchronising call and stream wait waited on.
+    #[serde(default)]
+    pub gpu_syncs: Vec<GpuSync>,
     /// Collective metadata of GPU rows (by row index, in row order).
     pub gpu_comm: Vec<(u32, CommArgs)>,
     /// Collective metadata of ops, by their External id.
@@ -194,6 +197,8 @@ impl Collector {
         self.memory.extend(p.memory.iter().map(|m| MemEvent { thread: thread(m.thread), ..*m }));
         self.syncs.extend(p.syncs.iter().map(|c| SyncCall { thread: thread(c.thread), name: name(c.name), ..*c }));
         self.syncs.truncate(limits::MAX_ROWS);
+        self.gpu_syncs.extend_from_slice(&p.gpu_syncs);
+        self.gpu_syncs.truncate(limits::MAX_ROWS);
         for (&external, &c) in &p.op_comm {
             self.op_comm.insert(external, comm(c));
         }
@@ -267,6 +272,7 @@ impl Collector {
         self.modules.shrink_to_fit();
         self.memory.shrink_to_fit();
         self.syncs.shrink_to_fit();
+        self.gpu_syncs.shrink_to_fit();
         self.gpu_comm.shrink_to_fit();
         self.gpu_work.shrink_to_fit();
         self.gpu_graph.shrink_to_fit();
