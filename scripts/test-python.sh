@@ -14,7 +14,8 @@ PIP="target/pyenv/bin/pip --disable-pip-version-check -q"
 $PIP install pytest pandas nbclient nbformat ipykernel
 $PIP install .
 started=$(date +%s)
-if $PIP install mcp; then
+# The SDK's 1.x API (camelCase fields, as the protocol spells them); 2.x renamed them.
+if $PIP install 'mcp>=1.9,<2'; then
   echo "test-python: the mcp package installed in $(( $(date +%s) - started )) s"
 else
   echo "test-python: the mcp package could not be installed; test_mcp.py will skip"

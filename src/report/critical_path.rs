@@ -15,6 +15,17 @@ pub struct CriticalPath {
     /// them): their wait is left on the CPU.
     #[serde(default)]
     pub unmatched_syncs: u64,
+    /// Synchronising calls whose waited-on row the trace's `cuda_sync` rows named.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub syncs_by_id: u64,
+    /// Event waits (`cudaStreamWaitEvent`: a recorded row -> the waiting stream's next row)
+    /// made edges, from the trace's `cuda_sync` rows.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub event_waits: u64,
+    /// Stream waits with no `cuda_sync` row (HIP, or CUDA recorded without
+    /// `enable_cuda_sync_events`): not edges, so a path through them is not seen.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub stream_waits_unseen: u64,
     /// Per collective row on this rank: what its path spent the time since the previous
     /// collective on (what the job's critical path names when this rank arrives last).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -67,10 +78,14 @@ pub struct StepPath {
     pub gpu_us: f64,
     /// Launch delays on the path (a row that started late because its launch came late).
     pub launch_us: f64,
-    /// Gaps between rows queued back to back on one stream.
+    /// Gaps between rows queued back to back on one stream, and between a recorded row's end
+    /// and the start of a row that waited on its event.
     pub gap_us: f64,
     /// Synchronising calls the path runs through (GPU row -> the call that waited).
     pub syncs: u32,
+    /// Event waits the path runs through (a row of one stream -> a row of another).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub event_waits: u32,
     pub longest_row_us: f64,
     /// GPU time on the path per bucket, largest first.
     pub buckets: Vec<PathBucket>,
@@ -79,6 +94,11 @@ pub struct StepPath {
     /// The path's length with the what-if applied.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub what_if_path_us: Option<f64>,
+}
+
+impl StepPath {
+    /// Pieces per step the text report and Markdown list (and links keep).
+    pub const PIECES_SHOWN: usize = 5;
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -123,4 +143,12 @@ pub struct WhatIf {
     /// The naive estimate: the target's whole time on the steps' GPU rows and ops, cut by the
     /// same share, whatever the path.
     pub naive_saving_us: f64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
 }

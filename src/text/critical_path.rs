@@ -2,14 +2,12 @@
 //! CPU and GPU shares and largest pieces; the what-if when one was asked for.
 
 use super::fmt::clip;
-use crate::report::{PathSide, TraceReport};
+use crate::report::{CriticalPath, PathSide, TraceReport};
 use crate::vocab::fmt_us;
 use std::fmt::Write;
 
 /// Steps listed one by one; more are summarised.
 const STEPS_LISTED: usize = 4;
-/// Pieces listed per step.
-const PIECES_LISTED: usize = 5;
 
 pub(super) fn render_critical_path(o: &mut String, t: &TraceReport) {
     let Some(cp) = &t.critical_path else { return };
@@ -29,9 +27,9 @@ pub(super) fn render_critical_path(o: &mut String, t: &TraceReport) {
             s.gpu_us / p * 100.0,
             s.launch_us / p * 100.0,
             s.gap_us / p * 100.0,
-            if s.syncs > 0 { format!("; through {} synchronisation(s)", s.syncs) } else { String::new() }
+            through(s.syncs, s.event_waits)
         );
-        for x in s.pieces.iter().take(PIECES_LISTED) {
+        for x in s.pieces.iter().take(crate::report::StepPath::PIECES_SHOWN) {
             let side = match x.side {
                 PathSide::Cpu => "CPU",
                 PathSide::Gpu => "GPU",
@@ -44,12 +42,8 @@ pub(super) fn render_critical_path(o: &mut String, t: &TraceReport) {
     if cp.steps.len() > STEPS_LISTED {
         let _ = writeln!(o, "   ... {} more steps (--json has every one)", cp.steps.len() - STEPS_LISTED);
     }
-    if cp.unmatched_syncs > 0 {
-        let _ = writeln!(
-            o,
-            "   {} synchronising call(s) waited on no GPU row seen: their time stays on the CPU",
-            cp.unmatched_syncs
-        );
+    for line in unseen(cp) {
+        let _ = writeln!(o, "   {line}");
     }
     if let Some(w) = &cp.what_if {
         let _ = writeln!(
@@ -62,4 +56,34 @@ pub(super) fn render_critical_path(o: &mut String, t: &TraceReport) {
             fmt_us(w.naive_saving_us)
         );
     }
+}
+
+/// "; through 2 synchronisation(s) and 1 event wait(s)", or nothing.
+pub(crate) fn through(syncs: u32, event_waits: u32) -> String {
+    match (syncs, event_waits) {
+        (0, 0) => String::new(),
+        (n, 0) => format!("; through {n} synchronisation(s)"),
+        (0, w) => format!("; through {w} event wait(s)"),
+        (n, w) => format!("; through {n} synchronisation(s) and {w} event wait(s)"),
+    }
+}
+
+/// What the path could not see, one sentence each (the text report and Markdown share them).
+pub(crate) fn unseen(cp: &CriticalPath) -> Vec<String> {
+    let mut out = Vec::new();
+    if cp.unmatched_syncs > 0 {
+        out.push(format!(
+            "{} synchronising call(s) waited on no GPU row seen: their time stays on the CPU",
+            cp.unmatched_syncs
+        ));
+    }
+    if cp.stream_waits_unseen > 0 {
+        out.push(format!(
+            "{} stream wait(s) (cudaStreamWaitEvent / hipStreamWaitEvent) without the profiler's cuda_sync rows \
+             (CUDA: enable_cuda_sync_events=True in the experimental config; HIP writes none): not edges, \
+             so a stream held by another reads as launch- or CPU-bound",
+            cp.stream_waits_unseen
+        ));
+    }
+    out
 }

@@ -120,6 +120,10 @@ pub struct Args<'a> {
     /// The CUDA graph a replayed GPU row belongs to, and its node (CUDA 12+ Kineto).
     pub graph_id: Option<Loose>,
     pub graph_node_id: Option<Loose>,
+    /// A `cuda_sync` row's event: the stream it was recorded on and the correlation id of the
+    /// `cudaEventRecord` call that recorded it (Kineto with `enable_cuda_sync_events`).
+    pub wait_on_stream: Option<Loose>,
+    pub wait_on_record: Option<Loose>,
 }
 
 impl Args<'_> {

@@ -6,34 +6,30 @@
 //!   around them.
 //! - A launch edge carries the launch delay only when the stream was free at the launch (HTA
 //!   reads the queue length for the same); otherwise the stream order edge carries the gap.
-//! - A synchronising call waits on the last GPU row, launched before it, that ended inside
-//!   it (its time then is the GPU's, as HTA's blocking calls; one inside which no row ended
-//!   keeps its CPU time): the calls' streams and `cudaStreamWaitEvent`'s event are not kept,
-//!   so GPU -> GPU event waits are not edges here (HTA needs
-//!   `wait_on_cuda_event_record_corr_id`), nor is `cudaEventQuery` (a poll) a wait.
-
-use super::cpath_graph::{Graph, Piece};
+//! - A synchronising call or a stream wait waits on the row the trace's `cuda_sync` rows name
+//!   (as HTA); without them, a synchronising call waits on the last GPU row, launched before
+//!   it, that ended inside it (its time then is the GPU's, as HTA's blocking calls; one inside
+//!   which no row ended keeps its CPU time) and a stream wait is no edge (cpath_waits.rs).
+//!   `cudaEventQuery` (a poll) is not a wait.
+//! - An event wait that held a row (launched before the recorded row ended) carries the gap
+//!   from the recorded row's end to the row's start, and the row's launch edge none.
+use super::cpath_graph::{Graph, Inputs, Piece};
+use super::cpath_waits::{step_waits, Ids};
 use super::cpath_what_if::Matcher;
 use super::steps::us;
-use crate::analysis::model::attribution::{Attribution, NO};
-use crate::analysis::model::collect::{Collector, RuntimeCall, NO_NAME};
-use crate::analysis::model::frozen::{Model, StepWindow};
+use crate::analysis::model::attribution::NO;
+use crate::analysis::model::collect::NO_NAME;
+use crate::analysis::model::frozen::Model;
 pub use crate::analysis::options::WhatIfSpec;
 use crate::report::{Arrival, CriticalPath, PathBucket, PathPiece, PathSide, StepPath, WhatIf};
 use crate::vocab::Bucket;
 use rustc_hash::FxHashMap;
 
+/// The name slot of an event wait's gap (no interned name is this large).
+const EVENT_WAIT: u32 = NO_NAME - 1;
+
 /// The pieces shown per step.
 const PIECES: usize = 10;
-
-struct Inputs<'a> {
-    pub c: &'a Collector,
-    pub at: &'a Attribution,
-    pub runtime: &'a [RuntimeCall],
-    pub buckets: &'a [Bucket],
-    pub steps: &'a [StepWindow],
-    pub what_if: Option<&'a WhatIfSpec>,
-}
 
 pub fn pass(m: &Model) -> Option<CriticalPath> {
     let (c, at, runtime, buckets, steps) = (m.c, m.at, m.runtime, m.buckets, m.steps);
@@ -58,11 +54,15 @@ fn critical_path<'a>(x: &'a Inputs<'a>) -> Option<CriticalPath> {
         x.steps.iter().map(|s| (s.name.clone(), s.start, s.end)).collect()
     };
     let matcher = x.what_if.map(|w| Matcher::new(w, x.c, x.buckets));
+    let ids = Ids::new(x);
     let mut out = CriticalPath::default();
     let (mut before, mut after, mut spans, mut naive) = (0.0, 0.0, 0.0, 0i64);
     for (name, s, e) in windows {
-        let built = step_graph(x, &key, s, e);
-        out.unmatched_syncs += built.unmatched_syncs;
+        let built = step_graph(x, &ids, &key, s, e);
+        out.unmatched_syncs += built.waits.unmatched;
+        out.syncs_by_id += built.waits.by_id;
+        out.event_waits += built.waits.events.len() as u64;
+        out.stream_waits_unseen += built.waits.unseen;
         arrivals(x, &built, &mut out.arrivals);
         let mut p = summarise(x, &built, name);
         if let Some(m) = &matcher {
@@ -97,7 +97,7 @@ struct StepGraph {
     start: i64,
     end: i64,
     longest_row: i64,
-    unmatched_syncs: u64,
+    waits: super::cpath_waits::StepWaits,
 }
 
 /// A CPU interval on a thread: an op (rank 0), a runtime call (1) or a synchronising call (2).
@@ -109,10 +109,10 @@ struct Item {
     rank: u8,
 }
 
-fn step_graph(x: &Inputs, key: &[i64], s: i64, e: i64) -> StepGraph {
+fn step_graph(x: &Inputs, ids: &Ids, key: &[i64], s: i64, e: i64) -> StepGraph {
     let inside = |t: i64| s <= t && t < e;
     let rows: Vec<usize> = (0..x.c.gpu.len()).filter(|&i| inside(key[i])).collect();
-    let (waits, unmatched_syncs) = waits(x, key, &rows, s, e);
+    let waits = step_waits(x, ids, key, &rows, s, e);
     let mut threads: FxHashMap<u32, Vec<Item>> = FxHashMap::default();
     let clip = |a: i64, b: i64| (a.max(s), b.min(e));
     for o in x.at.ops.spans.iter().filter(|o| o.start < e && o.end > s) {
@@ -123,7 +123,7 @@ fn step_graph(x: &Inputs, key: &[i64], s: i64, e: i64) -> StepGraph {
         let (start, end) = clip(r.start, r.start + r.dur);
         threads.entry(r.thread).or_default().push(Item { start, end, name: r.name, rank: 1 });
     }
-    for w in &waits {
+    for w in &waits.waits {
         threads.entry(w.thread).or_default().push(Item { start: w.start, end: w.end, name: w.name, rank: 2 });
     }
     let mut g = Graph::default();
@@ -137,13 +137,38 @@ fn step_graph(x: &Inputs, key: &[i64], s: i64, e: i64) -> StepGraph {
     let at_point = |thread: u32, t: i64| {
         points.get(&thread).and_then(|(pts, base)| pts.binary_search(&t).ok().map(|k| base + k as u32))
     };
+    let (nodes, longest_row, gpu_end) = gpu_rows(x, &mut g, &rows, &waits.events, at_point);
+    end = end.max(gpu_end);
+    for w in &waits.waits {
+        if let (Some(&(_, from)), Some(to)) = (nodes.get(&w.row), at_point(w.thread, w.end)) {
+            g.edge(from, to, 0, Piece::Sync);
+        }
+    }
+    StepGraph { g, start: s, end, longest_row, waits }
+}
+
+/// The rows' edges: each row's span, the stream order, its launch and the event waits that
+/// held it. Returns each row's (start, end) nodes, the longest row and the last row end.
+fn gpu_rows(
+    x: &Inputs,
+    g: &mut Graph,
+    rows: &[usize],
+    events: &[(usize, usize)],
+    at_point: impl Fn(u32, i64) -> Option<u32>,
+) -> (FxHashMap<usize, (u32, u32)>, i64, i64) {
+    let row_end = |i: usize| x.c.gpu.start(i) + x.c.gpu.get(i).dur;
+    let mut waited: FxHashMap<usize, i64> = FxHashMap::default();
+    for &(from, to) in events {
+        let t = waited.entry(to).or_insert(i64::MIN);
+        *t = (*t).max(row_end(from));
+    }
     let mut streams: FxHashMap<(i32, i32), Vec<usize>> = FxHashMap::default();
-    for &i in &rows {
+    for &i in rows {
         let r = x.c.gpu.get(i);
         streams.entry((r.device, r.stream)).or_default().push(i);
     }
-    let mut end_node: FxHashMap<usize, u32> = FxHashMap::default();
-    let mut longest_row = 0;
+    let mut nodes: FxHashMap<usize, (u32, u32)> = FxHashMap::default();
+    let (mut longest_row, mut end) = (0, i64::MIN);
     for (_, mut list) in streams {
         list.sort_by_key(|&i| (x.c.gpu.start(i), i));
         let mut prev: Option<(i64, u32)> = None;
@@ -156,63 +181,27 @@ fn step_graph(x: &Inputs, key: &[i64], s: i64, e: i64) -> StepGraph {
             let call = (x.at.runtime[i] != NO).then(|| x.runtime[x.at.runtime[i] as usize]);
             // Queued: launched before the stream was free, so the stream order holds it.
             let queued = prev.is_some_and(|(pe, _)| call.is_none_or(|c| c.start < pe));
+            // Held by an event wait: launched before the recorded row ended.
+            let held = waited.get(&i).is_some_and(|&t| call.is_none_or(|c| c.start < t));
             if let Some((pe, pn)) = prev {
                 g.edge(pn, a, if queued { r.start - pe } else { 0 }, if queued { Piece::Gap } else { Piece::Dep });
             }
             if let Some(c) = call {
                 if let Some(n) = at_point(c.thread, c.start) {
-                    g.edge(n, a, if queued { 0 } else { r.start - c.start }, Piece::Launch);
+                    g.edge(n, a, if queued || held { 0 } else { r.start - c.start }, Piece::Launch);
                 }
             }
-            end_node.insert(i, b);
+            nodes.insert(i, (a, b));
             prev = Some((r.start + r.dur, b));
         }
     }
-    for w in &waits {
-        if let (Some(&from), Some(to)) = (end_node.get(&w.row), at_point(w.thread, w.end)) {
-            g.edge(from, to, 0, Piece::Sync);
-        }
+    for &(from, to) in events {
+        let (Some(&(_, f)), Some(&(t, _))) = (nodes.get(&from), nodes.get(&to)) else { continue };
+        let call = (x.at.runtime[to] != NO).then(|| x.runtime[x.at.runtime[to] as usize]);
+        let held = call.is_none_or(|c| c.start < row_end(from));
+        g.edge(f, t, if held { x.c.gpu.start(to) - row_end(from) } else { 0 }, Piece::Event);
     }
-    StepGraph { g, start: s, end, longest_row, unmatched_syncs }
-}
-
-/// A blocking call that waited for a GPU row (clipped to the step).
-struct Wait {
-    start: i64,
-    end: i64,
-    thread: u32,
-    name: u32,
-    row: usize,
-}
-
-/// The step's blocking calls and the row each waited for: a synchronising call waits for the
-/// last row launched before it that ended inside it; a `*MemcpyAsync` (which HTA also counts
-/// as blocking) only for its own copy, when the copy ended inside the call. The count of
-/// synchronising calls inside which no row ended comes back too: their time stays on the CPU.
-fn waits(x: &Inputs, key: &[i64], rows: &[usize], s: i64, e: i64) -> (Vec<Wait>, u64) {
-    let row_end = |i: usize| x.c.gpu.start(i) + x.c.gpu.get(i).dur;
-    let mut ends: Vec<(i64, usize)> = rows.iter().map(|&i| (row_end(i), i)).collect();
-    ends.sort_unstable();
-    let mut out = Vec::new();
-    let mut unmatched = 0;
-    for y in x.c.syncs.iter().filter(|y| s <= y.start && y.start < e) {
-        let k = ends.partition_point(|&(t, _)| t <= y.end);
-        let row = ends[..k].iter().rev().take_while(|&&(t, _)| t >= y.start).find(|&&(_, i)| key[i] <= y.start);
-        match row {
-            Some(&(_, row)) => {
-                out.push(Wait { start: y.start, end: y.end.min(e), thread: y.thread, name: y.name, row })
-            }
-            None => unmatched += 1,
-        }
-    }
-    for &i in rows {
-        let Some(c) = (x.at.runtime[i] != NO).then(|| x.runtime[x.at.runtime[i] as usize]) else { continue };
-        let (t, end) = (row_end(i), (c.start + c.dur).min(e));
-        if x.c.names.get(c.name).ends_with("MemcpyAsync") && c.start <= t && t <= end {
-            out.push(Wait { start: c.start, end, thread: c.thread, name: c.name, row: i });
-        }
-    }
-    (out, unmatched)
+    (nodes, longest_row, end)
 }
 
 /// A thread's chain: a node per instant where an item starts or ends, an edge per stretch
@@ -269,6 +258,10 @@ fn summarise(x: &Inputs, b: &StepGraph, step: String) -> StepPath {
             }
             Piece::Launch => (PathSide::Launch, NO_NAME),
             Piece::Gap => (PathSide::Gap, NO_NAME),
+            Piece::Event => {
+                p.event_waits += 1;
+                (PathSide::Gap, EVENT_WAIT)
+            }
             Piece::Sync => {
                 p.syncs += 1;
                 continue;
@@ -355,6 +348,7 @@ fn side_of(x: &Inputs, e: &super::cpath_graph::Edge) -> Option<(PathSide, u32)> 
         Piece::Gpu(r) => (PathSide::Gpu, x.c.gpu.get(r as usize).name),
         Piece::Launch => (PathSide::Launch, NO_NAME),
         Piece::Gap => (PathSide::Gap, NO_NAME),
+        Piece::Event => (PathSide::Gap, EVENT_WAIT),
         Piece::Sync | Piece::Dep => return None,
     })
 }
@@ -362,6 +356,7 @@ fn side_of(x: &Inputs, e: &super::cpath_graph::Edge) -> Option<(PathSide, u32)> 
 fn piece_name(x: &Inputs, side: PathSide, name: u32) -> String {
     match (side, name) {
         (PathSide::Launch, _) => "launch delay".to_string(),
+        (PathSide::Gap, EVENT_WAIT) => "wait on another stream's event".to_string(),
         (PathSide::Gap, _) => "gap between queued rows".to_string(),
         (_, NO_NAME) => "CPU outside any op".to_string(),
         (_, n) => x.c.names.get(n).to_string(),

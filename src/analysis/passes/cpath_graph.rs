@@ -3,6 +3,22 @@
 //! op's or a GPU row's start and end), edges carry the time between them (op and row spans,
 //! launch delays, gaps between rows on a stream) or none (dependencies, synchronisation).
 
+use crate::analysis::model::attribution::Attribution;
+use crate::analysis::model::collect::{Collector, RuntimeCall};
+use crate::analysis::model::frozen::StepWindow;
+use crate::analysis::options::WhatIfSpec;
+use crate::vocab::Bucket;
+
+/// What a step's graph is built from.
+pub(super) struct Inputs<'a> {
+    pub c: &'a Collector,
+    pub at: &'a Attribution,
+    pub runtime: &'a [RuntimeCall],
+    pub buckets: &'a [Bucket],
+    pub steps: &'a [StepWindow],
+    pub what_if: Option<&'a WhatIfSpec>,
+}
+
 /// What an edge's time is spent on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Piece {
@@ -19,6 +35,9 @@ pub enum Piece {
     Gap,
     /// A GPU row -> the synchronising call that waited for it (no time).
     Sync,
+    /// A recorded GPU row -> the first row of a stream that waited on its event: the gap
+    /// from the one's end to the other's start when the wait held that row.
+    Event,
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -126,6 +126,8 @@ impl Collector {
             ..*c
         }));
         self.syncs.truncate(limits::MAX_ROWS);
+        self.gpu_syncs.extend_from_slice(&p.gpu_syncs);
+        self.gpu_syncs.truncate(limits::MAX_ROWS);
         for (&external, &c) in &p.op_comm {
             self.op_comm.insert(external, to.comm(c));
         }

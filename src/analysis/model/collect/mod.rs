@@ -44,6 +44,9 @@ pub struct Collector {
     pub memory: Vec<MemEvent>,
     /// Synchronising runtime calls.
     pub syncs: Vec<SyncCall>,
+    /// What the `cuda_sync` rows say each synchronising call and stream wait waited on.
+    #[serde(default)]
+    pub gpu_syncs: Vec<GpuSync>,
     /// Collective metadata of GPU rows (by row index, in row order).
     pub gpu_comm: Vec<(u32, CommArgs)>,
     /// Collective metadata of ops, by their External id.
@@ -143,6 +146,7 @@ impl Collector {
         self.modules.shrink_to_fit();
         self.memory.shrink_to_fit();
         self.syncs.shrink_to_fit();
+        self.gpu_syncs.shrink_to_fit();
         self.gpu_comm.shrink_to_fit();
         self.gpu_work.shrink_to_fit();
         self.gpu_graph.shrink_to_fit();

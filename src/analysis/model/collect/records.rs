@@ -61,6 +61,59 @@ pub struct SyncCall {
     pub end: i64,
     pub name: u32,
     pub thread: u32,
+    /// The call's correlation id (NONE when the trace wrote none): its `cuda_sync` row's.
+    #[serde(default = "none")]
+    pub correlation: i64,
+}
+
+fn none() -> i64 {
+    crate::analysis::model::rows::NONE
+}
+
+/// What a `cuda_sync` row (CUPTI's synchronisation activity, as Kineto writes it with
+/// `enable_cuda_sync_events`) says a call waited on: Kineto's CudaSyncActivity
+/// (libkineto/src/CuptiActivity.cpp) writes `stream` (the waiting stream, or the synchronised
+/// one), `correlation` (the runtime call's) and, for an event wait or an event sync,
+/// `wait_on_stream` and `wait_on_cuda_event_record_corr_id` (the recording stream and the
+/// `cudaEventRecord` call's correlation id). HIP traces write no such rows.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct GpuSync {
+    pub kind: SyncKind,
+    /// The runtime call's correlation id.
+    pub correlation: i64,
+    pub device: i32,
+    pub stream: i32,
+    /// The recording stream (NO_STREAM) and record call (NONE) unless an event wait or sync.
+    pub record_stream: i32,
+    pub record_correlation: i64,
+}
+
+/// No stream written (CUPTI's invalid stream is written as -1 or 4294967295).
+pub const NO_STREAM: i32 = i32::MIN;
+
+/// Which synchronisation a `cuda_sync` row is (its name: CUPTI's synchronisation type).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SyncKind {
+    /// `cudaStreamWaitEvent`: a stream waits, on the GPU, for an event of another stream.
+    StreamWaitEvent,
+    /// `cudaEventSynchronize`: the CPU waits for an event.
+    EventSync,
+    /// `cudaStreamSynchronize`: the CPU waits for a stream.
+    StreamSync,
+    /// `cudaDeviceSynchronize` / context sync: the CPU waits for every stream.
+    ContextSync,
+}
+
+impl SyncKind {
+    pub fn of(name: &[u8]) -> Option<SyncKind> {
+        Some(match name {
+            b"Stream Wait Event" => SyncKind::StreamWaitEvent,
+            b"Event Sync" => SyncKind::EventSync,
+            b"Stream Sync" => SyncKind::StreamSync,
+            b"Context Sync" => SyncKind::ContextSync,
+            _ => return None,
+        })
+    }
 }
 
 /// Arguments of a scaled-dot-product-attention op, kept (a few) to explain the backend.

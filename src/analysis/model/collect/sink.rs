@@ -134,8 +134,10 @@ impl Collector {
                 if flags & NAME_SYNC != 0 {
                     self.sync_ns += dur;
                     let thread = self.thread_key(ev.process, ev.thread);
+                    let correlation = args.and_then(|a| a.correlation).and_then(Loose::as_i64).unwrap_or(NONE);
                     if self.syncs.len() < limits::MAX_ROWS {
-                        self.syncs.push(SyncCall { start, end: start.saturating_add(dur), name: id, thread });
+                        let end = start.saturating_add(dur);
+                        self.syncs.push(SyncCall { start, end, name: id, thread, correlation });
                     }
                 }
                 let correlation = args.and_then(|a| a.correlation).and_then(Loose::as_i64).unwrap_or(NONE);
@@ -202,11 +204,34 @@ impl Collector {
                     });
                 }
             }
-            Kind::CudaSync => self.counters.cuda_sync_rows += 1,
+            Kind::CudaSync => {
+                self.counters.cuda_sync_rows += 1;
+                if let Some(g) = args.and_then(|a| gpu_sync(ev.name, a)) {
+                    if self.gpu_syncs.len() < limits::MAX_ROWS {
+                        self.gpu_syncs.push(g);
+                    }
+                }
+            }
             Kind::GpuAnnotation => self.counters.gpu_annotations += 1,
             Kind::Ignored | Kind::Missing | Kind::Unknown => {}
         }
     }
+}
+
+/// What a `cuda_sync` row waited on (see [`GpuSync`]); None without a kind or a correlation.
+fn gpu_sync(name: &[u8], a: &Args) -> Option<GpuSync> {
+    let int = |v: Option<Loose>| v.and_then(Loose::as_i64);
+    let small = |v: Option<i64>| v.map_or(NO_STREAM, |s| s.clamp(i32::MIN as i64, i32::MAX as i64) as i32);
+    // -1 is CUPTI's "invalid" (a context sync's stream; an event record it did not see).
+    let record = int(a.wait_on_record).filter(|&c| c >= 0).unwrap_or(NONE);
+    Some(GpuSync {
+        kind: SyncKind::of(name)?,
+        correlation: int(a.correlation)?,
+        device: small(int(a.device)),
+        stream: small(int(a.stream)),
+        record_stream: small(int(a.wait_on_stream).filter(|&s| s >= 0)),
+        record_correlation: record,
+    })
 }
 
 /// An op's work from its shapes, with the profiler's FLOP count (`with_flops=True`) in place

@@ -183,6 +183,9 @@ key_table! {
         /// A replayed row's graph and graph node (CUDA 12+).
         GraphId = b"graph id",
         GraphNodeId = b"graph node id",
+        /// A `cuda_sync` row's event (Kineto's CudaSyncActivity, CUDA only).
+        WaitOnStream = b"wait_on_stream",
+        WaitOnRecord = b"wait_on_cuda_event_record_corr_id",
     }
 }
 
@@ -255,6 +258,8 @@ pub(crate) fn arg_member<'a, V: Values<'a>>(a: &mut Args<'a>, key: &[u8], v: &mu
         Some(ArgKey::Kernel) => a.kernel = Some(v.raw()?),
         Some(ArgKey::GraphId) => a.graph_id = v.number()?,
         Some(ArgKey::GraphNodeId) => a.graph_node_id = v.number()?,
+        Some(ArgKey::WaitOnStream) => a.wait_on_stream = v.number()?,
+        Some(ArgKey::WaitOnRecord) => a.wait_on_record = v.number()?,
         None => v.skip()?,
     }
     Ok(())
