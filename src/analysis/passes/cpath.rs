@@ -16,6 +16,7 @@
 use super::cpath_graph::{Graph, Inputs, Piece};
 use super::cpath_waits::{step_waits, Ids};
 use super::cpath_what_if::Matcher;
+use super::cpath_windows::InWindows;
 use super::steps::us;
 use crate::analysis::model::attribution::NO;
 use crate::analysis::model::collect::NO_NAME;
@@ -55,10 +56,12 @@ fn critical_path<'a>(x: &'a Inputs<'a>) -> Option<CriticalPath> {
     };
     let matcher = x.what_if.map(|w| Matcher::new(w, x.c, x.buckets));
     let ids = Ids::new(x);
+    let bounds: Vec<(i64, i64)> = windows.iter().map(|w| (w.1, w.2)).collect();
+    let inw = InWindows::new(x, &key, &bounds);
     let mut out = CriticalPath::default();
     let (mut before, mut after, mut spans, mut naive) = (0.0, 0.0, 0.0, 0i64);
-    for (name, s, e) in windows {
-        let built = step_graph(x, &ids, &key, s, e);
+    for (w, (name, s, e)) in windows.into_iter().enumerate() {
+        let built = step_graph(x, &ids, &key, &inw, w, (s, e));
         out.unmatched_syncs += built.waits.unmatched;
         out.syncs_by_id += built.waits.by_id;
         out.event_waits += built.waits.events.len() as u64;
@@ -109,17 +112,16 @@ struct Item {
     rank: u8,
 }
 
-fn step_graph(x: &Inputs, ids: &Ids, key: &[i64], s: i64, e: i64) -> StepGraph {
-    let inside = |t: i64| s <= t && t < e;
-    let rows: Vec<usize> = (0..x.c.gpu.len()).filter(|&i| inside(key[i])).collect();
-    let waits = step_waits(x, ids, key, &rows, s, e);
+fn step_graph(x: &Inputs, ids: &Ids, key: &[i64], inw: &InWindows, w: usize, (s, e): (i64, i64)) -> StepGraph {
+    let rows = inw.rows[w].clone();
+    let waits = step_waits(x, ids, key, (&rows, &inw.runtime[w], &inw.syncs[w]), e);
     let mut threads: FxHashMap<u32, Vec<Item>> = FxHashMap::default();
     let clip = |a: i64, b: i64| (a.max(s), b.min(e));
-    for o in x.at.ops.spans.iter().filter(|o| o.start < e && o.end > s) {
+    for o in inw.spans[w].iter().map(|&i| &x.at.ops.spans[i]) {
         let (start, end) = clip(o.start, o.end);
         threads.entry(o.thread).or_default().push(Item { start, end, name: o.name, rank: 0 });
     }
-    for r in x.runtime.iter().filter(|r| inside(r.start)) {
+    for r in inw.runtime[w].iter().map(|&i| &x.runtime[i]) {
         let (start, end) = clip(r.start, r.start + r.dur);
         threads.entry(r.thread).or_default().push(Item { start, end, name: r.name, rank: 1 });
     }

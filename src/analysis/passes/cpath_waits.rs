@@ -86,7 +86,15 @@ fn recorded_row(x: &Inputs, l: &Launched, g: &GpuSync) -> Option<usize> {
     l.last_before(g.device, g.record_stream, rec.start)
 }
 
-pub(super) fn step_waits(x: &Inputs, ids: &Ids, key: &[i64], rows: &[usize], s: i64, e: i64) -> StepWaits {
+/// `held`: the step's GPU rows, runtime calls and synchronising calls (indices).
+pub(super) fn step_waits(
+    x: &Inputs,
+    ids: &Ids,
+    key: &[i64],
+    held: (&[usize], &[usize], &[usize]),
+    e: i64,
+) -> StepWaits {
+    let (rows, runtime, syncs) = held;
     let mut streams: FxHashMap<(i32, i32), Vec<usize>> = FxHashMap::default();
     for &i in rows {
         let r = x.c.gpu.get(i);
@@ -97,7 +105,7 @@ pub(super) fn step_waits(x: &Inputs, ids: &Ids, key: &[i64], rows: &[usize], s: 
     }
     let l = Launched { key, streams };
     let mut out = StepWaits::default();
-    for r in x.runtime.iter().filter(|r| s <= r.start && r.start < e) {
+    for r in runtime.iter().map(|&i| &x.runtime[i]) {
         match ids.of_call.get(&r.correlation).filter(|g| g.kind == SyncKind::StreamWaitEvent) {
             Some(g) => {
                 let to = l.first_after(g.device, g.stream, r.start);
@@ -109,18 +117,18 @@ pub(super) fn step_waits(x: &Inputs, ids: &Ids, key: &[i64], rows: &[usize], s: 
             None => {}
         }
     }
-    sync_waits(x, ids, &l, rows, s, e, &mut out);
+    sync_waits(x, ids, &l, (rows, syncs), e, &mut out);
     copy_waits(x, rows, e, &mut out.waits);
     out
 }
 
 /// A synchronising call waits for the row its `cuda_sync` row names; else (a device sync, or
 /// no such row) for the last row launched before it that ended inside it.
-fn sync_waits(x: &Inputs, ids: &Ids, l: &Launched, rows: &[usize], s: i64, e: i64, out: &mut StepWaits) {
+fn sync_waits(x: &Inputs, ids: &Ids, l: &Launched, (rows, syncs): (&[usize], &[usize]), e: i64, out: &mut StepWaits) {
     let row_end = |i: usize| x.c.gpu.start(i) + x.c.gpu.get(i).dur;
     let mut ends: Vec<(i64, usize)> = rows.iter().map(|&i| (row_end(i), i)).collect();
     ends.sort_unstable();
-    for y in x.c.syncs.iter().filter(|y| s <= y.start && y.start < e) {
+    for y in syncs.iter().map(|&i| &x.c.syncs[i]) {
         let told = match ids.of_call.get(&y.correlation) {
             Some(g) if g.kind == SyncKind::StreamSync => Some(l.last_before(g.device, g.stream, y.start)),
             Some(g) if g.kind == SyncKind::EventSync && call(x, g.record_correlation).is_some() => {
