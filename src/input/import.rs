@@ -14,8 +14,6 @@ use std::io::{self, Read};
 pub struct Import<S: Sink> {
     stage: Stage<S>,
     format: Option<Format>,
-    /// The format the caller knows the input to be in, where it is not to be sniffed.
-    known: Option<Format>,
     pub sink: S,
 }
 
@@ -36,12 +34,7 @@ pub enum Bytes<'a> {
 
 impl<S: Sink> Import<S> {
     pub fn new(sink: S) -> Self {
-        Import { stage: Stage::Sniff(Vec::with_capacity(SNIFF)), format: None, known: None, sink }
-    }
-
-    /// An input known to be in `format`: only its encoding (gzip or not) is sniffed.
-    pub fn of_format(sink: S, format: Format) -> Self {
-        Import { known: Some(format), ..Import::new(sink) }
+        Import { stage: Stage::Sniff(Vec::with_capacity(SNIFF)), format: None, sink }
     }
 
     /// The format, once the first bytes told it.
@@ -100,7 +93,7 @@ impl<S: Sink> Import<S> {
     fn decide(&mut self, may_be_report: bool) {
         let Stage::Sniff(prefix) = &mut self.stage else { return };
         let prefix = std::mem::take(prefix);
-        let format = match self.known.unwrap_or_else(|| sniff::format(&prefix)) {
+        let format = match sniff::format(&prefix) {
             Format::Report if !may_be_report => Format::ChromeJson,
             f => f,
         };
@@ -169,31 +162,12 @@ fn drain<S: Sink>(inflater: &mut Inflater, i: &mut dyn Importer<S>, failed: &mut
 /// [`Import`]. `progress` gets the input bytes read so far after every piece; returning
 /// `false` cancels.
 pub fn import_from<R: Read, S: Sink>(
-    reader: R,
-    sink: S,
-    chunk: usize,
-    progress: &mut dyn FnMut(u64) -> bool,
-) -> (S, Imported) {
-    pull(reader, Import::new(sink), chunk, progress)
-}
-
-/// [`import_from`] for an input known to be in `format` (its encoding is still sniffed).
-pub fn import_as<R: Read, S: Sink>(
-    reader: R,
-    sink: S,
-    format: Format,
-    chunk: usize,
-    progress: &mut dyn FnMut(u64) -> bool,
-) -> (S, Imported) {
-    pull(reader, Import::of_format(sink, format), chunk, progress)
-}
-
-fn pull<R: Read, S: Sink>(
     mut reader: R,
-    mut import: Import<S>,
+    sink: S,
     chunk: usize,
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> (S, Imported) {
+    let mut import = Import::new(sink);
     let mut buf = vec![0; chunk.max(16)];
     let mut total = 0u64;
     loop {
