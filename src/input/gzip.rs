@@ -3,7 +3,7 @@
 //!
 //! Gzip is detected by its magic bytes, never by the file name. Multi-member gzip (what
 //! `cat a.gz b.gz` or parallel compressors write) is read to the end, and every member's CRC-32
-//! and size trailer is verified by flate2 (on its pure-Rust zlib-rs backend).
+//! and size trailer is verified by flate2 (whose pure-Rust backend is miniz_oxide).
 
 use std::cell::Cell;
 use std::io::{self, BufReader, Read};
