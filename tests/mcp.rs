@@ -218,6 +218,64 @@ fn unreadable_files_and_bad_arguments_are_tool_errors_naming_them() {
 }
 
 #[test]
+fn user_rules_move_kernels_as_the_cli_flag_does() {
+    let dir = std::env::temp_dir().join(format!("tracesight-mcp-rules-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rules = "# the custom kernel is a norm\nmy custom kernel => elementwise\n";
+    std::fs::write(dir.join("rules.txt"), rules).unwrap();
+    let trace = fixture("current_schema.json");
+    let trace = trace.to_str().unwrap();
+    let mut c = Client::start(&dir);
+    c.initialize("2025-06-18");
+    let r = c.call(2, "analyze", json!({ "paths": [trace], "rules": rules }));
+    let o = Command::new(BIN).args(["--json", "--rules", "rules.txt", trace]).current_dir(&dir).output().unwrap();
+    let cli: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["structuredContent"], cli);
+    let other = |v: &Value| v["traces"][0]["buckets"].as_array().unwrap().iter().any(|b| b["id"] == "other");
+    assert!(!other(&cli), "the rule took the only `other` kernel: {}", cli["traces"][0]["buckets"]);
+    assert!(other(&cli_json(&["--json", "current_schema.json"])), "without the rule it is `other`");
+    let r = c.call(3, "buckets", json!({ "paths": [trace], "rules": rules }));
+    assert_eq!(r["structuredContent"]["traces"][0]["buckets"], cli["traces"][0]["buckets"]);
+    // A line that is not a rule is an error naming the argument and the line.
+    let r = c.call(4, "analyze", json!({ "paths": [trace], "rules": "my_custom_kernel => no_such_bucket" }));
+    assert_eq!(r["isError"], true);
+    let text = r["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("rules") && text.contains("no_such_bucket"), "{text}");
+    c.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every tool declares `outputSchema`, and what it returns has the keys that schema requires
+/// (the Python SDK's client validates the whole schema: tests/python/test_mcp.py).
+#[test]
+fn structured_results_have_what_the_output_schemas_require() {
+    let mut c = Client::start(&fixtures());
+    c.initialize("2025-06-18");
+    let tools = c.request(2, "tools/list", json!({}))["result"]["tools"].clone();
+    for (i, t) in tools.as_array().unwrap().iter().enumerate() {
+        let schema = &t["outputSchema"];
+        assert_eq!(schema["type"], "object", "{t}");
+        let name = t["name"].as_str().unwrap();
+        let args = match name {
+            "diff" => json!({ "before": "current_schema.json", "after": "math_sdpa.json" }),
+            _ => json!({ "paths": ["current_schema.json"] }),
+        };
+        let r = c.call(10 + i as i64, name, args);
+        assert_eq!(r["isError"], false, "{name}: {r}");
+        for key in schema["required"].as_array().unwrap() {
+            let key = key.as_str().unwrap();
+            assert!(r["structuredContent"].get(key).is_some(), "{name}: `{key}` missing");
+        }
+        if let Some(item) = schema["properties"]["traces"]["items"]["required"].as_array() {
+            for key in item {
+                assert!(r["structuredContent"]["traces"][0].get(key.as_str().unwrap()).is_some(), "{name}: {key}");
+            }
+        }
+    }
+    c.finish();
+}
+
+#[test]
 fn protocol_errors_get_json_rpc_error_codes() {
     let mut c = Client::start(&fixtures());
     c.initialize("2025-06-18");

@@ -3,6 +3,7 @@
 //! that cannot be read is a tool error (`isError`) naming it, so the model can correct itself.
 
 use crate::analysis::job::{diff, gate};
+use crate::analysis::rules::taxonomy::parse_rules;
 use crate::files;
 use crate::parallel::{self, Split};
 use crate::{combine_all, Options, Range, Report, TraceReport};
@@ -53,11 +54,55 @@ fn top_schema(default: usize) -> Value {
     json!({ "type": "integer", "minimum": 1, "default": default, "description": "Rows in the top-kernel and top-op tables." })
 }
 
-fn tool(name: &str, description: &str, properties: Value, required: &[&str]) -> Value {
+fn rules_schema() -> Value {
+    json!({
+        "type": "string",
+        "description": "Your own bucket rules, tried before the built-in ones: one `pattern => bucket_id` per line (`#` starts a comment), as `tracesight --rules FILE` reads them, e.g. `my fused moe* => moe_routing` (space-separated name tokens, `*` at a token end)."
+    })
+}
+
+/// What `structuredContent` holds, so a client can check it (MCP 2025-06-18 `outputSchema`).
+/// The outer shape only: the Report's own fields are described in docs/json.md.
+fn report_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "tool_version": { "type": "string" },
+            "traces": { "type": "array", "items": { "type": "object" }, "description": "One report per trace read (rank order), as `tracesight --json` prints it." },
+            "errors": { "type": "array", "items": { "type": "object", "properties": { "file": { "type": "string" }, "message": { "type": "string" } } }, "description": "Files that could not be read, each with its reason." },
+        },
+        "required": ["tool_version", "traces", "errors"],
+    })
+}
+
+fn section_schema(key: &str) -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "traces": { "type": "array", "items": { "type": "object", "required": ["file", key] } },
+            "errors": { "type": "array", "items": { "type": "object" } },
+        },
+        "required": ["traces", "errors"],
+    })
+}
+
+fn diff_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "diff": { "type": "object", "description": "As `tracesight diff --json` prints it." },
+            "checks": { "type": "array", "items": { "type": "object" }, "description": "Each `fail_if` limit with the measured change and whether it was crossed." },
+        },
+        "required": ["diff", "checks"],
+    })
+}
+
+fn tool(name: &str, description: &str, properties: Value, required: &[&str], output: Value) -> Value {
     json!({
         "name": name,
         "description": description,
         "inputSchema": { "type": "object", "properties": properties, "required": required, "additionalProperties": false },
+        "outputSchema": output,
     })
 }
 
@@ -68,8 +113,9 @@ pub fn list() -> Vec<Value> {
         tool(
             "analyze",
             "Analyse PyTorch profiler (Kineto) traces: the text summary (GPU busy/idle, buckets, attention backend, top kernels and ops, hints) and, as structuredContent, the whole report as `tracesight --json` prints it.",
-            json!({ "paths": paths_schema(), "top": top_schema(25), "range_ms": range }),
+            json!({ "paths": paths_schema(), "top": top_schema(25), "range_ms": range, "rules": rules_schema() }),
             &["paths"],
+            report_schema(),
         ),
         tool(
             "diff",
@@ -81,10 +127,12 @@ pub fn list() -> Vec<Value> {
                 "top": top_schema(25),
             }),
             &["before", "after"],
+            diff_schema(),
         ),
     ];
     for (name, _, description) in SECTIONS {
-        tools.push(tool(name, description, json!({ "paths": paths_schema(), "top": top_schema(10) }), &["paths"]));
+        let properties = json!({ "paths": paths_schema(), "top": top_schema(10), "rules": rules_schema() });
+        tools.push(tool(name, description, properties, &["paths"], section_schema(name)));
     }
     tools
 }
@@ -160,7 +208,12 @@ fn options(args: &Map<String, Value>, default_top: usize) -> Result<Options, Str
         Some(Value::String(s)) => Some(Range::parse_ms(s).map_err(|e| format!("`range_ms`: {e}"))?),
         Some(other) => Err(format!("`range_ms` must be a string such as \"120..135.5\", not {other}"))?,
     };
-    let mut opts = Options { top_n: top_arg(args, default_top)?, window, ..Options::default() };
+    let rules = match args.get("rules") {
+        None => Vec::new(),
+        Some(Value::String(text)) => parse_rules(text).map_err(|e| format!("`rules`: {e}"))?,
+        Some(other) => Err(format!("`rules` must be a string of `pattern => bucket_id` lines, not {other}"))?,
+    };
+    let mut opts = Options { top_n: top_arg(args, default_top)?, window, rules, ..Options::default() };
     opts.fork = parallel::two_threads();
     Ok(opts)
 }
@@ -193,7 +246,7 @@ fn to_value(v: &impl serde::Serialize) -> Result<Value, String> {
 }
 
 fn analyze(args: &Map<String, Value>) -> Result<Value, String> {
-    check_keys(args, &["paths", "top", "range_ms"])?;
+    check_keys(args, &["paths", "top", "range_ms", "rules"])?;
     let opts = options(args, 25)?;
     let report = load(&strings_arg(args, "paths")?, &opts)?;
     Ok(success(crate::text::render(&report), to_value(&report)?))
@@ -228,7 +281,7 @@ fn diff_tool(args: &Map<String, Value>) -> Result<Value, String> {
 
 /// `{ traces: [{ file, rank, <key>: the section }], errors }`.
 fn section_tool(key: &str, section: Section, args: &Map<String, Value>) -> Result<Value, String> {
-    check_keys(args, &["paths", "top"])?;
+    check_keys(args, &["paths", "top", "rules"])?;
     let report = load(&strings_arg(args, "paths")?, &options(args, 10)?)?;
     let mut traces = Vec::new();
     for t in &report.traces {

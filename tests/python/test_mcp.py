@@ -36,6 +36,12 @@ def test_the_official_client_initializes_lists_and_calls_analyze():
                 tools = {t.name: t for t in (await s.list_tools()).tools}
                 assert {"analyze", "diff", "top_kernels", "hints"} <= set(tools)
                 assert tools["analyze"].inputSchema["required"] == ["paths"]
+                # The SDK checks each structured result against the tool's outputSchema.
+                assert all(t.outputSchema and t.outputSchema["type"] == "object" for t in tools.values())
+                b = await s.call_tool("buckets", {"paths": ["current_schema.json"],
+                                                  "rules": "my custom kernel => elementwise"})
+                assert not b.isError
+                assert "other" not in {x["id"] for x in b.structuredContent["traces"][0]["buckets"]}
                 r = await s.call_tool("analyze", {"paths": ["current_schema.json"], "top": 3})
                 assert not r.isError
                 assert r.structuredContent == want
