@@ -107,9 +107,10 @@ fn round_trip(report: &Report, label: &str) -> usize {
 
 /// The parts of a report's JSON that a link leaves out (subset.rs declares them): every other
 /// field, present or added later, travels with no edit to the link code.
-const LEFT_OUT: [&str; 21] = [
+const LEFT_OUT: [&str; 22] = [
     "traces[].distributed_backend",
     "traces[].gpu.occupancy_unknown_us",
+    "traces[].bucket_evidence",
     "traces[].devices",
     "traces[].steps[].host_wait_us",
     "traces[].steps[].kernel_wait_us",

@@ -202,6 +202,7 @@ fn assemble(
         steps: steps_out,
         launch,
         launch_coverage: coverage,
+        bucket_evidence: t.evidence,
         training,
         copies,
         tensor_cores,

@@ -55,6 +55,57 @@ impl LaunchCoverage {
     }
 }
 
+/// GPU row time (us) by what decided its bucket, so a reader knows how much of the breakdown
+/// rests on the launching op (the surest evidence), on the kernel's name alone, or on nothing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct BucketEvidence {
+    /// An enclosing op or module (op-context rules, the leaf op of an unnamed kernel,
+    /// hand-written attention, MoE routing scopes).
+    pub op_context_us: f64,
+    /// The kernel's name alone.
+    pub kernel_name_us: f64,
+    /// The row's own category (`gpu_memcpy`, `gpu_memset`).
+    pub row_kind_us: f64,
+    /// The user's rules (`--rules`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub user_rule_us: f64,
+    /// No rule matched: the `other` bucket.
+    pub unmatched_us: f64,
+}
+
+impl BucketEvidence {
+    pub fn is_empty(&self) -> bool {
+        *self == BucketEvidence::default()
+    }
+
+    pub fn total_us(&self) -> f64 {
+        self.op_context_us + self.kernel_name_us + self.row_kind_us + self.user_rule_us + self.unmatched_us
+    }
+
+    /// The parts in a fixed order with their labels, for every front end.
+    pub fn parts(&self) -> [(&'static str, f64); 5] {
+        [
+            ("the launching op", self.op_context_us),
+            ("the kernel name alone", self.kernel_name_us),
+            ("the row's category", self.row_kind_us),
+            ("your rules", self.user_rule_us),
+            ("nothing (other)", self.unmatched_us),
+        ]
+    }
+
+    /// "the launching op 61.0%, the kernel name alone 39.0%": the non-zero parts.
+    pub fn line(&self) -> String {
+        let total = self.total_us().max(f64::MIN_POSITIVE);
+        let parts: Vec<String> = self
+            .parts()
+            .iter()
+            .filter(|p| p.1 > 0.0)
+            .map(|(label, us)| format!("{label} {:.1}%", us / total * 100.0))
+            .collect();
+        parts.join(", ")
+    }
+}
+
 fn is_zero(v: &f64) -> bool {
     *v == 0.0
 }

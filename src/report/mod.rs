@@ -20,7 +20,7 @@ mod timeline;
 mod window;
 
 pub use bandwidth::{BandwidthRow, CollectiveBandwidth, CollectiveCall, BANDWIDTH_CAVEAT};
-pub use coverage::LaunchCoverage;
+pub use coverage::{BucketEvidence, LaunchCoverage};
 pub use critical_path::{Arrival, CriticalPath, JobStretch, PathBucket, PathPiece, PathSide, StepPath, WhatIf};
 pub use efficiency::{
     Bound, BucketWork, Efficiency, KernelWork, Mfu, ModelSize, Peaks, WorkCoverage, WorkSource, ABOVE_ROOF,
@@ -89,6 +89,10 @@ pub struct TraceReport {
     /// GPU time by how it was launched (by an op, by graph replay, with no launch).
     #[serde(default)]
     pub launch_coverage: LaunchCoverage,
+    /// GPU time by what decided its bucket (the launching op, the name, nothing); absent
+    /// without GPU rows, and from links.
+    #[serde(default, skip_serializing_if = "BucketEvidence::is_empty")]
+    pub bucket_evidence: BucketEvidence,
     /// Whether the trace shows training (backward ops or an optimizer) or only inference.
     #[serde(default)]
     pub training: bool,

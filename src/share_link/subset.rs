@@ -34,6 +34,8 @@ fn trace_subset(t: &mut TraceReport) {
     t.steps.iter_mut().for_each(|s| (s.host_wait_us, s.kernel_wait_us, s.other_wait_us) = (0.0, 0.0, 0.0));
     t.launch = LaunchStats::default();
     t.training = false;
+    // What decided the buckets: a line beside the chart, left to the full report.
+    t.bucket_evidence = BucketEvidence::default();
     t.copies = Copies::default();
     t.tensor_cores = TensorCoreUse::default();
     t.kernels.clear();

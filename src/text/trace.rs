@@ -108,9 +108,17 @@ fn buckets(o: &mut String, t: &TraceReport) {
     }
     for b in &t.buckets {
         let _ = writeln!(o, " {:40} {:>12} {:>7.1}% {:>8}", b.name, fmt_us(b.time_us), b.pct, b.count);
-        if let Some(top) = b.top_names.first() {
+        if b.id == Bucket::Other {
+            // What no rule knew is listed: what a rule of your own (--rules) would take.
+            for top in &b.top_names {
+                let _ = writeln!(o, "   {:>10}  {}", fmt_us(top.time_us), clip(&top.short, 64));
+            }
+        } else if let Some(top) = b.top_names.first() {
             let _ = writeln!(o, "   e.g. {}", clip(&top.short, 72));
         }
+    }
+    if t.bucket_evidence.total_us() > 0.0 {
+        let _ = writeln!(o, " Buckets decided by {}", t.bucket_evidence.line());
     }
 }
 

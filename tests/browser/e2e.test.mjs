@@ -294,6 +294,9 @@ test('project fixture (.json and .json.gz): export equals the CLI --json', async
     const web = await analyse(page, requests, file);
     if (haveCli()) {
       assert.equal(web, cliJson([file]), `${path.basename(file)}: web export differs from the CLI`);
+      // What decided the buckets: the same shares as the CLI's line.
+      const line = execFileSync(CLI, [file], { encoding: 'utf8' }).match(/Buckets decided by (.*)/)[1];
+      assert.equal(await page.getByTestId('bucket-evidence').textContent(), `Categories decided by ${line}.`);
     } else {
       t.diagnostic(`CLI not found at ${CLI}: comparing with the CLI skipped`);
     }

@@ -7,7 +7,7 @@ use crate::analysis::model::attribution::NO;
 use crate::analysis::model::classify::{why_label, Why};
 use crate::analysis::model::frozen::{Agg, Model};
 use crate::analysis::rules::taxonomy::Bucket;
-use crate::report::{self, KernelTotal, NameTime, OpTotal, RuleHit, TopRow};
+use crate::report::{self, BucketEvidence, KernelTotal, NameTime, OpTotal, RuleHit, TopRow};
 use rustc_hash::FxHashMap;
 
 /// Picks the key with the most time (ties: smallest key), for "launched mostly by" columns.
@@ -21,6 +21,7 @@ pub struct Tables {
     pub top_ops: Vec<TopRow>,
     pub kernels: Vec<KernelTotal>,
     pub ops: Vec<OpTotal>,
+    pub evidence: BucketEvidence,
 }
 
 /// The rows' totals regrouped: per bucket, per (bucket, rule), per (kernel, bucket), and the
@@ -38,10 +39,27 @@ struct Groups {
 pub fn tables(m: &Model) -> Tables {
     let g = groups(m);
     let buckets = buckets(m, &g);
+    let evidence = evidence(&g);
     let Groups { kernel, kernel_op, op_bucket_time, .. } = g;
     let (kernels, top_kernels) = kernel_tables(m, kernel, &kernel_op);
     let (ops, top_ops) = op_tables(m, &op_bucket_time);
-    Tables { buckets, top_kernels, top_ops, kernels, ops }
+    Tables { buckets, top_kernels, top_ops, kernels, ops, evidence }
+}
+
+/// The rows' time by the kind of rule that bucketed them.
+fn evidence(g: &Groups) -> BucketEvidence {
+    let mut e = BucketEvidence::default();
+    for (&(_, why), a) in &g.rule {
+        let slot = match why {
+            Why::Op { .. } | Why::LeafOp(_) | Why::Eager(_) | Why::Routing(_) => &mut e.op_context_us,
+            Why::Kernel(_) => &mut e.kernel_name_us,
+            Why::CopyRow(_) => &mut e.row_kind_us,
+            Why::User(_) => &mut e.user_rule_us,
+            Why::Unmatched => &mut e.unmatched_us,
+        };
+        *slot += us(a.ns);
+    }
+    e
 }
 
 fn groups(m: &Model) -> Groups {

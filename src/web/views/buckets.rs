@@ -4,7 +4,7 @@
 
 use super::widgets::{bucket_class, csv_button, on_details_toggle, swatch};
 use crate::analysis::rules::taxonomy::Bucket as BucketId;
-use crate::report::{Bucket, GpuTime};
+use crate::report::{Bucket, BucketEvidence, GpuTime};
 use crate::web::format;
 use leptos::prelude::*;
 
@@ -22,6 +22,7 @@ fn toggle(filter: RwSignal<Option<BucketId>>, id: BucketId) {
 pub fn BucketSection(
     buckets: Vec<Bucket>,
     gpu: GpuTime,
+    evidence: BucketEvidence,
     filter: RwSignal<Option<BucketId>>,
     open: RwSignal<Vec<BucketId>>,
     csv_name: String,
@@ -40,6 +41,9 @@ pub fn BucketSection(
                     format::us(gpu.kernel_time_us), format::us(gpu.busy_us))}
                 "Click a category to filter the kernel table."
             </p>
+            {(evidence.total_us() > 0.0).then(|| view! {
+                <p class="muted" data-testid="bucket-evidence">{format!("Categories decided by {}.", evidence.line())}</p>
+            })}
             {(max == 0.0).then(|| view! { <p class="empty">"No GPU time to break down in this trace."</p> })}
             {bars}
             <table class="data" data-testid="bucket-table">

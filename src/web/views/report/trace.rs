@@ -121,7 +121,7 @@ pub fn TraceView(trace: TraceRef, view: ViewSignals, page: Option<Page>, rules: 
                     format::us(from), format::us(to))}</p>
             }
         })}
-        <BucketSection buckets=trace.buckets.clone() gpu=trace.gpu.clone() filter=view.bucket open=view.buckets_open
+        <BucketSection buckets=trace.buckets.clone() gpu=trace.gpu.clone() evidence=trace.bucket_evidence filter=view.bucket open=view.buckets_open
             csv_name=name("buckets") csv=csv("buckets") />
         <AttentionSection attention=trace.attention.clone() />
         <TopTable kind=TopKind::Kernels rows=trace.top_kernels.clone() work=Signal::from(kernel_work) filter=view.bucket state=view.kernels
