@@ -12,7 +12,6 @@ mod options;
 pub mod passes;
 pub mod rules;
 
-use crate::input::formats::chrome_json::{self, Neutral};
 use crate::input::{self, Bytes, Import, ImportError, Imported};
 use crate::report::*;
 use crate::trace::{self, Fatal};
@@ -26,8 +25,8 @@ pub use passes::cpath::WhatIfSpec;
 use std::io::Read;
 
 /// Analyses one Chrome-JSON trace streamed from `reader` (plain JSON or gzip, sniffed by
-/// magic bytes). `progress` receives the number of input bytes consumed so far, every chunk;
-/// returning `false` cancels. A trace cut short still yields a report, with a diagnostic.
+/// magic bytes). `progress` receives the number of input bytes consumed so far, every chunk
+/// read and, for gzip, every half chunk inflated; returning `false` cancels. A trace cut short still yields a report, with a diagnostic.
 pub fn analyze_reader<R: Read>(
     file: &str,
     reader: R,
@@ -45,20 +44,30 @@ fn analyze_chrome_json<R: Read>(
     opts: &Options,
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<TraceReport, TraceError> {
-    let decoded = input::decode(reader).map_err(|e| stream_failed(file, input::classify(&e), input::describe(&e)))?;
-    let consumed = decoded.consumed.clone();
-    let mut collector = Collector::default();
-    let mut on_chunk = |_decoded_bytes: u64| progress(consumed.get());
-    let read = chrome_json::read_trace_chunked(decoded, &mut Neutral(&mut collector), &mut on_chunk, opts.chunk_size);
+    let (collector, read) = read_chrome_json(reader, Collector::default(), opts, progress);
     conclude(file, collector, read, opts, capture)
+}
+
+/// Reads a Chrome-JSON trace (plain or gzip) into `collector` through the one pull dispatch,
+/// its format given rather than sniffed (a file that looks like a report is still read as a
+/// trace here).
+fn read_chrome_json<R: Read>(
+    reader: R,
+    collector: Collector,
+    opts: &Options,
+    progress: &mut dyn FnMut(u64) -> bool,
+) -> (Collector, Result<trace::Outcome, Fatal>) {
+    match input::import_as(reader, collector, Format::ChromeJson, opts.chunk_size, progress) {
+        (collector, Imported::Reading(read)) => (collector, read),
+        // Not reached: the Chrome-JSON importer always ends in a reading.
+        (collector, Imported::Report(_)) => (collector, Err(Fatal::WrongTopLevel { kind: "a tracesight report" })),
+    }
 }
 
 /// Reads the trace of a graph capture (or an eager trace of the same step), to be handed to
 /// [`analyze_with_capture`] beside the replay trace. Fails only where nothing could be read.
 pub fn read_capture<R: Read>(file: &str, reader: R, opts: &Options) -> Result<Capture, TraceError> {
-    let decoded = input::decode(reader).map_err(|e| stream_failed(file, input::classify(&e), input::describe(&e)))?;
-    let mut collector = Collector::for_capture();
-    let read = chrome_json::read_trace_chunked(decoded, &mut Neutral(&mut collector), &mut |_| true, opts.chunk_size);
+    let (collector, read) = read_chrome_json(reader, Collector::for_capture(), opts, &mut |_| true);
     read.map_err(|f| fatal(file, f))?;
     Ok(Capture { file: file.to_string(), collector })
 }

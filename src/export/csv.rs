@@ -2,7 +2,7 @@
 //! needed), one file per table. Times are microseconds, shares percent, as in the JSON.
 //! Text cells that a spreadsheet would read as a formula get a leading `'`.
 
-use crate::report::{Report, TraceReport};
+use crate::report::{Efficiency, Report, TopRow, TraceReport};
 use std::fmt::Write;
 
 /// The tables a trace has, by file-name suffix.
@@ -50,88 +50,97 @@ fn work_cells(k: &crate::report::KernelWork) -> Vec<String> {
 pub fn table(t: &TraceReport, which: &str) -> Option<String> {
     let mut w = Csv::default();
     match which {
-        "buckets" => {
-            w.row(["bucket", "name", "time_us", "pct", "count", "top_kernel"]);
-            for b in &t.buckets {
-                let top = b.top_names.first().map(|n| n.name.as_str()).unwrap_or("");
-                w.row([b.id.id(), &b.name, &num(b.time_us), &num(b.pct), &b.count.to_string(), top]);
-            }
-        }
-        "kernels" | "ops" => {
-            let (rows, op) =
-                if which == "kernels" { (&t.top_kernels, "launching_op") } else { (&t.top_ops, "parent_op") };
-            w.row(["rank", "name", "short", "time_us", "pct", "count", "mean_us", "max_us", "bucket", op]);
-            for (i, r) in rows.iter().enumerate() {
-                w.row([
-                    &(i + 1).to_string(),
-                    &r.name,
-                    &r.short,
-                    &num(r.time_us),
-                    &num(r.pct),
-                    &r.count.to_string(),
-                    &num(r.mean_us),
-                    &num(r.max_us),
-                    r.bucket.id(),
-                    r.op.as_deref().unwrap_or(""),
-                ]);
-            }
-        }
-        "steps" => {
-            w.row([
-                "step",
-                "cpu_us",
-                "span_us",
-                "busy_us",
-                "idle_us",
-                "kernel_time_us",
-                "comm_us",
-                "exposed_comm_us",
-                "kernel_count",
-            ]);
-            for s in &t.steps {
-                w.row([
-                    s.name.as_str(),
-                    &num(s.cpu_us),
-                    &num(s.span_us),
-                    &num(s.busy_us),
-                    &num(s.idle_us),
-                    &num(s.kernel_time_us),
-                    &num(s.comm_us),
-                    &num(s.exposed_comm_us),
-                    &s.kernel_count.to_string(),
-                ]);
-            }
-        }
-        "hints" => {
-            w.row(["id", "severity", "stake_us", "message", "evidence", "fix"]);
-            for h in &t.hints {
-                w.row([&h.id.id(), h.severity.as_str(), &num(h.stake_us), &h.message, &h.evidence.join("; "), &h.fix]);
-            }
-        }
-        "efficiency" => {
-            // Only where some work is known (a share link carries no efficiency figures).
-            let e = t.efficiency.as_ref().filter(|e| !e.kernels.is_empty())?;
-            // Kernels, then the ops that launched them (the top ops table's rows).
-            let mut head = vec!["kind", "name", "short", "bucket", "time_us", "count"];
-            head.extend(WORK_COLUMNS);
-            w.row(head);
-            let rows = e.kernels.iter().map(|k| ("kernel", k)).chain(e.ops.iter().map(|k| ("op", k)));
-            for (kind, k) in rows {
-                let mut cells = vec![
-                    kind.to_string(),
-                    k.name.clone(),
-                    k.short.clone(),
-                    k.bucket.id().to_string(),
-                    num(k.time_us),
-                    k.count.to_string(),
-                ];
-                cells.extend(work_cells(k));
-                w.row(cells.iter().map(String::as_str));
-            }
-        }
+        "buckets" => buckets(&mut w, t),
+        "kernels" => top_rows(&mut w, &t.top_kernels, "launching_op"),
+        "ops" => top_rows(&mut w, &t.top_ops, "parent_op"),
+        "steps" => steps(&mut w, t),
+        "hints" => hints(&mut w, t),
+        // Only where some work is known (a share link carries no efficiency figures).
+        "efficiency" => efficiency(&mut w, t.efficiency.as_ref().filter(|e| !e.kernels.is_empty())?),
         _ => return None,
     }
     Some(w.out)
+}
+
+fn buckets(w: &mut Csv, t: &TraceReport) {
+    w.row(["bucket", "name", "time_us", "pct", "count", "top_kernel"]);
+    for b in &t.buckets {
+        let top = b.top_names.first().map(|n| n.name.as_str()).unwrap_or("");
+        w.row([b.id.id(), &b.name, &num(b.time_us), &num(b.pct), &b.count.to_string(), top]);
+    }
+}
+
+/// The top kernels or top ops, ranked; `op` names the column of the op around each row.
+fn top_rows(w: &mut Csv, rows: &[TopRow], op: &str) {
+    w.row(["rank", "name", "short", "time_us", "pct", "count", "mean_us", "max_us", "bucket", op]);
+    for (i, r) in rows.iter().enumerate() {
+        w.row([
+            &(i + 1).to_string(),
+            &r.name,
+            &r.short,
+            &num(r.time_us),
+            &num(r.pct),
+            &r.count.to_string(),
+            &num(r.mean_us),
+            &num(r.max_us),
+            r.bucket.id(),
+            r.op.as_deref().unwrap_or(""),
+        ]);
+    }
+}
+
+fn steps(w: &mut Csv, t: &TraceReport) {
+    w.row([
+        "step",
+        "cpu_us",
+        "span_us",
+        "busy_us",
+        "idle_us",
+        "kernel_time_us",
+        "comm_us",
+        "exposed_comm_us",
+        "kernel_count",
+    ]);
+    for s in &t.steps {
+        w.row([
+            s.name.as_str(),
+            &num(s.cpu_us),
+            &num(s.span_us),
+            &num(s.busy_us),
+            &num(s.idle_us),
+            &num(s.kernel_time_us),
+            &num(s.comm_us),
+            &num(s.exposed_comm_us),
+            &s.kernel_count.to_string(),
+        ]);
+    }
+}
+
+fn hints(w: &mut Csv, t: &TraceReport) {
+    w.row(["id", "severity", "stake_us", "message", "evidence", "fix"]);
+    for h in &t.hints {
+        w.row([&h.id.id(), h.severity.as_str(), &num(h.stake_us), &h.message, &h.evidence.join("; "), &h.fix]);
+    }
+}
+
+/// Kernels, then the ops that launched them (the top ops table's rows), with their work.
+fn efficiency(w: &mut Csv, e: &Efficiency) {
+    let mut head = vec!["kind", "name", "short", "bucket", "time_us", "count"];
+    head.extend(WORK_COLUMNS);
+    w.row(head);
+    let rows = e.kernels.iter().map(|k| ("kernel", k)).chain(e.ops.iter().map(|k| ("op", k)));
+    for (kind, k) in rows {
+        let mut cells = vec![
+            kind.to_string(),
+            k.name.clone(),
+            k.short.clone(),
+            k.bucket.id().to_string(),
+            num(k.time_us),
+            k.count.to_string(),
+        ];
+        cells.extend(work_cells(k));
+        w.row(cells.iter().map(String::as_str));
+    }
 }
 
 /// The cross-rank table as CSV (empty when there is a single trace).

@@ -204,6 +204,8 @@ pub fn from_source(e: io::Error) -> io::Error {
 struct Queue {
     pieces: std::collections::VecDeque<Vec<u8>>,
     pos: usize,
+    /// Bytes handed to the inflater so far (for progress in input bytes).
+    taken: u64,
     ended: bool,
     failure: Option<io::Error>,
 }
@@ -215,6 +217,7 @@ impl Read for Queue {
                 let n = buf.len().min(front.len() - self.pos);
                 buf[..n].copy_from_slice(&front[self.pos..self.pos + n]);
                 self.pos += n;
+                self.taken += n as u64;
                 return Ok(n);
             }
             self.pieces.pop_front();
@@ -267,6 +270,12 @@ impl Inflater {
         if !bytes.is_empty() {
             self.decoder.get_mut().get_mut().pieces.push_back(bytes);
         }
+    }
+
+    /// The compressed bytes the inflater has taken so far (it reads ahead of its output by
+    /// at most its input buffer).
+    pub fn taken(&self) -> u64 {
+        self.decoder.get_ref().get_ref().taken
     }
 
     /// No more input will come; `failure` is how the source failed, if it did.
@@ -381,18 +390,4 @@ impl InflateStage {
             return Inflating::Bytes(out);
         }
     }
-}
-
-/// Reads until `buf` is at least half full, the input ends or a read fails: how much was
-/// read, and the failure. Tiny reads (7 bytes at a time) then do not become one parse each.
-pub fn fill_half<R: Read + ?Sized>(reader: &mut R, buf: &mut [u8]) -> (usize, Option<io::Error>) {
-    let mut n = 0;
-    while n < buf.len() / 2 {
-        match read_retrying(reader, &mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) => return (n, Some(e)),
-        }
-    }
-    (n, None)
 }

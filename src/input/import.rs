@@ -2,7 +2,7 @@
 //! then which format), push the decoded bytes into that format's importer, finish.
 
 use super::formats::Format;
-use super::gzip::{from_source, Encoding, Inflater, Pulled};
+use super::gzip::{from_source, read_retrying, Encoding, Inflater, Pulled};
 use super::importer::{Imported, Importer};
 use super::sniff::{self, SNIFF};
 use crate::trace::{Ending, Sink};
@@ -14,6 +14,8 @@ use std::io::{self, Read};
 pub struct Import<S: Sink> {
     stage: Stage<S>,
     format: Option<Format>,
+    /// The format the caller knows the input to be in, where it is not to be sniffed.
+    known: Option<Format>,
     pub sink: S,
 }
 
@@ -34,7 +36,12 @@ pub enum Bytes<'a> {
 
 impl<S: Sink> Import<S> {
     pub fn new(sink: S) -> Self {
-        Import { stage: Stage::Sniff(Vec::with_capacity(SNIFF)), format: None, sink }
+        Import { stage: Stage::Sniff(Vec::with_capacity(SNIFF)), format: None, known: None, sink }
+    }
+
+    /// An input known to be in `format`: only its encoding (gzip or not) is sniffed.
+    pub fn of_format(sink: S, format: Format) -> Self {
+        Import { known: Some(format), ..Import::new(sink) }
     }
 
     /// The format, once the first bytes told it.
@@ -53,6 +60,12 @@ impl<S: Sink> Import<S> {
 
     /// The next bytes of the input.
     pub fn push(&mut self, bytes: Bytes) {
+        self.push_paced(bytes, &mut Pace::none());
+    }
+
+    /// [`Import::push`], with `pace` told as gzip input is inflated; false when `pace`
+    /// cancelled (the rest of the pushed bytes is then left unread).
+    fn push_paced(&mut self, bytes: Bytes, pace: &mut Pace) -> bool {
         let mut skip = 0;
         if let Stage::Sniff(prefix) = &mut self.stage {
             let all = match &bytes {
@@ -62,7 +75,7 @@ impl<S: Sink> Import<S> {
             skip = (SNIFF - prefix.len()).min(all.len());
             prefix.extend_from_slice(&all[..skip]);
             if prefix.len() < SNIFF {
-                return;
+                return true;
             }
             self.decide(true);
         }
@@ -82,9 +95,10 @@ impl<S: Sink> Import<S> {
                     Bytes::Slice(b) => b.to_vec(),
                     Bytes::Owned(v) => v,
                 });
-                drain(inflater, i.as_mut(), failed, &mut self.sink);
+                return drain(inflater, i.as_mut(), failed, &mut self.sink, pace);
             }
         }
+        true
     }
 
     /// Decides the encoding and the format from the sniffed prefix and hands the prefix on.
@@ -93,7 +107,7 @@ impl<S: Sink> Import<S> {
     fn decide(&mut self, may_be_report: bool) {
         let Stage::Sniff(prefix) = &mut self.stage else { return };
         let prefix = std::mem::take(prefix);
-        let format = match sniff::format(&prefix) {
+        let format = match self.known.unwrap_or_else(|| sniff::format(&prefix)) {
             Format::Report if !may_be_report => Format::ChromeJson,
             f => f,
         };
@@ -105,7 +119,7 @@ impl<S: Sink> Import<S> {
             let mut failed = None;
             inflater.push(prefix[..2].to_vec());
             inflater.push(prefix[2..].to_vec());
-            drain(&mut inflater, importer.as_mut(), &mut failed, &mut self.sink);
+            drain(&mut inflater, importer.as_mut(), &mut failed, &mut self.sink, &mut Pace::none());
             Stage::Gzip(inflater, importer, failed)
         } else {
             importer.push(&prefix, &mut self.sink);
@@ -134,7 +148,7 @@ impl<S: Sink> Import<S> {
             Stage::Plain(i) => (i, failure),
             Stage::Gzip(mut inflater, mut i, mut failed) => {
                 inflater.end(failure);
-                drain(&mut inflater, i.as_mut(), &mut failed, &mut self.sink);
+                drain(&mut inflater, i.as_mut(), &mut failed, &mut self.sink, &mut Pace::none());
                 (i, failed)
             }
         };
@@ -147,37 +161,105 @@ impl<S: Sink> Import<S> {
     }
 }
 
-/// Hands the importer what the inflater has ready.
-fn drain<S: Sink>(inflater: &mut Inflater, i: &mut dyn Importer<S>, failed: &mut Option<io::Error>, sink: &mut S) {
+/// Hands the importer what the inflater has ready, telling `pace` as it goes; false when
+/// `pace` cancelled.
+fn drain<S: Sink>(
+    inflater: &mut Inflater,
+    i: &mut dyn Importer<S>,
+    failed: &mut Option<io::Error>,
+    sink: &mut S,
+    pace: &mut Pace,
+) -> bool {
     while failed.is_none() && i.wants_more() {
         match inflater.pull() {
-            Ok(Pulled::Bytes(b)) => i.push(b, sink),
-            Ok(Pulled::NeedInput | Pulled::End) => return,
+            Ok(Pulled::Bytes(b)) => {
+                let n = b.len();
+                i.push(b, sink);
+                if !pace.inflated(n, inflater) {
+                    return false;
+                }
+            }
+            Ok(Pulled::NeedInput | Pulled::End) => break,
             Err(e) => *failed = Some(e),
+        }
+    }
+    true
+}
+
+/// Progress while inflating: a few MB of gzip can inflate to GB (a gzip bomb), so the pull
+/// dispatch reports progress, and so can cancel, every `every` inflated bytes, not only
+/// once per compressed piece it reads.
+struct Pace<'a> {
+    every: usize,
+    since: usize,
+    /// Gets the compressed bytes the inflater has taken; false cancels.
+    report: Option<&'a mut dyn FnMut(u64) -> bool>,
+}
+
+impl<'a> Pace<'a> {
+    /// No reports: the push dispatch, whose caller hands in pieces as they arrive and reports
+    /// progress between them.
+    fn none() -> Pace<'static> {
+        Pace { every: usize::MAX, since: 0, report: None }
+    }
+
+    fn every(every: usize, report: &'a mut dyn FnMut(u64) -> bool) -> Pace<'a> {
+        Pace { every: every.max(1), since: 0, report: Some(report) }
+    }
+
+    /// `n` more bytes were inflated; false when the report cancelled.
+    fn inflated(&mut self, n: usize, inflater: &Inflater) -> bool {
+        self.since += n;
+        match &mut self.report {
+            Some(report) if self.since >= self.every => {
+                self.since = 0;
+                report(inflater.taken())
+            }
+            _ => true,
         }
     }
 }
 
 /// The pull dispatch: reads `reader` to its end in pieces of about `chunk` bytes into an
-/// [`Import`]. `progress` gets the input bytes read so far after every piece; returning
-/// `false` cancels.
+/// [`Import`]. `progress` gets the input bytes read so far after every piece, and, for gzip,
+/// the compressed bytes inflated so far after every `chunk / 2` inflated bytes (the least a
+/// plain piece holds); returning `false` cancels.
 pub fn import_from<R: Read, S: Sink>(
-    mut reader: R,
+    reader: R,
     sink: S,
     chunk: usize,
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> (S, Imported) {
-    let mut import = Import::new(sink);
+    pull(reader, Import::new(sink), chunk, progress)
+}
+
+/// [`import_from`] for an input known to be in `format` (its encoding is still sniffed).
+pub fn import_as<R: Read, S: Sink>(
+    reader: R,
+    sink: S,
+    format: Format,
+    chunk: usize,
+    progress: &mut dyn FnMut(u64) -> bool,
+) -> (S, Imported) {
+    pull(reader, Import::of_format(sink, format), chunk, progress)
+}
+
+fn pull<R: Read, S: Sink>(
+    mut reader: R,
+    mut import: Import<S>,
+    chunk: usize,
+    progress: &mut dyn FnMut(u64) -> bool,
+) -> (S, Imported) {
     let mut buf = vec![0; chunk.max(16)];
     let mut total = 0u64;
     loop {
         // Fill the buffer at least half, so tiny reads (a reader handing out 7 bytes at a
         // time) do not turn into one parse attempt per read.
-        let (n, failed) = crate::input::gzip::fill_half(&mut reader, &mut buf);
+        let (n, failed) = fill_half(&mut reader, &mut buf);
         if n > 0 {
             total += n as u64;
-            import.push(Bytes::Slice(&buf[..n]));
-            if !progress(total) {
+            let pushed = import.push_paced(Bytes::Slice(&buf[..n]), &mut Pace::every(buf.len() / 2, progress));
+            if !pushed || !progress(total) {
                 return import.cancel();
             }
         }
@@ -185,4 +267,18 @@ pub fn import_from<R: Read, S: Sink>(
             return import.finish(failed);
         }
     }
+}
+
+/// Reads until `buf` is at least half full, the input ends or a read fails: how much was
+/// read, and the failure. Tiny reads (7 bytes at a time) then do not become one parse each.
+pub fn fill_half<R: Read + ?Sized>(reader: &mut R, buf: &mut [u8]) -> (usize, Option<io::Error>) {
+    let mut n = 0;
+    while n < buf.len() / 2 {
+        match read_retrying(reader, &mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) => return (n, Some(e)),
+        }
+    }
+    (n, None)
 }

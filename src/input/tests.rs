@@ -142,3 +142,36 @@ fn a_report_cut_short_is_a_stream_failure_not_a_parse_error() {
     let (_, _, imported) = pushed(&gz[..gz.len() - 12], 100);
     assert!(matches!(imported, Imported::Report(Err(ImportError::Stream(Failure::Truncated, _)))), "{imported:?}");
 }
+
+/// Gzip that inflates to a few hundred times its size, in one compressed piece: the pull
+/// dispatch reports progress (in compressed bytes) as it inflates, not once per piece it
+/// reads, and a cancel there stops the reading at once.
+#[test]
+fn the_pull_dispatch_reports_progress_and_cancels_while_inflating() {
+    let event = r#"{"ph": "X", "cat": "Kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1}"#;
+    let n = 100_000;
+    let json = format!("[{}]", vec![event; n].join(","));
+    let gz = gzip(json.as_bytes());
+    let chunk = 256 << 10;
+    assert!(gz.len() <= chunk, "one compressed piece: {} bytes", gz.len());
+    let (mut calls, mut last) = (0u64, 0u64);
+    let (sink, imported) = import_from(&gz[..], Recorder::default(), chunk, &mut |taken| {
+        assert!(taken >= last && taken <= gz.len() as u64, "{taken} after {last}");
+        (calls, last) = (calls + 1, taken);
+        true
+    });
+    assert!(matches!(imported, Imported::Reading(Ok(ref o)) if o.events == n as u64), "{imported:?}");
+    assert_eq!(sink.events.len(), n);
+    // One report per half chunk inflated, and the last at the end of the input.
+    assert!(calls >= (json.len() / (chunk / 2)) as u64, "{calls} calls for {} bytes", json.len());
+    assert_eq!(last, gz.len() as u64);
+
+    let mut calls = 0;
+    let (sink, imported) = import_from(&gz[..], Recorder::default(), chunk, &mut |_| {
+        calls += 1;
+        calls < 3
+    });
+    assert_eq!(calls, 3);
+    assert!(matches!(imported, Imported::Reading(Ok(ref o)) if o.end == crate::trace::End::Cancelled), "{imported:?}");
+    assert!(!sink.events.is_empty() && sink.events.len() < n / 4, "{} events", sink.events.len());
+}

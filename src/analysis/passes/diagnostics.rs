@@ -46,16 +46,40 @@ fn ending(o: &trace::Outcome) -> Option<Diagnostic> {
 }
 
 pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnostic> {
-    use DiagnosticId as D;
-    let k = &c.counters;
     let mut d = Vec::new();
     d.extend(ending(o));
+    d.extend(gpu_rows_missing(c, o));
+    unreadable(c, &mut d);
+    skipped(c, &mut d);
+    linking(c, b, &mut d);
+    not_analysed(c, o, &mut d);
+    limits(c, &mut d);
+    if o.trailing_bytes {
+        d.push(diag(
+            DiagnosticId::TrailingData,
+            1,
+            "data after the end of the top-level JSON value was ignored".into(),
+        ));
+    }
+    d
+}
+
+/// `id` with its count, where there is something to count.
+fn count(d: &mut Vec<Diagnostic>, id: DiagnosticId, n: u64, message: String) {
+    if n > 0 {
+        d.push(diag(id, n, message));
+    }
+}
+
+/// Why the trace has no GPU rows, where it has none.
+fn gpu_rows_missing(c: &Collector, o: &trace::Outcome) -> Option<Diagnostic> {
+    use DiagnosticId as D;
     if c.gpu.is_empty() && c.launch_ns > 0 && matches!(o.end, End::Complete) {
         // The host launched kernels, so the GPU ran: its rows were lost (CUPTI / roctracer
         // buffers dropped, the GPU activity not requested, or the trace written before flush).
         // In a file cut short they may be past the cut: that is said by the cut's diagnostic.
         // The count is the launch calls seen: the page and the text say how many were lost.
-        d.push(diag(
+        Some(diag(
             D::GpuActivityLost,
             c.launch_calls.max(1),
             format!(
@@ -64,10 +88,18 @@ pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnost
                 c.launch_calls,
                 c.launch_ns as f64 / 1e6
             ),
-        ));
+        ))
     } else if c.gpu.is_empty() {
-        d.push(diag(D::NoGpuRows, 1, "no GPU kernel, memcpy or memset rows: a CPU-only trace, or an accelerator whose rows tracesight does not know (see unknown categories)".into()));
+        Some(diag(D::NoGpuRows, 1, "no GPU kernel, memcpy or memset rows: a CPU-only trace, or an accelerator whose rows tracesight does not know (see unknown categories)".into()))
+    } else {
+        None
     }
+}
+
+/// Events that could not be read as events, or whose category is unknown.
+fn unreadable(c: &Collector, d: &mut Vec<Diagnostic>) {
+    use DiagnosticId as D;
+    let k = &c.counters;
     if k.malformed > 0 {
         let (at, why) = k.first_malformed.clone().unwrap_or_default();
         d.push(diag(
@@ -85,20 +117,28 @@ pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnost
             format!("events with unknown categories were not analysed: {}", list.join(", ")),
         ));
     }
-    let mut add = |id: D, n: u64, msg: String| {
-        if n > 0 {
-            d.push(diag(id, n, msg));
-        }
-    };
-    add(D::MissingTimestamp, k.missing_ts, "complete events without a readable ts were skipped".into());
-    add(D::NegativeDuration, k.negative_dur, "events with a negative dur were counted as 0".into());
-    add(D::ExternalIdMismatch, b.external_mismatch, format!("{} launch calls carry an External id naming an op that does not enclose the call (on another thread or at another time); the op around the call was used instead", b.external_mismatch));
-    add(
+}
+
+/// Complete events whose times could not be used as written.
+fn skipped(c: &Collector, d: &mut Vec<Diagnostic>) {
+    let k = &c.counters;
+    count(d, DiagnosticId::MissingTimestamp, k.missing_ts, "complete events without a readable ts were skipped".into());
+    count(d, DiagnosticId::NegativeDuration, k.negative_dur, "events with a negative dur were counted as 0".into());
+}
+
+/// GPU rows and launch calls that could not be tied to each other or to their ops as usual.
+fn linking(c: &Collector, b: &Extra, d: &mut Vec<Diagnostic>) {
+    use DiagnosticId as D;
+    let k = &c.counters;
+    count(d, D::ExternalIdMismatch, b.external_mismatch, format!("{} launch calls carry an External id naming an op that does not enclose the call (on another thread or at another time); the op around the call was used instead", b.external_mismatch));
+    count(
+        d,
         D::DanglingCorrelation,
         b.dangling_correlation,
         "GPU rows whose correlation id matches no runtime launch call (they keep their kernel name only)".into(),
     );
-    add(
+    count(
+        d,
         D::UnattributedGpuRows,
         b.unattributed.0,
         "GPU rows with no resolvable launching op (bucketed by kernel name only)".into(),
@@ -111,32 +151,63 @@ pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnost
     } else {
         String::new()
     };
-    add(D::GpuRowWithoutCorrelation, k.gpu_without_correlation, format!("GPU rows without args.correlation{linked}"));
-    add(D::ZeroDurationGpuRows, k.zero_dur_gpu, "GPU rows with dur 0".into());
-    add(D::CudaSyncRows, k.cuda_sync_rows, "cuda_sync rows (GPU-side waits) are not GPU work and are not counted in GPU time (HolisticTraceAnalysis counts them as kernels)".into());
-    add(
+    count(
+        d,
+        D::GpuRowWithoutCorrelation,
+        k.gpu_without_correlation,
+        format!("GPU rows without args.correlation{linked}"),
+    );
+    count(d, D::ZeroDurationGpuRows, k.zero_dur_gpu, "GPU rows with dur 0".into());
+}
+
+/// Rows read but, by their kind, not analysed (or not needed).
+fn not_analysed(c: &Collector, o: &trace::Outcome, d: &mut Vec<Diagnostic>) {
+    use DiagnosticId as D;
+    let k = &c.counters;
+    count(d, D::CudaSyncRows, k.cuda_sync_rows, "cuda_sync rows (GPU-side waits) are not GPU work and are not counted in GPU time (HolisticTraceAnalysis counts them as kernels)".into());
+    count(
+        d,
         D::GpuUserAnnotations,
         k.gpu_annotations,
         "gpu_user_annotation spans are annotations, not GPU work; not counted in GPU time".into(),
     );
-    add(D::BeginEndEvents, k.begin_end, "B/E (begin/end) events are not analysed; only complete (X) events are".into());
-    add(
+    count(
+        d,
+        D::BeginEndEvents,
+        k.begin_end,
+        "B/E (begin/end) events are not analysed; only complete (X) events are".into(),
+    );
+    count(
+        d,
         D::FlowEvents,
         k.flow,
         "flow events (ph s/f) were not needed: launches are linked to GPU rows by correlation id".into(),
     );
-    add(D::InstantEvents, k.instant, "instant events (ph i) are not analysed".into());
-    add(D::CounterEvents, k.counters, "counter events (ph C) are not analysed".into());
-    add(D::NoCategory, k.no_category, "events without a cat (e.g. old [memory] instant events) were skipped".into());
-    add(D::StrayCommas, o.stray_commas, "empty elements (stray commas) in traceEvents were skipped".into());
+    count(d, D::InstantEvents, k.instant, "instant events (ph i) are not analysed".into());
+    count(d, D::CounterEvents, k.counters, "counter events (ph C) are not analysed".into());
+    count(
+        d,
+        D::NoCategory,
+        k.no_category,
+        "events without a cat (e.g. old [memory] instant events) were skipped".into(),
+    );
+    count(d, D::StrayCommas, o.stray_commas, "empty elements (stray commas) in traceEvents were skipped".into());
+}
+
+/// What the reader's bounds on names and rows cut or merged.
+fn limits(c: &Collector, d: &mut Vec<Diagnostic>) {
+    use DiagnosticId as D;
+    let k = &c.counters;
     let long = c.names.long_names + c.string_ids_long();
-    add(
+    count(
+        d,
         D::LongName,
         long,
         format!("{long} names longer than {} bytes were cut to that length", crate::limits::MAX_NAME_BYTES),
     );
     let over = c.names.over_limit + c.string_ids_over();
-    add(
+    count(
+        d,
         D::NameLimit,
         over,
         format!(
@@ -145,7 +216,8 @@ pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnost
             crate::limits::OTHER_NAME
         ),
     );
-    add(
+    count(
+        d,
         D::RowLimit,
         k.rows_dropped,
         format!(
@@ -154,10 +226,6 @@ pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnost
             crate::limits::MAX_ROWS
         ),
     );
-    if o.trailing_bytes {
-        d.push(diag(D::TrailingData, 1, "data after the end of the top-level JSON value was ignored".into()));
-    }
-    d
 }
 
 /// The diagnostics vocabulary as Markdown, for docs/definitions.md.

@@ -4,7 +4,7 @@
 
 use super::steps::us;
 use crate::analysis::model::attribution::Attribution;
-use crate::analysis::model::collect::{Collector, NAME_BACKWARD, NAME_STEP, NONE};
+use crate::analysis::model::collect::{Collector, Interner, NAME_BACKWARD, NAME_STEP, NONE};
 use crate::analysis::model::frozen::Model;
 use crate::analysis::rules::taxonomy::Bucket;
 use crate::report::LayerNode;
@@ -31,42 +31,27 @@ fn module_path(at: &Attribution, thread: u32, t: i64) -> Vec<u32> {
 }
 
 pub fn layers(m: &Model) -> Vec<LayerNode> {
+    let nodes = layer_times(m);
+    pre_order(&m.c.names, &nodes)
+}
+
+/// GPU time per layer path, inclusive: every prefix of a row's path holds its time.
+fn layer_times(m: &Model) -> FxHashMap<Vec<u32>, Node> {
     let (c, at, runtime, buckets) = (m.c, m.at, m.runtime, m.buckets);
-    let names = &c.names;
     let tree = &at.ops;
     let have_modules = !at.modules.spans.is_empty();
-    // Forward ops by sequence number (the outermost op carrying it).
-    let mut forward: FxHashMap<i64, u32> = FxHashMap::default();
-    for (i, o) in tree.spans.iter().enumerate() {
-        if o.seq != NONE && !names.is(o.name, NAME_BACKWARD) {
-            forward.entry(o.seq).or_insert(i as u32);
-        }
-    }
+    let forward = forward_ops(c, at);
     let mut nodes: FxHashMap<Vec<u32>, Node> = FxHashMap::default();
     for (i, g) in c.gpu.iter().enumerate() {
         let Some((thread, start)) = at.launch_point(i, runtime) else { continue };
         let leaf = at.leaf[i];
-        // A backward op in the chain makes this backward time; its sequence number (when the
-        // trace records it) links it to its forward op's layer.
-        let (mut is_backward, mut linked) = (false, None);
-        for o in tree.chain(leaf) {
-            let op = &tree.spans[o as usize];
-            if names.is(op.name, NAME_BACKWARD) {
-                is_backward = true;
-                if op.seq != NONE {
-                    if let Some(f) = forward.get(&op.seq) {
-                        linked = Some(f);
-                        break;
-                    }
-                }
-            }
-        }
+        let (is_backward, linked) = backward_link(c, at, &forward, leaf);
         let path = match linked {
-            Some(&f) if have_modules => {
+            Some(f) if have_modules => {
                 let op = &tree.spans[f as usize];
                 module_path(at, op.thread, op.start)
             }
-            Some(&f) => outermost_op_path(c, at, f),
+            Some(f) => outermost_op_path(c, at, f),
             None if have_modules && !is_backward => module_path(at, thread, start),
             None => outermost_op_path(c, at, leaf),
         };
@@ -84,7 +69,41 @@ pub fn layers(m: &Model) -> Vec<LayerNode> {
             *n.buckets.entry(buckets[i]).or_default() += g.dur;
         }
     }
-    // Pre-order, largest first among siblings, bounded.
+    nodes
+}
+
+/// Forward ops by sequence number (the outermost op carrying it).
+fn forward_ops(c: &Collector, at: &Attribution) -> FxHashMap<i64, u32> {
+    let mut forward: FxHashMap<i64, u32> = FxHashMap::default();
+    for (i, o) in at.ops.spans.iter().enumerate() {
+        if o.seq != NONE && !c.names.is(o.name, NAME_BACKWARD) {
+            forward.entry(o.seq).or_insert(i as u32);
+        }
+    }
+    forward
+}
+
+/// Whether the ops around `leaf` make its time backward time, and the forward op the first
+/// backward op with a known sequence number differentiates (its layer is this time's layer).
+fn backward_link(c: &Collector, at: &Attribution, forward: &FxHashMap<i64, u32>, leaf: u32) -> (bool, Option<u32>) {
+    let tree = &at.ops;
+    let mut is_backward = false;
+    for o in tree.chain(leaf) {
+        let op = &tree.spans[o as usize];
+        if c.names.is(op.name, NAME_BACKWARD) {
+            is_backward = true;
+            if op.seq != NONE {
+                if let Some(&f) = forward.get(&op.seq) {
+                    return (true, Some(f));
+                }
+            }
+        }
+    }
+    (is_backward, None)
+}
+
+/// The layer nodes in pre-order, largest first among siblings, bounded to `MAX_NODES`.
+fn pre_order(names: &Interner, nodes: &FxHashMap<Vec<u32>, Node>) -> Vec<LayerNode> {
     let mut paths: Vec<(&Vec<u32>, i64)> = nodes.iter().map(|(p, n)| (p, n.forward + n.backward)).collect();
     paths.sort_by(|a, b| a.0.len().cmp(&b.0.len()).then(b.1.cmp(&a.1)));
     let keep: Vec<&Vec<u32>> = paths.iter().take(MAX_NODES).map(|x| x.0).collect();
@@ -102,24 +121,28 @@ pub fn layers(m: &Model) -> Vec<LayerNode> {
     let mut stack: Vec<&Vec<u32>> = roots;
     stack.sort_by(|a, b| total(a).cmp(&total(b)).then_with(|| b.cmp(a)));
     while let Some(p) = stack.pop() {
-        let n = &nodes[p];
-        let mut b: Vec<(Bucket, f64)> = n.buckets.iter().map(|(k, v)| (*k, us(*v))).collect();
-        b.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
-        b.truncate(4);
-        let name = names.get(*p.last().expect("paths are not empty"));
-        out.push(LayerNode {
-            name: name.strip_prefix("nn.Module: ").unwrap_or(name).to_string(),
-            depth: (p.len() - 1) as u32,
-            forward_us: us(n.forward),
-            backward_us: us(n.backward),
-            buckets: b,
-        });
+        out.push(layer_node(names, p, &nodes[p]));
         if let Some(mut kids) = children.remove(p.as_slice()) {
             kids.sort_by(|a, b| total(a).cmp(&total(b)).then_with(|| b.cmp(a)));
             stack.extend(kids);
         }
     }
     out
+}
+
+/// One layer's row: its name without the module prefix, its times and its four largest buckets.
+fn layer_node(names: &Interner, path: &[u32], n: &Node) -> LayerNode {
+    let mut b: Vec<(Bucket, f64)> = n.buckets.iter().map(|(k, v)| (*k, us(*v))).collect();
+    b.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+    b.truncate(4);
+    let name = names.get(*path.last().expect("paths are not empty"));
+    LayerNode {
+        name: name.strip_prefix("nn.Module: ").unwrap_or(name).to_string(),
+        depth: (path.len() - 1) as u32,
+        forward_us: us(n.forward),
+        backward_us: us(n.backward),
+        buckets: b,
+    }
 }
 
 /// Without module spans: the outermost op under the ProfilerStep (one level).

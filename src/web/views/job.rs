@@ -3,7 +3,7 @@
 
 use super::critical_path::JobPath;
 use super::widgets::{csv_button, swatch};
-use crate::report::{JobView, RankMetric, RankRow};
+use crate::report::{JobView, MatchedCollective, MetricSpread, RankMetric, RankRow};
 use crate::web::format;
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -228,83 +228,118 @@ fn straggler_text(rows: &[RankRow], j: &JobView) -> Option<String> {
 #[component]
 pub fn JobSection(rows: Vec<RankRow>, job: Option<JobView>, csv: Callback<(), String>) -> impl IntoView {
     let straggler = job.as_ref().and_then(|j| j.straggler);
-    let job_part = job.map(|j| {
-        let verdict = if j.one_job {
-            format!("{} ranks{}, one job.", rows.len(), j.world_size.map(|w| format!(" of world size {w}")).unwrap_or_default())
-        } else {
-            "These files are not the ranks of one job.".to_string()
-        };
-        let spread = j
-            .metrics
-            .iter()
-            .map(|m| {
-                view! {
-                    <tr>
-                        <th scope="row">{m.metric.label()}</th>
-                        <td class="num">{format!("{} ({})", format::us(m.min), rank_name(&rows, m.min_row))}</td>
-                        <td class="num">{format::us(m.median)}</td>
-                        <td class="num">{format!("{} ({})", format::us(m.max), rank_name(&rows, m.max_row))}</td>
-                        <td>{m.outliers.iter().map(|&i| rank_name(&rows, i)).collect::<Vec<_>>().join(", ")}</td>
-                    </tr>
-                }
-            })
-            .collect_view();
-        let straggler = straggler_text(&rows, &j);
-        let how = if j.matched_by_seq { "matched by sequence number" } else { "matched by order of name per process group" };
-        let colls = j
-            .collectives
-            .iter()
-            .take(crate::analysis::job::ranks::COLLECTIVES_SHOWN)
-            .map(|c| {
-                view! {
-                    <tr>
-                        <td>{c.name.clone()}</td>
-                        <td class="num">{c.seq.unwrap_or(c.index)}</td>
-                        <td class="num">{c.ranks}</td>
-                        <td class="num">{format::us(c.transfer_us)}</td>
-                        <td class="num">{format::us(c.wait_us)}</td>
-                        <td class="num">{format::us(c.skew_us)}</td>
-                        <td class="num">{c.algbw_gbps.map(|b| format!("{b:.1} GB/s")).unwrap_or_else(|| "–".into())}</td>
-                        <td class="num">{c.busbw_gbps().map(|b| format!("{b:.1} GB/s")).unwrap_or_else(|| "–".into())}</td>
-                        <td>{rank_name(&rows, c.last_row)}</td>
-                    </tr>
-                }
-            })
-            .collect_view();
-        let has_colls = !j.collectives.is_empty();
-        let job_path = (!j.critical_path.is_empty()).then(|| view! { <JobPath stretches=j.critical_path.clone() /> });
-        view! {
-            <p data-testid="job-verdict"><strong>{verdict}</strong></p>
-            {(!j.notes.is_empty()).then(|| view! { <ul class="muted">{j.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}</ul> })}
-            {straggler.map(|s| view! { <p class="notice warning" data-testid="straggler">{s}</p> })}
-            <div class="scroll">
-            <table class="data" data-testid="rank-spread">
-                <caption>"Spread across ranks"</caption>
-                <thead><tr><th scope="col">"Metric"</th><th scope="col" class="num">"Min"</th><th scope="col" class="num">"Median"</th>
-                    <th scope="col" class="num">"Max"</th><th scope="col">"Outliers"</th></tr></thead>
-                <tbody>{spread}</tbody>
-            </table>
-            </div>
-            {has_colls.then(|| view! {
-                <div class="scroll">
-                <table class="data" data-testid="collectives">
-                    <caption>{format!("Collectives across ranks, most waiting first ({how}; {} on one rank only)", j.unmatched)}</caption>
-                    <thead><tr><th scope="col">"Collective"</th><th scope="col" class="num">"#"</th><th scope="col" class="num">"Ranks"</th>
-                        <th scope="col" class="num">"Transfer"</th><th scope="col" class="num">"Waited (all ranks)"</th>
-                        <th scope="col" class="num">"Start skew"</th><th scope="col" class="num">"Alg. bandwidth"</th><th scope="col" class="num" title="algorithm bandwidth x NCCL's factor for the collective (nccl-tests)">"Bus bandwidth"</th><th scope="col">"Last to arrive"</th></tr></thead>
-                    <tbody>{colls}</tbody>
-                </table>
-                </div>
-            })}
-            {job_path}
-        }
-    });
+    let rows = Arc::new(rows);
+    let job_part = job.map(|j| view! { <JobFindings job=j rows=rows.clone() /> });
     view! {
         <section class="panel" aria-labelledby="ranks-h">
             <h2 id="ranks-h">"Ranks " {csv_button("ranks.csv".into(), move || csv.run(()))}</h2>
-            <RankChart rows=rows.clone() />
-            <RankTable rows=Arc::new(rows) straggler=straggler />
+            <RankChart rows=rows.to_vec() />
+            <RankTable rows=rows straggler=straggler />
             {job_part}
         </section>
+    }
+}
+
+/// What the ranks say as one job: the verdict, the straggler, the spread of each metric, the
+/// collectives that waited and the job's critical path.
+#[component]
+fn JobFindings(job: JobView, rows: Arc<Vec<RankRow>>) -> impl IntoView {
+    let j = job;
+    let verdict = if j.one_job {
+        format!(
+            "{} ranks{}, one job.",
+            rows.len(),
+            j.world_size.map(|w| format!(" of world size {w}")).unwrap_or_default()
+        )
+    } else {
+        "These files are not the ranks of one job.".to_string()
+    };
+    let spread = view! { <SpreadTable metrics=j.metrics.clone() rows=rows.clone() /> };
+    let straggler = straggler_text(&rows, &j);
+    let how =
+        if j.matched_by_seq { "matched by sequence number" } else { "matched by order of name per process group" };
+    let colls = (!j.collectives.is_empty()).then(|| {
+        view! { <CollectivesTable collectives=j.collectives.clone() how=how unmatched=j.unmatched rows=rows.clone() /> }
+    });
+    let job_path = (!j.critical_path.is_empty()).then(|| view! { <JobPath stretches=j.critical_path.clone() /> });
+    view! {
+        <p data-testid="job-verdict"><strong>{verdict}</strong></p>
+        {(!j.notes.is_empty()).then(|| view! { <ul class="muted">{j.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}</ul> })}
+        {straggler.map(|s| view! { <p class="notice warning" data-testid="straggler">{s}</p> })}
+        {spread}
+        {colls}
+        {job_path}
+    }
+}
+
+/// Each metric's spread across the ranks: least, median, most, and the outliers.
+#[component]
+fn SpreadTable(metrics: Vec<MetricSpread>, rows: Arc<Vec<RankRow>>) -> impl IntoView {
+    let spread = metrics
+        .iter()
+        .map(|m| {
+            view! {
+                <tr>
+                    <th scope="row">{m.metric.label()}</th>
+                    <td class="num">{format!("{} ({})", format::us(m.min), rank_name(&rows, m.min_row))}</td>
+                    <td class="num">{format::us(m.median)}</td>
+                    <td class="num">{format!("{} ({})", format::us(m.max), rank_name(&rows, m.max_row))}</td>
+                    <td>{m.outliers.iter().map(|&i| rank_name(&rows, i)).collect::<Vec<_>>().join(", ")}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="scroll">
+        <table class="data" data-testid="rank-spread">
+            <caption>"Spread across ranks"</caption>
+            <thead><tr><th scope="col">"Metric"</th><th scope="col" class="num">"Min"</th><th scope="col" class="num">"Median"</th>
+                <th scope="col" class="num">"Max"</th><th scope="col">"Outliers"</th></tr></thead>
+            <tbody>{spread}</tbody>
+        </table>
+        </div>
+    }
+}
+
+/// The collectives matched across the ranks, most waiting first (the first
+/// `COLLECTIVES_SHOWN`).
+#[component]
+fn CollectivesTable(
+    collectives: Vec<MatchedCollective>,
+    /// How the ranks' calls were matched.
+    how: &'static str,
+    /// Collectives seen on one rank only.
+    unmatched: u64,
+    rows: Arc<Vec<RankRow>>,
+) -> impl IntoView {
+    let colls = collectives
+        .iter()
+        .take(crate::analysis::job::ranks::COLLECTIVES_SHOWN)
+        .map(|c| {
+            view! {
+                <tr>
+                    <td>{c.name.clone()}</td>
+                    <td class="num">{c.seq.unwrap_or(c.index)}</td>
+                    <td class="num">{c.ranks}</td>
+                    <td class="num">{format::us(c.transfer_us)}</td>
+                    <td class="num">{format::us(c.wait_us)}</td>
+                    <td class="num">{format::us(c.skew_us)}</td>
+                    <td class="num">{c.algbw_gbps.map(|b| format!("{b:.1} GB/s")).unwrap_or_else(|| "–".into())}</td>
+                    <td class="num">{c.busbw_gbps().map(|b| format!("{b:.1} GB/s")).unwrap_or_else(|| "–".into())}</td>
+                    <td>{rank_name(&rows, c.last_row)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="scroll">
+        <table class="data" data-testid="collectives">
+            <caption>{format!("Collectives across ranks, most waiting first ({how}; {} on one rank only)", unmatched)}</caption>
+            <thead><tr><th scope="col">"Collective"</th><th scope="col" class="num">"#"</th><th scope="col" class="num">"Ranks"</th>
+                <th scope="col" class="num">"Transfer"</th><th scope="col" class="num">"Waited (all ranks)"</th>
+                <th scope="col" class="num">"Start skew"</th><th scope="col" class="num">"Alg. bandwidth"</th><th scope="col" class="num" title="algorithm bandwidth x NCCL's factor for the collective (nccl-tests)">"Bus bandwidth"</th><th scope="col">"Last to arrive"</th></tr></thead>
+            <tbody>{colls}</tbody>
+        </table>
+        </div>
     }
 }

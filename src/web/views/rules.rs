@@ -57,7 +57,32 @@ pub fn RulesSection(
             cb.run(t);
         }
     };
-    let result = move || {
+    let ids: Vec<&str> = crate::analysis::rules::taxonomy::Bucket::ALL.iter().map(|b| b.id()).collect();
+    view! {
+        <section class="panel" aria-labelledby="rules-h" data-testid="rules">
+            <h2 id="rules-h">"Your bucket rules"</h2>
+            <p class="muted">{format!(
+                "pattern => bucket, one per line, tried before the built-in rules; kept in this browser and carried in share links; the CLI reads the same file with --rules. Buckets: {}.",
+                ids.join(", "))}</p>
+            <textarea class="rules-text" data-testid="rules-text" rows="4" spellcheck="false" placeholder=EXAMPLE
+                prop:value=move || text.get()
+                on:input:target=move |ev| text.set(ev.target().value())></textarea>
+            <RulesCheck checked />
+            <div class="rules-actions">
+                <button type="button" class="button primary" data-testid="rules-apply" disabled=move || !can_apply() on:click=apply>
+                    "Apply: analyse again"
+                </button>
+                {on_apply.is_none().then(|| view! { <span class="muted">"Open the trace itself to apply rules: this view has the summary only."</span> })}
+                {move || (has_applied && !changed()).then(|| view! { <span class="muted" data-testid="rules-applied">"This report was made with the rules above."</span> })}
+            </div>
+        </section>
+    }
+}
+
+/// What each rule takes from this trace and from which bucket, or why the rules cannot be read.
+#[component]
+fn RulesCheck(checked: Memo<Checked>) -> impl IntoView {
+    move || {
         match checked.get() {
         Err(e) => view! { <p class="notice warning" data-testid="rules-error">{e}</p> }.into_any(),
         Ok(rows) if rows.is_empty() => view! {
@@ -69,48 +94,30 @@ pub fn RulesSection(
                 <thead><tr><th scope="col">"Pattern"</th><th scope="col">"Bucket"</th><th scope="col" class="num">"Kernels"</th>
                     <th scope="col" class="num">"Time"</th><th scope="col">"Moves from"</th></tr></thead>
                 <tbody>
-                    {rows.into_iter().map(|(rule, e)| {
-                        let moves = if e.kernels == 0 {
-                            "no kernel in this trace matches".to_string()
-                        } else if e.moves.is_empty() {
-                            "nothing: already in this bucket".to_string()
-                        } else {
-                            e.moves.iter().map(|(b, t)| format!("{} {}", b.name(), format::us(*t))).collect::<Vec<_>>().join(", ")
-                        };
-                        view! {
-                            <tr class:unused=e.kernels == 0>
-                                <td><code>{rule.pattern.clone()}</code></td>
-                                <td>{swatch(bucket_class(rule.bucket))}{rule.bucket.name()}</td>
-                                <td class="num">{format::count(e.kernels)}</td>
-                                <td class="num">{format::us(e.time_us)}</td>
-                                <td>{moves}</td>
-                            </tr>
-                        }
+                    {rows.into_iter().map(|(rule, e)| view! {
+                        <tr class:unused=e.kernels == 0>
+                            <td><code>{rule.pattern.clone()}</code></td>
+                            <td>{swatch(bucket_class(rule.bucket))}{rule.bucket.name()}</td>
+                            <td class="num">{format::count(e.kernels)}</td>
+                            <td class="num">{format::us(e.time_us)}</td>
+                            <td>{moves(&e)}</td>
+                        </tr>
                     }).collect_view()}
                 </tbody>
             </table>
         }
         .into_any(),
     }
-    };
-    let ids: Vec<&str> = crate::analysis::rules::taxonomy::Bucket::ALL.iter().map(|b| b.id()).collect();
-    view! {
-        <section class="panel" aria-labelledby="rules-h" data-testid="rules">
-            <h2 id="rules-h">"Your bucket rules"</h2>
-            <p class="muted">{format!(
-                "pattern => bucket, one per line, tried before the built-in rules; kept in this browser and carried in share links; the CLI reads the same file with --rules. Buckets: {}.",
-                ids.join(", "))}</p>
-            <textarea class="rules-text" data-testid="rules-text" rows="4" spellcheck="false" placeholder=EXAMPLE
-                prop:value=move || text.get()
-                on:input:target=move |ev| text.set(ev.target().value())></textarea>
-            {result}
-            <div class="rules-actions">
-                <button type="button" class="button primary" data-testid="rules-apply" disabled=move || !can_apply() on:click=apply>
-                    "Apply: analyse again"
-                </button>
-                {on_apply.is_none().then(|| view! { <span class="muted">"Open the trace itself to apply rules: this view has the summary only."</span> })}
-                {move || (has_applied && !changed()).then(|| view! { <span class="muted" data-testid="rules-applied">"This report was made with the rules above."</span> })}
-            </div>
-        </section>
+    }
+}
+
+/// Where a rule's kernels were before it: each bucket with the time the rule takes from it.
+fn moves(e: &RuleEffect) -> String {
+    if e.kernels == 0 {
+        "no kernel in this trace matches".to_string()
+    } else if e.moves.is_empty() {
+        "nothing: already in this bucket".to_string()
+    } else {
+        e.moves.iter().map(|(b, t)| format!("{} {}", b.name(), format::us(*t))).collect::<Vec<_>>().join(", ")
     }
 }

@@ -93,117 +93,13 @@ impl Collector {
         if let Some(a) = args {
             self.graph_args(ev.kind, a);
         }
+        let span = Span { start, dur, external };
         match ev.kind {
-            Kind::Gpu(kind) => {
-                let correlation = args.and_then(|a| a.correlation).and_then(Loose::as_i64).unwrap_or(NONE);
-                if correlation == NONE {
-                    self.counters.gpu_without_correlation += 1;
-                }
-                if dur == 0 {
-                    self.counters.zero_dur_gpu += 1;
-                }
-                let device =
-                    args.and_then(|a| a.device).and_then(Loose::as_i64).or_else(|| ev.process.as_int()).unwrap_or(0);
-                if let Some(a) = args {
-                    self.kernel_efficiency(a, dur);
-                }
-                if self.gpu.len() >= limits::MAX_ROWS {
-                    self.counters.rows_dropped += 1;
-                    return;
-                }
-                let name = self.names.intern(ev.name);
-                if let Some(c) = args.and_then(|a| self.comm_args(a)) {
-                    self.gpu_comm.push((self.gpu.len() as u32, c));
-                }
-                if let Some(k) = args.and_then(|a| kernel_count(a, self.gpu.len() as u32)) {
-                    self.gpu_work.push(k);
-                }
-                let row = GpuRow {
-                    start,
-                    dur,
-                    name,
-                    device: device.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
-                    stream: stream_of(args.and_then(|a| a.stream).and_then(Loose::as_i64), ev.thread),
-                    kind,
-                };
-                self.gpu.push(row, correlation, external);
-            }
-            Kind::Runtime => {
-                let id = self.names.intern(ev.name);
-                let flags = self.names.flags[id as usize];
-                if flags & NAME_SYNC != 0 {
-                    self.sync_ns += dur;
-                    let thread = self.thread_key(ev.process, ev.thread);
-                    let correlation = args.and_then(|a| a.correlation).and_then(Loose::as_i64).unwrap_or(NONE);
-                    if self.syncs.len() < limits::MAX_ROWS {
-                        let end = start.saturating_add(dur);
-                        self.syncs.push(SyncCall { start, end, name: id, thread, correlation });
-                    }
-                }
-                let correlation = args.and_then(|a| a.correlation).and_then(Loose::as_i64).unwrap_or(NONE);
-                if correlation != NONE && self.runtime.len() >= limits::MAX_ROWS {
-                    self.counters.rows_dropped += 1;
-                } else if correlation != NONE {
-                    if flags & NAME_LAUNCH != 0 {
-                        self.launch_ns += dur;
-                        self.launch_calls += 1;
-                    }
-                    let thread = self.thread_key(ev.process, ev.thread);
-                    self.runtime.push(RuntimeCall { correlation, external, start, dur, thread, name: id });
-                }
-            }
+            Kind::Gpu(kind) => self.gpu_row(ev, span, kind),
+            Kind::Runtime => self.runtime_call(ev, span),
             Kind::Op if self.ops.len() >= limits::MAX_ROWS => self.counters.rows_dropped += 1,
-            Kind::Op => {
-                let thread = self.thread_key(ev.process, ev.thread);
-                let name = self.names.intern(ev.name);
-                if external != NONE {
-                    if let Some(c) = args.and_then(|a| self.comm_args(a)) {
-                        self.op_comm.insert(external, c);
-                    }
-                }
-                if self.names.is(name, NAME_SDPA) && self.sdpa_calls.len() < 16 {
-                    let raw = |v: Option<&[u8]>| {
-                        v.map(|r| cut_str(&String::from_utf8_lossy(r), 16 * limits::MAX_NAME_BYTES).to_string())
-                    };
-                    self.sdpa_calls.push(SdpaCall {
-                        op: cut_str(&String::from_utf8_lossy(ev.name), limits::MAX_NAME_BYTES).to_string(),
-                        input_dims: raw(args.and_then(|a| a.input_dims)),
-                        input_types: raw(args.and_then(|a| a.input_type)),
-                        concrete_inputs: raw(args.and_then(|a| a.concrete_inputs)),
-                    });
-                }
-                let end = start.saturating_add(dur);
-                self.cpu_extent = Some(match self.cpu_extent {
-                    Some((a, b)) => (a.min(start), b.max(end)),
-                    None => (start, end),
-                });
-                if let Some(a) = args {
-                    self.ops_with_shapes += u64::from(a.input_dims.is_some());
-                    if external != NONE && self.names.is(name, NAME_WORK) {
-                        if let Some(w) = op_work(self.names.get(name), a) {
-                            self.op_work.entry(external).or_insert(w);
-                        }
-                    }
-                }
-                let seq = args.and_then(|a| a.sequence_number).and_then(Loose::as_i64).unwrap_or(NONE);
-                self.ops.push(OpRow { start, end, external, seq, name, thread });
-            }
-            Kind::Python => {
-                if ev.name.starts_with(b"nn.Module: ") && self.modules.len() >= limits::MAX_ROWS {
-                    self.counters.rows_dropped += 1;
-                } else if ev.name.starts_with(b"nn.Module: ") {
-                    let thread = self.thread_key(ev.process, ev.thread);
-                    let name = self.names.intern(ev.name);
-                    self.modules.push(OpRow {
-                        start,
-                        end: start.saturating_add(dur),
-                        external: NONE,
-                        seq: NONE,
-                        name,
-                        thread,
-                    });
-                }
-            }
+            Kind::Op => self.op_row(ev, span),
+            Kind::Python => self.module_row(ev, span),
             Kind::CudaSync => {
                 self.counters.cuda_sync_rows += 1;
                 if let Some(g) = args.and_then(|a| gpu_sync(ev.name, a)) {
@@ -216,6 +112,139 @@ impl Collector {
             Kind::Ignored | Kind::Missing | Kind::Unknown => {}
         }
     }
+
+    /// A kernel, memcpy or memset row: its counters, efficiency figures and work, then the row.
+    #[inline]
+    fn gpu_row(&mut self, ev: &Event, Span { start, dur, external }: Span, kind: GpuKind) {
+        let args = ev.args;
+        let correlation = args.and_then(|a| a.correlation).and_then(Loose::as_i64).unwrap_or(NONE);
+        if correlation == NONE {
+            self.counters.gpu_without_correlation += 1;
+        }
+        if dur == 0 {
+            self.counters.zero_dur_gpu += 1;
+        }
+        let device = args.and_then(|a| a.device).and_then(Loose::as_i64).or_else(|| ev.process.as_int()).unwrap_or(0);
+        if let Some(a) = args {
+            self.kernel_efficiency(a, dur);
+        }
+        if self.gpu.len() >= limits::MAX_ROWS {
+            self.counters.rows_dropped += 1;
+            return;
+        }
+        let name = self.names.intern(ev.name);
+        if let Some(c) = args.and_then(|a| self.comm_args(a)) {
+            self.gpu_comm.push((self.gpu.len() as u32, c));
+        }
+        if let Some(k) = args.and_then(|a| kernel_count(a, self.gpu.len() as u32)) {
+            self.gpu_work.push(k);
+        }
+        let row = GpuRow {
+            start,
+            dur,
+            name,
+            device: device.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
+            stream: stream_of(args.and_then(|a| a.stream).and_then(Loose::as_i64), ev.thread),
+            kind,
+        };
+        self.gpu.push(row, correlation, external);
+    }
+
+    /// A CUDA/HIP runtime call: synchronising ones into the sync list, launches counted, and
+    /// every call with a correlation kept to tie kernels to their launches.
+    #[inline]
+    fn runtime_call(&mut self, ev: &Event, Span { start, dur, external }: Span) {
+        let args = ev.args;
+        let id = self.names.intern(ev.name);
+        let flags = self.names.flags[id as usize];
+        if flags & NAME_SYNC != 0 {
+            self.sync_ns += dur;
+            let thread = self.thread_key(ev.process, ev.thread);
+            let correlation = args.and_then(|a| a.correlation).and_then(Loose::as_i64).unwrap_or(NONE);
+            if self.syncs.len() < limits::MAX_ROWS {
+                let end = start.saturating_add(dur);
+                self.syncs.push(SyncCall { start, end, name: id, thread, correlation });
+            }
+        }
+        let correlation = args.and_then(|a| a.correlation).and_then(Loose::as_i64).unwrap_or(NONE);
+        if correlation != NONE && self.runtime.len() >= limits::MAX_ROWS {
+            self.counters.rows_dropped += 1;
+        } else if correlation != NONE {
+            if flags & NAME_LAUNCH != 0 {
+                self.launch_ns += dur;
+                self.launch_calls += 1;
+            }
+            let thread = self.thread_key(ev.process, ev.thread);
+            self.runtime.push(RuntimeCall { correlation, external, start, dur, thread, name: id });
+        }
+    }
+
+    /// A CPU op (the row limit checked by the caller): its communication and work arguments,
+    /// the first SDPA calls' shapes, the CPU extent, then the row.
+    #[inline]
+    fn op_row(&mut self, ev: &Event, Span { start, dur, external }: Span) {
+        let args = ev.args;
+        let thread = self.thread_key(ev.process, ev.thread);
+        let name = self.names.intern(ev.name);
+        if external != NONE {
+            if let Some(c) = args.and_then(|a| self.comm_args(a)) {
+                self.op_comm.insert(external, c);
+            }
+        }
+        if self.names.is(name, NAME_SDPA) && self.sdpa_calls.len() < 16 {
+            self.sdpa_call(ev);
+        }
+        let end = start.saturating_add(dur);
+        self.cpu_extent = Some(match self.cpu_extent {
+            Some((a, b)) => (a.min(start), b.max(end)),
+            None => (start, end),
+        });
+        if let Some(a) = args {
+            self.ops_with_shapes += u64::from(a.input_dims.is_some());
+            if external != NONE && self.names.is(name, NAME_WORK) {
+                if let Some(w) = op_work(self.names.get(name), a) {
+                    self.op_work.entry(external).or_insert(w);
+                }
+            }
+        }
+        let seq = args.and_then(|a| a.sequence_number).and_then(Loose::as_i64).unwrap_or(NONE);
+        self.ops.push(OpRow { start, end, external, seq, name, thread });
+    }
+
+    /// A scaled-dot-product-attention op's name and input shapes, as written (cut), to tell
+    /// the attention backend's case.
+    #[cold]
+    fn sdpa_call(&mut self, ev: &Event) {
+        let args = ev.args;
+        let raw =
+            |v: Option<&[u8]>| v.map(|r| cut_str(&String::from_utf8_lossy(r), 16 * limits::MAX_NAME_BYTES).to_string());
+        self.sdpa_calls.push(SdpaCall {
+            op: cut_str(&String::from_utf8_lossy(ev.name), limits::MAX_NAME_BYTES).to_string(),
+            input_dims: raw(args.and_then(|a| a.input_dims)),
+            input_types: raw(args.and_then(|a| a.input_type)),
+            concrete_inputs: raw(args.and_then(|a| a.concrete_inputs)),
+        });
+    }
+
+    /// A Python-level row: only `nn.Module: ` scopes are kept (the module tree).
+    #[inline]
+    fn module_row(&mut self, ev: &Event, Span { start, dur, .. }: Span) {
+        if ev.name.starts_with(b"nn.Module: ") && self.modules.len() >= limits::MAX_ROWS {
+            self.counters.rows_dropped += 1;
+        } else if ev.name.starts_with(b"nn.Module: ") {
+            let thread = self.thread_key(ev.process, ev.thread);
+            let name = self.names.intern(ev.name);
+            self.modules.push(OpRow { start, end: start.saturating_add(dur), external: NONE, seq: NONE, name, thread });
+        }
+    }
+}
+
+/// A complete event's place in time (its duration clamped to zero) and its external id.
+#[derive(Clone, Copy)]
+struct Span {
+    start: i64,
+    dur: i64,
+    external: i64,
 }
 
 /// What a `cuda_sync` row waited on (see [`GpuSync`]); None without a kind or a correlation.

@@ -29,9 +29,7 @@ pub use scan::{event as scan_event, Miss as ScanMiss};
 #[doc(hidden)]
 pub use structural::{container_end as structural_end, container_end_scalar as structural_end_scalar};
 
-use crate::trace::{Ending, Fatal, Outcome};
 pub use event::RawEvent;
-use std::io::Read;
 // The reader's tests speak of the JSON sink as `Sink`, and of the values by their names.
 #[cfg(test)]
 use crate::trace::*;
@@ -41,48 +39,6 @@ use JsonSink as Sink;
 /// Default chunk size: big enough that refills are rare, small enough to stay cache-friendly
 /// and bounded in the browser.
 pub const CHUNK: usize = 4 << 20;
-
-/// Reads a whole trace from `reader` into `sink`. `progress` is called after every refill with
-/// the number of decoded bytes read so far; returning `false` stops the read.
-pub fn read_trace<R: Read, S: JsonSink>(
-    reader: R,
-    sink: &mut S,
-    progress: &mut dyn FnMut(u64) -> bool,
-) -> Result<Outcome, Fatal> {
-    read_trace_chunked(reader, sink, progress, CHUNK)
-}
-
-/// [`read_trace`] with an explicit chunk size (tests use tiny chunks): a thin loop that pulls
-/// chunks from `reader` and pushes them into a [`PushReader`].
-pub fn read_trace_chunked<R: Read, S: JsonSink>(
-    mut reader: R,
-    sink: &mut S,
-    progress: &mut dyn FnMut(u64) -> bool,
-    chunk: usize,
-) -> Result<Outcome, Fatal> {
-    let mut push = PushReader::new();
-    let mut buf = vec![0; chunk.max(16)];
-    let mut total = 0u64;
-    let ending = loop {
-        // Fill the buffer at least half, so tiny reads (a reader handing out 7 bytes at a
-        // time) do not turn into one parse attempt per read.
-        let (n, failed) = crate::input::gzip::fill_half(&mut reader, &mut buf);
-        if n > 0 {
-            total += n as u64;
-            if !progress(total) {
-                break Ending::Cancelled;
-            }
-            push.feed(&buf[..n], sink);
-        }
-        if let Some(e) = failed {
-            break Ending::Failed(e);
-        }
-        if n == 0 || !push.wants_more() {
-            break Ending::Eof;
-        }
-    };
-    push.finish(sink, ending)
-}
 
 #[cfg(test)]
 mod scan_tests;

@@ -2,6 +2,7 @@
 
 use super::*;
 use serde_json::value::RawValue;
+use std::io::Read;
 
 /// The scanner on one event, as a value.
 pub(super) fn scanned(text: &[u8]) -> Result<(RawEvent<'_>, usize), scan::Miss> {
@@ -26,6 +27,39 @@ impl Sink for Names {
     fn malformed(&mut self, offset: u64, _why: &str) {
         self.malformed.push(offset);
     }
+}
+
+/// Reads a whole trace from `reader` in chunks of `chunk` bytes (tests use tiny ones) into a
+/// [`PushReader`], as the pull dispatch (`input::import_from`) does with the Chrome-JSON
+/// importer, but with the JSON sink, so the tests see the raw events.
+fn read_trace_chunked<R: Read, S: JsonSink>(
+    mut reader: R,
+    sink: &mut S,
+    progress: &mut dyn FnMut(u64) -> bool,
+    chunk: usize,
+) -> Result<Outcome, Fatal> {
+    let mut push = PushReader::new();
+    let mut buf = vec![0; chunk.max(16)];
+    let mut total = 0u64;
+    let ending = loop {
+        // Fill the buffer at least half, so tiny reads (a reader handing out 7 bytes at a
+        // time) do not turn into one parse attempt per read.
+        let (n, failed) = crate::input::fill_half(&mut reader, &mut buf);
+        if n > 0 {
+            total += n as u64;
+            if !progress(total) {
+                break Ending::Cancelled;
+            }
+            push.feed(&buf[..n], sink);
+        }
+        if let Some(e) = failed {
+            break Ending::Failed(e);
+        }
+        if n == 0 || !push.wants_more() {
+            break Ending::Eof;
+        }
+    };
+    push.finish(sink, ending)
 }
 
 fn read(text: &str, chunk: usize) -> (Result<Outcome, Fatal>, Names) {

@@ -14,17 +14,13 @@ impl PushReader {
         self.invalid(at, strip_position(&e.to_string()))
     }
 
-    /// One step from `w[*i..]`; `base` is the stream offset of `w[0]`.
+    /// One step from `w[*i..]`; `base` is the stream offset of `w[0]`. The hot path is an
+    /// event read by the scanner in `State::Events`; the other states (the top level, a key,
+    /// metadata, a skipped value) are stepped through a few times per file, out of line.
     pub(super) fn step<S: Sink>(&mut self, w: &[u8], i: &mut usize, base: u64, eof: bool, sink: &mut S) -> Step {
-        if let State::Start { bom_checked: bom_checked @ false } = &mut self.state {
-            const BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
-            let window = &w[*i..];
-            if !eof && window.len() < 3 && BOM.starts_with(window) {
-                return Step::NeedMore;
-            }
-            *bom_checked = true;
-            if window.starts_with(BOM) {
-                *i += 3;
+        if let State::Start { bom_checked: false } = self.state {
+            if let Some(step) = self.skip_bom(&w[*i..], i, eof) {
+                return step;
             }
         }
         // Whitespace between values is consumed in every state.
@@ -39,85 +35,10 @@ impl PushReader {
         let window = &w[*i..];
         let b = window[0];
         match &mut self.state {
-            State::Start { .. } => {
-                // Room to tell a literal from a word (`false` and a delimiter).
-                if !eof && window.len() < 6 && !matches!(b, b'[' | b'{' | b'"' | b'-' | b'0'..=b'9') {
-                    return Step::NeedMore;
-                }
-                let fatal = match b {
-                    b'[' => {
-                        *i += 1;
-                        self.out.found_events = true;
-                        self.state = State::Events { in_object: false, after_comma: false };
-                        return Step::Next;
-                    }
-                    b'{' => {
-                        *i += 1;
-                        self.state = State::Object;
-                        return Step::Next;
-                    }
-                    b'"' => Fatal::WrongTopLevel { kind: "a string" },
-                    b'-' | b'0'..=b'9' => Fatal::WrongTopLevel { kind: "a number" },
-                    // Only a real literal is "a boolean": a text file starting with "these"
-                    // is not JSON.
-                    _ if literal_ahead(window, &[b"true", b"false"]) => Fatal::WrongTopLevel { kind: "a boolean" },
-                    _ if literal_ahead(window, &[b"null"]) => Fatal::WrongTopLevel { kind: "null" },
-                    other => Fatal::NotJson { at, found: describe_byte(other) },
-                };
-                self.state = State::Fatal(fatal);
-                Step::Stop
-            }
-            State::Object => match b {
-                b'}' => {
-                    *i += 1;
-                    self.state = State::After;
-                    Step::Next
-                }
-                b',' => {
-                    *i += 1;
-                    Step::Next
-                }
-                b'"' => match parse_one::<Cow<str>>(window, eof) {
-                    Parsed::Value(k, n) => {
-                        *i += n;
-                        self.state = State::Colon(k.into_owned());
-                        Step::Next
-                    }
-                    Parsed::NeedMore => Step::NeedMore,
-                    Parsed::DataError(m) => self.invalid(at, m),
-                    Parsed::Syntax(e) => self.syntax(at, window, &e),
-                },
-                other => self.invalid(at, format!("expected a key, found {}", describe_byte(other))),
-            },
-            State::Colon(key) => {
-                if b == b':' {
-                    *i += 1;
-                    self.state = State::Value(std::mem::take(key));
-                    Step::Next
-                } else {
-                    let m = format!("expected ':' after \"{key}\", found {}", describe_byte(b));
-                    self.invalid(at, m)
-                }
-            }
-            State::Value(key) => {
-                if key == "traceEvents" && b == b'[' {
-                    *i += 1;
-                    self.out.found_events = true;
-                    self.state = State::Events { in_object: true, after_comma: false };
-                    return Step::Next;
-                }
-                match parse_one::<&RawValue>(window, eof) {
-                    Parsed::Value(v, n) => {
-                        sink.metadata(key, v);
-                        *i += n;
-                        self.state = State::Object;
-                        Step::Next
-                    }
-                    Parsed::NeedMore => Step::NeedMore,
-                    Parsed::DataError(m) => self.invalid(at, m),
-                    Parsed::Syntax(e) => self.syntax(at, window, &e),
-                }
-            }
+            State::Start { .. } => self.top_level(window, i, at, eof),
+            State::Object => self.key(window, i, at, eof),
+            State::Colon(_) => self.colon(b, i, at),
+            State::Value(_) => self.value(window, i, at, eof, sink),
             State::Events { in_object, after_comma } => {
                 match b {
                     b']' => {
@@ -146,43 +67,183 @@ impl PushReader {
                         sink.event(&ev, at);
                         self.out.events += 1;
                         *i += n;
-                        return Step::Next;
-                    }
-                    Err(scan::Miss::NeedMore) if !eof => return Step::NeedMore,
-                    Err(_) => {}
-                }
-                match parse_one::<RawEvent>(window, eof) {
-                    Parsed::Value(ev, n) => {
-                        sink.event(&ev, at);
-                        self.out.events += 1;
-                        *i += n;
                         Step::Next
                     }
-                    // Valid JSON but not a readable event: skip exactly that value.
-                    Parsed::DataError(why) => {
-                        self.state = State::Skip { in_object, why };
-                        Step::Next
-                    }
-                    Parsed::NeedMore => Step::NeedMore,
-                    Parsed::Syntax(e) => self.syntax(at, window, &e),
+                    Err(scan::Miss::NeedMore) if !eof => Step::NeedMore,
+                    Err(_) => self.event_by_serde(window, i, at, eof, in_object, sink),
                 }
             }
-            State::Skip { in_object, why } => match parse_one::<serde::de::IgnoredAny>(window, eof) {
-                Parsed::Value(_, n) => {
-                    sink.malformed(at, &strip_position(why));
-                    *i += n;
-                    self.state = State::Events { in_object: *in_object, after_comma: false };
-                    Step::Next
-                }
-                Parsed::NeedMore | Parsed::DataError(_) => Step::NeedMore,
-                Parsed::Syntax(e) => self.syntax(at, window, &e),
-            },
+            State::Skip { .. } => self.skip(window, i, at, eof, sink),
             State::After => {
                 self.out.trailing_bytes = true;
                 *i = w.len();
                 Step::NeedMore
             }
             State::Cut | State::Fatal(_) | State::Stopped => Step::Stop,
+        }
+    }
+
+    /// Skips a UTF-8 byte-order mark at the very start; `Some` when more bytes are needed to
+    /// tell one.
+    #[cold]
+    #[inline(never)]
+    fn skip_bom(&mut self, window: &[u8], i: &mut usize, eof: bool) -> Option<Step> {
+        const BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
+        if !eof && window.len() < 3 && BOM.starts_with(window) {
+            return Some(Step::NeedMore);
+        }
+        self.state = State::Start { bom_checked: true };
+        if window.starts_with(BOM) {
+            *i += 3;
+        }
+        None
+    }
+
+    /// The top-level value: an object (with `traceEvents`), a bare array of events, or not a
+    /// trace.
+    #[cold]
+    #[inline(never)]
+    fn top_level(&mut self, window: &[u8], i: &mut usize, at: u64, eof: bool) -> Step {
+        let b = window[0];
+        // Room to tell a literal from a word (`false` and a delimiter).
+        if !eof && window.len() < 6 && !matches!(b, b'[' | b'{' | b'"' | b'-' | b'0'..=b'9') {
+            return Step::NeedMore;
+        }
+        let fatal = match b {
+            b'[' => {
+                *i += 1;
+                self.out.found_events = true;
+                self.state = State::Events { in_object: false, after_comma: false };
+                return Step::Next;
+            }
+            b'{' => {
+                *i += 1;
+                self.state = State::Object;
+                return Step::Next;
+            }
+            b'"' => Fatal::WrongTopLevel { kind: "a string" },
+            b'-' | b'0'..=b'9' => Fatal::WrongTopLevel { kind: "a number" },
+            // Only a real literal is "a boolean": a text file starting with "these"
+            // is not JSON.
+            _ if literal_ahead(window, &[b"true", b"false"]) => Fatal::WrongTopLevel { kind: "a boolean" },
+            _ if literal_ahead(window, &[b"null"]) => Fatal::WrongTopLevel { kind: "null" },
+            other => Fatal::NotJson { at, found: describe_byte(other) },
+        };
+        self.state = State::Fatal(fatal);
+        Step::Stop
+    }
+
+    /// In the top-level object: the next key, a `,`, or the object's end.
+    #[cold]
+    #[inline(never)]
+    fn key(&mut self, window: &[u8], i: &mut usize, at: u64, eof: bool) -> Step {
+        match window[0] {
+            b'}' => {
+                *i += 1;
+                self.state = State::After;
+                Step::Next
+            }
+            b',' => {
+                *i += 1;
+                Step::Next
+            }
+            b'"' => match parse_one::<Cow<str>>(window, eof) {
+                Parsed::Value(k, n) => {
+                    *i += n;
+                    self.state = State::Colon(k.into_owned());
+                    Step::Next
+                }
+                Parsed::NeedMore => Step::NeedMore,
+                Parsed::DataError(m) => self.invalid(at, m),
+                Parsed::Syntax(e) => self.syntax(at, window, &e),
+            },
+            other => self.invalid(at, format!("expected a key, found {}", describe_byte(other))),
+        }
+    }
+
+    /// After a key: its `:`.
+    #[cold]
+    #[inline(never)]
+    fn colon(&mut self, b: u8, i: &mut usize, at: u64) -> Step {
+        let State::Colon(key) = &mut self.state else { unreachable!("called in State::Colon") };
+        if b == b':' {
+            *i += 1;
+            self.state = State::Value(std::mem::take(key));
+            Step::Next
+        } else {
+            let m = format!("expected ':' after \"{key}\", found {}", describe_byte(b));
+            self.invalid(at, m)
+        }
+    }
+
+    /// A top-level key's value: the events array for `traceEvents`, else metadata for the sink.
+    #[cold]
+    #[inline(never)]
+    fn value<S: Sink>(&mut self, window: &[u8], i: &mut usize, at: u64, eof: bool, sink: &mut S) -> Step {
+        let State::Value(key) = &self.state else { unreachable!("called in State::Value") };
+        if key == "traceEvents" && window[0] == b'[' {
+            *i += 1;
+            self.out.found_events = true;
+            self.state = State::Events { in_object: true, after_comma: false };
+            return Step::Next;
+        }
+        match parse_one::<&RawValue>(window, eof) {
+            Parsed::Value(v, n) => {
+                sink.metadata(key, v);
+                *i += n;
+                self.state = State::Object;
+                Step::Next
+            }
+            Parsed::NeedMore => Step::NeedMore,
+            Parsed::DataError(m) => self.invalid(at, m),
+            Parsed::Syntax(e) => self.syntax(at, window, &e),
+        }
+    }
+
+    /// An event the scanner could not read: serde_json reads it, or says why it is not an
+    /// event (then that value is skipped) or not JSON.
+    #[cold]
+    #[inline(never)]
+    fn event_by_serde<S: Sink>(
+        &mut self,
+        window: &[u8],
+        i: &mut usize,
+        at: u64,
+        eof: bool,
+        in_object: bool,
+        sink: &mut S,
+    ) -> Step {
+        match parse_one::<RawEvent>(window, eof) {
+            Parsed::Value(ev, n) => {
+                sink.event(&ev, at);
+                self.out.events += 1;
+                *i += n;
+                Step::Next
+            }
+            // Valid JSON but not a readable event: skip exactly that value.
+            Parsed::DataError(why) => {
+                self.state = State::Skip { in_object, why };
+                Step::Next
+            }
+            Parsed::NeedMore => Step::NeedMore,
+            Parsed::Syntax(e) => self.syntax(at, window, &e),
+        }
+    }
+
+    /// Skips an element of the events array that is valid JSON but not a readable event.
+    #[cold]
+    #[inline(never)]
+    fn skip<S: Sink>(&mut self, window: &[u8], i: &mut usize, at: u64, eof: bool, sink: &mut S) -> Step {
+        let State::Skip { in_object, why } = &self.state else { unreachable!("called in State::Skip") };
+        match parse_one::<serde::de::IgnoredAny>(window, eof) {
+            Parsed::Value(_, n) => {
+                sink.malformed(at, &strip_position(why));
+                *i += n;
+                self.state = State::Events { in_object: *in_object, after_comma: false };
+                Step::Next
+            }
+            Parsed::NeedMore | Parsed::DataError(_) => Step::NeedMore,
+            Parsed::Syntax(e) => self.syntax(at, window, &e),
         }
     }
 }
