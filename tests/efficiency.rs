@@ -36,6 +36,10 @@ fn kernel<'a>(e: &'a Efficiency, name: &str) -> &'a KernelWork {
 /// split-K GEMM and its reduction, an Inductor kernel with its own counts, an op whose FLOPs the
 /// profiler counted, and an all-reduce.
 fn step() -> TraceReport {
+    step_trace().report()
+}
+
+fn step_trace() -> Trace {
     let mut t = Trace::new("NVIDIA H100 80GB HBM3", (9, 0));
     t.cpu = 0;
     t.span("user_annotation", "ProfilerStep#1", 0, 2_000, common::CPU_TID, None);
@@ -57,7 +61,46 @@ fn step() -> TraceReport {
         json!({ "Input Dims": [[8, 512, 64], [8, 64, 512]], "Input type": ["c10::BFloat16", "c10::BFloat16"], "flops": 5e9 }),
     );
     t.launch(&["record_param_comms"], NCCL, 1_100, 300);
-    t.report()
+    t
+}
+
+/// Each layer's work is its kernels' work, split as the efficiency section splits it: the
+/// model holds all of it, a block holds its mm and addmm (both 2 x 1024 x 4096 x 4096 FLOP
+/// in 200 + 150 + 50 us), and the all-reduce does no work.
+#[test]
+fn layers_get_the_work_of_their_kernels() {
+    let mut t = step_trace();
+    t.module("nn.Module: Model_0", 1, 1_990);
+    // The mm's and the addmm's launches (CPU 17 and 65 us), not the later ones.
+    t.module("nn.Module: Block_0", 5, 100);
+    let r = t.report();
+    let e = r.efficiency.as_ref().unwrap();
+    let layer =
+        |name: &str| r.layers.iter().find(|l| l.name == name).unwrap_or_else(|| panic!("{name}: {:?}", r.layers));
+    let model = layer("Model_0");
+    assert!((model.flops - e.flops).abs() < 1.0, "{} vs {}", model.flops, e.flops);
+    assert!((model.bytes - e.bytes).abs() < 1.0);
+    // Known work everywhere but the all-reduce (300 us of 900).
+    assert_eq!(model.work_us, 600.0);
+    let block = layer("Block_0");
+    let gemm = 2.0 * 1024.0 * 4096.0 * 4096.0;
+    assert!((block.flops - 2.0 * gemm).abs() < 1.0, "{}", block.flops);
+    assert_eq!(block.work_us, 400.0);
+    let want = 2.0 * gemm / 400e-6 / 1e12;
+    assert!((block.tflops_per_s().unwrap() - want).abs() < 1e-9);
+    assert_eq!(block.work_known_pct(), 100.0);
+    // Without shapes or counts, no layer claims work.
+    let bare = common::Trace::new("NVIDIA H100 80GB HBM3", (9, 0));
+    let mut bare = bare;
+    bare.module("nn.Module: Model_0", 0, 500);
+    bare.cpu = 10;
+    bare.launch(&["aten::mm"], GEMM, 100, 200);
+    let r = bare.report();
+    assert!(
+        r.layers.iter().all(|l| l.flops == 0.0 && l.work_us == 0.0 && l.tflops_per_s().is_none()),
+        "{:?}",
+        r.layers
+    );
 }
 
 #[test]

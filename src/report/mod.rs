@@ -15,6 +15,7 @@ mod efficiency;
 mod graphs;
 mod idle;
 mod job;
+mod layers;
 mod memory;
 mod timeline;
 mod window;
@@ -29,6 +30,7 @@ pub use efficiency::{
 pub use graphs::{CaptureMatch, GraphReplays, MatchMethod, ReplayedGraph};
 pub use idle::{IdleCauses, NameTime, StreamIdle};
 pub use job::{JobView, MatchedCollective, MetricSpread, RankMetric, RankRow, RankWait};
+pub use layers::LayerNode;
 pub use memory::{MemoryDevice, MemoryView};
 pub use timeline::{LaneBin, StepMark, Timeline, TimelineLane};
 pub use window::TimeWindow;
@@ -140,19 +142,6 @@ pub struct TraceReport {
     /// The critical path of each step (what bounds it), and the what-if asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub critical_path: Option<CriticalPath>,
-}
-
-/// One layer in the GPU-time-by-layer tree (pre-order; `depth` 0 is a root).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LayerNode {
-    pub name: String,
-    pub depth: u32,
-    /// GPU time launched in the forward pass (inclusive of children).
-    pub forward_us: f64,
-    /// GPU time launched by the backward ops of this layer's forward ops.
-    pub backward_us: f64,
-    /// The largest buckets of this layer's time.
-    pub buckets: Vec<(BucketId, f64)>,
 }
 
 /// A kernel name's total in one bucket.

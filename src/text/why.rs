@@ -41,12 +41,7 @@ pub(super) fn render_why(o: &mut String, t: &TraceReport) {
         }
     }
     if !t.layers.is_empty() {
-        let _ = writeln!(o, "\n GPU time by layer (forward / backward, inclusive):");
-        for l in t.layers.iter().filter(|l| l.depth < 4).take(20) {
-            let indent = "  ".repeat(l.depth as usize);
-            let name = format!("{indent}{}", l.name);
-            let _ = writeln!(o, "   {:48} {:>12} {:>12}", clip(&name, 48), fmt_us(l.forward_us), fmt_us(l.backward_us));
-        }
+        layers(o, &t.layers);
     }
     if let Some(m) = &t.memory {
         let _ = writeln!(o, "\n Memory ({} [memory] events):", m.events);
@@ -63,6 +58,34 @@ pub(super) fn render_why(o: &mut String, t: &TraceReport) {
             for (op, b) in d.top_ops.iter().take(3) {
                 let _ = writeln!(o, "     {:>10}  {op} ({what})", fmt_bytes(*b));
             }
+        }
+    }
+}
+
+/// GPU time by layer; with the work known (shapes or counts), each layer's achieved TFLOP/s
+/// over the kernels whose work is known, and how much of its time that is.
+fn layers(o: &mut String, layers: &[crate::report::LayerNode]) {
+    let work = layers.iter().any(|l| l.flops > 0.0);
+    let _ = write!(o, "\n GPU time by layer (forward / backward, inclusive");
+    let _ = writeln!(
+        o,
+        "{}):",
+        if work {
+            "; achieved TFLOP/s and TB/s over the kernels whose work is known, and their share of the time"
+        } else {
+            ""
+        }
+    );
+    for l in layers.iter().filter(|l| l.depth < 4).take(20) {
+        let indent = "  ".repeat(l.depth as usize);
+        let name = format!("{indent}{}", l.name);
+        let _ = write!(o, "   {:48} {:>12} {:>12}", clip(&name, 48), fmt_us(l.forward_us), fmt_us(l.backward_us));
+        if work && l.work_us > 0.0 {
+            let tflops = l.tflops_per_s().map_or("-".to_string(), |r| format!("{r:.2}"));
+            let tbps = l.bytes / (l.work_us * 1e-6) / 1e12;
+            let _ = writeln!(o, " {tflops:>9} TFLOP/s {tbps:>6.2} TB/s {:>5.1}%", l.work_known_pct());
+        } else {
+            let _ = writeln!(o);
         }
     }
 }

@@ -6,6 +6,7 @@ use super::steps::us;
 use crate::analysis::model::attribution::Attribution;
 use crate::analysis::model::collect::{Collector, Interner, NAME_BACKWARD, NAME_STEP, NONE};
 use crate::analysis::model::frozen::Model;
+use crate::analysis::passes::roofline::RowWorks;
 use crate::analysis::rules::taxonomy::Bucket;
 use crate::report::LayerNode;
 use rustc_hash::FxHashMap;
@@ -19,6 +20,10 @@ struct Node {
     forward: i64,
     backward: i64,
     buckets: FxHashMap<Bucket, i64>,
+    /// The work of the rows whose work is known, and their time.
+    flops: f64,
+    bytes: f64,
+    work_ns: i64,
 }
 
 /// The layer path (outermost first, name ids) of a launch on `thread` at `t`.
@@ -42,7 +47,9 @@ fn layer_times(m: &Model) -> FxHashMap<Vec<u32>, Node> {
     let have_modules = !at.modules.spans.is_empty();
     let forward = forward_ops(c, at);
     let mut nodes: FxHashMap<Vec<u32>, Node> = FxHashMap::default();
+    let mut works = RowWorks::new(m);
     for (i, g) in c.gpu.iter().enumerate() {
+        let work = works.as_mut().and_then(|w| w.of(i));
         let Some((thread, start)) = at.launch_point(i, runtime) else { continue };
         let leaf = at.leaf[i];
         let (is_backward, linked) = backward_link(c, at, &forward, leaf);
@@ -67,6 +74,9 @@ fn layer_times(m: &Model) -> FxHashMap<Vec<u32>, Node> {
                 n.forward += g.dur;
             }
             *n.buckets.entry(buckets[i]).or_default() += g.dur;
+            if let Some((flops, bytes)) = work {
+                (n.flops, n.bytes, n.work_ns) = (n.flops + flops, n.bytes + bytes, n.work_ns + g.dur);
+            }
         }
     }
     nodes
@@ -142,6 +152,9 @@ fn layer_node(names: &Interner, path: &[u32], n: &Node) -> LayerNode {
         forward_us: us(n.forward),
         backward_us: us(n.backward),
         buckets: b,
+        flops: n.flops,
+        bytes: n.bytes,
+        work_us: us(n.work_ns),
     }
 }
 

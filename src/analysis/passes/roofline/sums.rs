@@ -152,6 +152,46 @@ impl RowWork {
     }
 }
 
+/// Each kernel row's work (FLOPs, bytes), asked for in row order: what the layers pass adds
+/// up per layer, by the same split as the sums (the trace's own counts first, then the op's
+/// work by its kernels' time). Communication has no work here, as on the roofline.
+pub struct RowWorks<'m> {
+    m: &'m Model<'m>,
+    per_op: FxHashMap<u32, OpKernels>,
+    counted: std::iter::Peekable<std::slice::Iter<'m, crate::analysis::model::collect::KernelCount>>,
+}
+
+impl<'m> RowWorks<'m> {
+    /// None when the trace has no work to split (no shapes and no counts): nothing to ask.
+    pub fn new(m: &'m Model<'m>) -> Option<RowWorks<'m>> {
+        let (c, at) = (m.c, m.at);
+        if c.op_work.is_empty() && c.gpu_work.is_empty() {
+            return None;
+        }
+        let op_work = |leaf: u32| c.op_work.get(&at.ops.spans.get(leaf as usize)?.external);
+        let per_op = kernels_per_op(c, at, m.buckets, &op_work);
+        Some(RowWorks { m, per_op, counted: c.gpu_work.iter().peekable() })
+    }
+
+    /// Row `i`'s (FLOPs, bytes); `i` must not go down from one call to the next.
+    pub fn of(&mut self, i: usize) -> Option<(f64, f64)> {
+        while self.counted.next_if(|k| (k.row as usize) < i).is_some() {}
+        let own = self.counted.next_if(|k| k.row as usize == i);
+        let (c, at) = (self.m.c, self.m.at);
+        let row = c.gpu.get(i);
+        if row.kind != GpuKind::Kernel || self.m.buckets[i] == Bucket::Communication {
+            return None;
+        }
+        if let Some(k) = own {
+            return Some((k.flops, k.bytes));
+        }
+        let leaf = at.leaf[i];
+        let w = c.op_work.get(&at.ops.spans.get(leaf as usize)?.external)?;
+        let r = RowWork::share_of(w, &self.per_op[&leaf], row.dur, MATH.contains(&self.m.buckets[i]));
+        Some((r.flops, r.bytes))
+    }
+}
+
 /// Sums each kernel row's share of its op's work. `row_step` is each row's step (or NO), empty
 /// without steps.
 pub fn sums(m: &Model) -> WorkSums {
