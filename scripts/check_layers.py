@@ -41,7 +41,6 @@ LONG_FNS = {
     "analysis/passes/diagnostics.rs:diagnostics": 139,
     "analysis/passes/layers.rs:layers": 91,
     "export/csv.rs:table": 86,
-    "export/markdown.rs:trace": 122,
     "input/formats/chrome_json/push/step.rs:step": 170,
     "web/views/job.rs:JobSection": 88,
     "web/views/rules.rs:RulesSection": 82,
