@@ -36,9 +36,7 @@ OVERSIZED = {
 # those longer when the check came in are listed in LONG_FNS ("file:name": lines then). They
 # may shrink, not grow, and leave the list once under the limit.
 FN_LINES = 80
-LONG_FNS = {
-    "export/markdown.rs:trace": 122,
-}
+LONG_FNS = {}
 
 
 IDENT = re.compile(r"[A-Za-z0-9_]")

@@ -18,6 +18,7 @@ mod why;
 
 pub use crate::analysis::rules::kernel_name::short_name;
 pub use crate::vocab::units::fmt_us;
+pub(crate) use critical_path::{through, unseen};
 use fmt::{clip, RULE};
 pub use fmt::{fmt_bytes, no_gpu_rows_reason};
 pub use graphs::graph_lines;

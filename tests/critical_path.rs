@@ -172,18 +172,12 @@ fn real_traces_keep_the_path_bounds() {
     assert!(seen > 0);
 }
 
-const ALLREDUCE: &str = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
-
-/// Rank `rank` of two: a GEMM (rank 1's takes 1500 us, rank 0's 500) then an all-reduce on the
+/// Rank `rank` of two (tests/fixtures/job/held-collective-rank*.json, which the page's browser
+/// test opens too): a GEMM (rank 1's takes 1500 us, rank 0's 500) then an all-reduce on the
 /// same stream that both leave at 1600 us.
 fn rank(rank: i64) -> TraceReport {
-    let mut t = Trace::new("NVIDIA A100", (8, 0));
-    t.dist = Some((rank, 2));
-    let g = if rank == 1 { 1500 } else { 500 };
-    cpu(&mut t, "user_annotation", "ProfilerStep#1", 0, 2000, json!({}));
-    launch(&mut t, ("aten::mm", 10, 20), (15, 5), (GEMM, 25, g));
-    launch(&mut t, ("record_param_comms", 40, 20), (45, 5), (ALLREDUCE, 25 + g, 1600 - (25 + g)));
-    t.report()
+    let name = format!("job/held-collective-rank{rank}.json");
+    analyze_bytes(&name, &read_fixture(&name)).unwrap()
 }
 
 /// The job's path crosses to rank 1 at the all-reduce: rank 1 arrived last, held by its GEMM.
@@ -197,6 +191,15 @@ fn the_job_path_names_the_rank_and_op_that_held_the_collective() {
     let s = &job.critical_path[0];
     assert_eq!((s.rank, s.held_by.as_str(), s.side), (Some(1), GEMM, PathSide::Gpu));
     assert_eq!((s.held_us, s.stretch_us, s.wait_us), (1500.0, 1525.0, 1000.0));
+    // The text report's ranks section names the stretch: the rank, what held it, the times.
+    let text = tracesight::text::render(&report);
+    let part = text.split(" Job critical path").nth(1).expect("the job's path in the text");
+    let row = part.lines().find(|l| l.contains("allreduce")).unwrap();
+    assert!(
+        row.contains("rank 1") && row.contains("1.50 ms") && row.contains("1.00 ms") && row.contains(GEMM),
+        "{row}"
+    );
+    assert!(part.contains("stretches held, by rank (their time on the path): rank 1: 1 (1.52 ms)"), "{part}");
 }
 
 /// The DLRM ranks: a job path through their matched collectives, each stretch at the rank the

@@ -6,6 +6,7 @@ mod common;
 use common::*;
 use tracesight::analysis::rules::taxonomy::Bucket;
 use tracesight::export::{csv, markdown};
+use tracesight::report::{CriticalPath, JobStretch, StepPath};
 use tracesight::share_link::{self, encode, for_link, LinkError};
 use tracesight::web::view_state::{decode, CompareSets, Figures, SortCol, TableState, ViewState};
 use tracesight::Report;
@@ -88,15 +89,20 @@ fn round_trip(report: &Report, label: &str) -> usize {
                 let mut j = j.clone();
                 j.collectives.truncate(tracesight::analysis::job::ranks::COLLECTIVES_SHOWN);
                 j.collectives.iter_mut().for_each(|c| c.durations_us.clear());
-                // The job's critical path is not carried by links (yet).
                 j.critical_path.clear();
+                j.critical_path_not_carried = 0;
                 j
             };
             assert_eq!(shown(g), shown(r), "{label}: job view");
+            // The job's critical path: the stretches the page lists, the rest counted.
+            let kept = r.critical_path.len().min(JobStretch::LINK_STRETCHES);
+            assert_eq!(g.critical_path, r.critical_path[..kept], "{label}: job path");
+            assert_eq!(g.critical_path_len(), r.critical_path_len(), "{label}: job path");
         }
         (None, None) => {}
         other => panic!("{label}: job view {other:?}"),
     }
+    paths_travel(report, &got, label);
     fields_travel(report, &got, label);
     // Next to a ?trace= URL the link carries only the view state.
     let only = encode(None, &state);
@@ -107,7 +113,7 @@ fn round_trip(report: &Report, label: &str) -> usize {
 
 /// The parts of a report's JSON that a link leaves out (subset.rs declares them): every other
 /// field, present or added later, travels with no edit to the link code.
-const LEFT_OUT: [&str; 22] = [
+const LEFT_OUT: [&str; 25] = [
     "traces[].distributed_backend",
     "traces[].gpu.occupancy_unknown_us",
     "traces[].bucket_evidence",
@@ -127,10 +133,35 @@ const LEFT_OUT: [&str; 22] = [
     "traces[].memory",
     "traces[].timeline",
     "traces[].efficiency",
-    "traces[].critical_path",
+    "traces[].critical_path.steps",
+    "traces[].critical_path.steps_not_carried",
+    "traces[].critical_path.arrivals",
     "job.collectives",
     "job.critical_path",
+    "job.critical_path_not_carried",
 ];
+
+/// Each trace's critical path as a link carries it: alone, the first steps with their split and
+/// largest pieces (shares derived again exactly); with several ranks, none; every step counted.
+fn paths_travel(sent: &Report, got: &Report, label: &str) {
+    for (a, b) in got.traces.iter().zip(&sent.traces) {
+        let (Some(a), Some(b)) = (&a.critical_path, &b.critical_path) else {
+            assert_eq!(a.critical_path.is_some(), b.critical_path.is_some(), "{label}: critical path");
+            continue;
+        };
+        assert_eq!(a.step_count(), b.step_count(), "{label}: steps of the critical path");
+        let carried = if sent.job.is_none() { CriticalPath::LINK_STEPS } else { 0 };
+        assert_eq!(a.steps.len(), b.steps.len().min(carried), "{label}: steps carried");
+        for (x, y) in a.steps.iter().zip(&b.steps) {
+            let split = |s: &StepPath| (s.span_us, s.path_us, s.cpu_us, s.gpu_us, s.launch_us, s.gap_us, s.syncs);
+            assert_eq!((&x.step, split(x)), (&y.step, split(y)), "{label}");
+            assert_eq!(x.pieces, y.pieces[..y.pieces.len().min(CriticalPath::LINK_PIECES)], "{label}: pieces");
+            assert_eq!(x.buckets, y.buckets[..y.buckets.len().min(CriticalPath::LINK_BUCKETS)], "{label}: buckets");
+        }
+        assert!(a.arrivals.is_empty(), "{label}: arrivals");
+        assert_eq!((a.unmatched_syncs, &a.what_if), (b.unmatched_syncs, &b.what_if), "{label}");
+    }
+}
 
 /// Where two JSON values differ, as paths (`traces[].gpu.busy_us`; lists of unequal length
 /// differ as a whole).
@@ -176,10 +207,91 @@ fn fixtures_round_trip_through_a_link() {
     round_trip(&two, "two traces");
     let n = round_trip(&job_report(), "4-rank job");
     println!("link size 4-rank job with collectives: {n} bytes");
+    let n = round_trip(&held_collective(), "2 ranks, one holding the all-reduce");
+    println!("link size 2 ranks with the job's critical path: {n} bytes");
+    round_trip(&job_of(40), "4-rank job, 40 all-reduces");
+    let n = round_trip(&steps(6), "six steps");
+    println!("link size six steps: {n} bytes");
+}
+
+/// The two ranks of tests/fixtures/job: rank 1's 1500 us GEMM holds the all-reduce.
+fn held_collective() -> Report {
+    let ranks = (0..2).map(|r| {
+        let name = format!("job/held-collective-rank{r}.json");
+        analyze_bytes(&name, &read_fixture(&name))
+    });
+    tracesight::combine(ranks.collect())
+}
+
+/// A trace of `n` ProfilerSteps, each a GEMM, an add and a softmax launched in turn.
+fn steps(n: i64) -> Report {
+    const KERNELS: [(&str, &str, i64); 3] = [
+        ("aten::mm", "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", 300),
+        ("aten::add", "vectorized_elementwise_kernel", 40),
+        ("aten::softmax", "softmax_warp_forward", 60),
+    ];
+    let mut t = Trace::new("NVIDIA H100 80GB HBM3", (9, 0));
+    for k in 0..n {
+        let start = k * 1_000;
+        t.span("user_annotation", &format!("ProfilerStep#{k}"), start, 900, CPU_TID, None);
+        t.cpu = start + 10;
+        let mut gpu = start + 100;
+        for (op, kernel, dur) in KERNELS {
+            t.launch(&[op], kernel, gpu, dur + 10 * k);
+            gpu += dur + 10 * k + 5;
+        }
+    }
+    tracesight::combine(vec![Ok(t.report())])
+}
+
+#[test]
+fn a_link_carries_the_first_steps_of_the_critical_path() {
+    let report = steps(6);
+    let path = report.traces[0].critical_path.as_ref().unwrap();
+    assert_eq!(path.steps.len(), 6);
+    assert!(path.steps.iter().all(|s| s.pieces.len() > CriticalPath::LINK_PIECES), "pieces to leave out");
+    let got = decode(&encode(Some(&report), &ViewState::default())).unwrap().report.unwrap();
+    let carried = got.traces[0].critical_path.as_ref().unwrap();
+    assert_eq!((carried.steps.len(), carried.steps_not_carried), (CriticalPath::LINK_STEPS, 2));
+    assert_eq!(carried.steps[3].step, "ProfilerStep#3");
+    assert_eq!(carried.steps[3].pieces, path.steps[3].pieces[..3]);
+    assert!(carried.steps[3].pieces[0].pct_of_path > 0.0, "shares derived again");
+    let md = markdown::render(&got);
+    assert!(md.contains("### Critical path") && md.contains("… 2 more steps"), "{md}");
+    assert_eq!(md, markdown::render(&report));
+}
+
+#[test]
+fn a_job_link_carries_the_jobs_critical_path_not_each_ranks_steps() {
+    let report = held_collective();
+    let got = decode(&encode(Some(&report), &ViewState::default())).unwrap().report.unwrap();
+    let job = got.job.as_ref().unwrap();
+    assert_eq!(job.critical_path, report.job.as_ref().unwrap().critical_path);
+    let s = &job.critical_path[0];
+    assert_eq!((s.rank, s.held_us, s.stretch_us, s.wait_us), (Some(1), 1500.0, 1525.0, 1000.0));
+    for t in &got.traces {
+        let p = t.critical_path.as_ref().unwrap();
+        assert_eq!((p.steps.len(), p.steps_not_carried), (0, 1), "the steps left out, counted");
+    }
+    let md = markdown::render(&got);
+    assert!(md.contains("## Job critical path") && md.contains("| rank 1 | GPU `ampere_bf16"), "{md}");
+    assert!(md.contains("**Critical path:** 1 step(s)"), "{md}");
+    // More stretches than the page lists: the first ones, the rest counted.
+    let long = job_of(40);
+    assert_eq!(long.job.as_ref().unwrap().critical_path.len(), 40);
+    let got = decode(&encode(Some(&long), &ViewState::default())).unwrap().report.unwrap();
+    let job = got.job.unwrap();
+    assert_eq!((job.critical_path.len(), job.critical_path_not_carried), (JobStretch::LINK_STRETCHES, 8));
+    assert!(markdown::render(&long).contains("… 30 more stretches"));
 }
 
 /// Four ranks of a data-parallel job whose rank 2 is late to every all-reduce.
 fn job_report() -> Report {
+    job_of(20)
+}
+
+/// [`job_report`] with `iterations` all-reduces.
+fn job_of(iterations: usize) -> Report {
     const GEMM: &str = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64";
     const ALLREDUCE: &str = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
     let traces = (0..4)
@@ -187,7 +299,7 @@ fn job_report() -> Report {
             let mut t = Trace::new("NVIDIA H100 80GB HBM3", (9, 0));
             t.dist = Some((rank, 4));
             let mut clock = 0;
-            for _ in 0..20 {
+            for _ in 0..iterations {
                 let gemm = 1_000 + if rank == 2 { 300 } else { 0 };
                 t.launch_on(&["aten::mm"], "cudaLaunchKernel", 5, &[(GEMM, clock, gemm)], 7);
                 let leave = clock + 1_340;
@@ -303,14 +415,16 @@ fn shared_traces_link_sizes() {
     for (name, n) in &sizes {
         println!("{n:>8}  {name}");
     }
-    // Single traces stay under 9.5 KB (8 KB until hints carried their time at stake, 8.5 KB
+    // Single traces stay under 10.25 KB (8 KB until hints carried their time at stake, 8.5 KB
     // until the view kept the user's peaks, which the busy state sets, 8.75 KB until links
     // carried the report's own serde form: its field names cost 4-10%, a100-nccl 8,492 ->
-    // 9,333 bytes); eight ranks in one link may be larger.
-    let over: Vec<_> = sizes.iter().filter(|(_, n)| *n > 9728).collect();
+    // 9,333 bytes; 9.5 KB until links carried the critical path's first steps: 120-560 bytes,
+    // a100-nccl 9,704 -> 10,072); eight ranks in one link may be larger, up to the fragment's
+    // cap (the 8 DLRM ranks with the job's path: 65,173 of 65,536 bytes).
+    let over: Vec<_> = sizes.iter().filter(|(_, n)| *n > 10_496).collect();
     assert!(
         over.iter().all(|(name, _)| name.contains("8 ranks") || name.contains("ranks view")),
-        "links over 9.5 KB: {over:?}"
+        "links over 10.25 KB: {over:?}"
     );
 }
 
@@ -457,12 +571,22 @@ fn hostile_links_are_refused_with_a_reason() {
     ];
     let edits =
         edits.into_iter().map(|e| (json.clone(), e)).chain(job_edits.into_iter().map(|e| (job_json.clone(), e)));
+    let edits = edits.chain(path_edits().into_iter().map(|(json, what, edit, _)| (json, (what, edit))));
     for (json, (what, edit)) in edits {
         let mut v = json.clone();
         edit(&mut v);
         let link = pack(&v.to_string());
         match decode(&link) {
             Err(LinkError::Invalid(_)) | Err(LinkError::TooLarge) => {}
+            other => panic!("{what}: {other:?}"),
+        }
+    }
+    // The critical path's own checks give their reason (before the link's exactness check).
+    for (json, what, edit, reason) in path_edits() {
+        let mut v = json.clone();
+        edit(&mut v);
+        match decode(&pack(&v.to_string())) {
+            Err(LinkError::Invalid(why)) => assert!(why.contains(reason), "{what}: {why}"),
             other => panic!("{what}: {other:?}"),
         }
     }
@@ -477,6 +601,96 @@ fn hostile_links_are_refused_with_a_reason() {
     // In code spans (rendered literally by GitHub and chat tools), never as bare markup.
     assert!(md.contains("`<script>alert(1)</script>.json`") && md.contains("`<img src=x onerror=alert(1)>`"), "{md}");
     assert_eq!(md.matches("<img").count(), md.matches("`<img").count(), "{md}");
+}
+
+type PathEdit = (serde_json::Value, &'static str, Box<dyn Fn(&mut serde_json::Value)>, &'static str);
+
+/// Tampered critical paths, on the link of six steps and of two ranks, with the checker's
+/// reason for each.
+fn path_edits() -> Vec<PathEdit> {
+    use serde_json::{json, Value};
+    let one = unpack(&encode(Some(&steps(6)), &ViewState::default()));
+    let job = unpack(&encode(Some(&held_collective()), &ViewState::default()));
+    let step = one["r"]["traces"][0]["critical_path"]["steps"][0].clone();
+    let stretch = job["r"]["job"]["critical_path"][0].clone();
+    fn path(v: &mut Value) -> &mut Value {
+        &mut v["r"]["traces"][0]["critical_path"]
+    }
+    vec![
+        (
+            one.clone(),
+            "more steps",
+            Box::new(move |v| path(v)["steps"] = Value::Array(vec![step.clone(); 5])),
+            "than a link carries",
+        ),
+        (
+            one.clone(),
+            "more pieces",
+            Box::new(|v| {
+                let p = path(v)["steps"][0]["pieces"][0].clone();
+                path(v)["steps"][0]["pieces"] = Value::Array(vec![p; 4]);
+            }),
+            "pieces",
+        ),
+        (one.clone(), "negative path", Box::new(|v| path(v)["steps"][1]["path_us"] = json!(-5.0)), "negative"),
+        (one.clone(), "negative piece", Box::new(|v| path(v)["steps"][0]["pieces"][0]["us"] = json!(-1.0)), "negative"),
+        (
+            one.clone(),
+            "arrivals",
+            Box::new(
+                |v| path(v)["arrivals"] = json!([{"start_ns": 0, "dur_ns": 1, "held_by": "x", "side": "gpu", "held_us": 1.0, "stretch_us": 1.0}]),
+            ),
+            "than a link carries",
+        ),
+        (
+            one.clone(),
+            "huge count of steps",
+            Box::new(|v| path(v)["steps_not_carried"] = json!(1u64 << 40)),
+            "than a link carries",
+        ),
+        (
+            job.clone(),
+            "steps in a link of several ranks",
+            Box::new({
+                let step = one["r"]["traces"][0]["critical_path"]["steps"][0].clone();
+                move |v| path(v)["steps"] = json!([step.clone()])
+            }),
+            "than a link carries",
+        ),
+        (
+            job.clone(),
+            "job path of a missing rank",
+            Box::new(|v| v["r"]["job"]["critical_path"][0]["row"] = 9.into()),
+            "rank row 9",
+        ),
+        (
+            job.clone(),
+            "job path negative wait",
+            Box::new(|v| v["r"]["job"]["critical_path"][0]["wait_us"] = json!(-1.0)),
+            "out of range",
+        ),
+        (
+            job.clone(),
+            "job path longer than links carry",
+            Box::new({
+                let stretch = stretch.clone();
+                move |v| v["r"]["job"]["critical_path"] = Value::Array(vec![stretch.clone(); 40])
+            }),
+            "more stretches",
+        ),
+        (
+            job.clone(),
+            "job path oversized",
+            Box::new(move |v| v["r"]["job"]["critical_path"] = Value::Array(vec![stretch.clone(); 5000])),
+            "a list of 5000",
+        ),
+        (
+            job,
+            "huge count of stretches",
+            Box::new(|v| v["r"]["job"]["critical_path_not_carried"] = json!(1u64 << 40)),
+            "count of stretches",
+        ),
+    ]
 }
 
 #[test]

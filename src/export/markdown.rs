@@ -2,10 +2,16 @@
 //! kernels and ops, hints. GitHub-flavoured tables; every text from the trace (file, kernel
 //! and op names) is escaped or put in a code span, so a name can never become markup.
 
+mod critical_path;
+mod escape;
+
 use crate::analysis::rules::taxonomy::Backend;
 use crate::report::{Report, TopRow, TraceReport};
 use crate::text::fmt_us;
 use crate::vocab::fmt_si;
+use critical_path::critical_path;
+use escape::{clip, prose};
+pub use escape::{code, escape};
 use std::fmt::Write;
 
 /// Rows of the kernel and op tables in the summary (the JSON and CSV have them all).
@@ -40,8 +46,11 @@ pub fn render(report: &Report) -> String {
         }
         o.push('\n');
     }
+    if let Some(j) = report.job.as_ref().filter(|j| j.critical_path_len() > 0) {
+        critical_path::job_path(&mut o, report, j);
+    }
     for t in &report.traces {
-        trace(&mut o, t);
+        trace(&mut o, t, report.job.is_some());
     }
     if !report.errors.is_empty() {
         let _ = writeln!(o, "## Files that could not be read\n");
@@ -71,7 +80,25 @@ fn device_and_rank(t: &TraceReport) -> (String, String) {
     (device, rank)
 }
 
-fn trace(o: &mut String, t: &TraceReport) {
+fn trace(o: &mut String, t: &TraceReport, several: bool) {
+    heading(o, t);
+    if !t.has_gpu {
+        let _ = writeln!(o, "**No GPU rows in this trace** ({}).\n", crate::text::no_gpu_rows_reason(t));
+    } else {
+        gpu_summary(o, t);
+    }
+    attention(o, t);
+    buckets(o, t);
+    top(o, "Top kernels", "kernel", &t.top_kernels, true);
+    top(o, "Top ops", "op", &t.top_ops, false);
+    efficiency(o, t);
+    critical_path(o, t, several);
+    bandwidth(o, t);
+    hints(o, t);
+}
+
+/// The file, device, rank and event count, and the analysed range when there is one.
+fn heading(o: &mut String, t: &TraceReport) {
     let _ = writeln!(o, "## {}\n", code(&t.file));
     let (device, rank) = device_and_rank(t);
     let _ = writeln!(o, "{device}{rank} · {} events\n", t.events);
@@ -84,47 +111,49 @@ fn trace(o: &mut String, t: &TraceReport) {
             fmt_us(to)
         );
     }
+}
+
+/// Span, busy and idle; how the GPU time was launched; graph replays; communication.
+fn gpu_summary(o: &mut String, t: &TraceReport) {
     let g = &t.gpu;
-    if !t.has_gpu {
-        let _ = writeln!(o, "**No GPU rows in this trace** ({}).\n", crate::text::no_gpu_rows_reason(t));
-    } else {
-        let sp = g.span_us.max(f64::MIN_POSITIVE);
-        let _ = writeln!(o, "| GPU span | busy | idle | kernel time | GPU rows | steps |");
-        let _ = writeln!(o, "|---:|---:|---:|---:|---:|---:|");
+    let sp = g.span_us.max(f64::MIN_POSITIVE);
+    let _ = writeln!(o, "| GPU span | busy | idle | kernel time | GPU rows | steps |");
+    let _ = writeln!(o, "|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(
+        o,
+        "| {} | {} ({:.1}%) | {} ({:.1}%) | {} | {} | {} |\n",
+        fmt_us(g.span_us),
+        fmt_us(g.busy_us),
+        g.busy_us / sp * 100.0,
+        fmt_us(g.idle_us),
+        g.idle_us / sp * 100.0,
+        fmt_us(g.kernel_time_us),
+        g.kernel_count,
+        t.steps.len()
+    );
+    let lc = &t.launch_coverage;
+    if lc.op_us < lc.total_us() {
+        let _ = writeln!(o, "GPU time {}.\n", lc.line());
+    }
+    if let Some(g) = &t.graphs {
+        for line in crate::text::graph_lines(g) {
+            let _ = writeln!(o, "- {line}");
+        }
+        o.push('\n');
+    }
+    if g.comm_us > 0.0 {
         let _ = writeln!(
             o,
-            "| {} | {} ({:.1}%) | {} ({:.1}%) | {} | {} | {} |\n",
-            fmt_us(g.span_us),
-            fmt_us(g.busy_us),
-            g.busy_us / sp * 100.0,
-            fmt_us(g.idle_us),
-            g.idle_us / sp * 100.0,
-            fmt_us(g.kernel_time_us),
-            g.kernel_count,
-            t.steps.len()
+            "Communication {} · exposed {} · overlap {:.1}%\n",
+            fmt_us(g.comm_us),
+            fmt_us(g.exposed_comm_us),
+            g.overlap_pct
         );
-        let lc = &t.launch_coverage;
-        if lc.op_us < lc.total_us() {
-            let _ = writeln!(o, "GPU time {}.\n", lc.line());
-        }
-        if let Some(g) = &t.graphs {
-            for line in crate::text::graph_lines(g) {
-                let _ = writeln!(o, "- {line}");
-            }
-            o.push('\n');
-        }
-        if g.comm_us > 0.0 {
-            let _ = writeln!(
-                o,
-                "Communication {} · exposed {} · overlap {:.1}%\n",
-                fmt_us(g.comm_us),
-                fmt_us(g.exposed_comm_us),
-                g.overlap_pct
-            );
-        }
     }
+}
 
-    // Attention verdict.
+/// The attention verdict, with the reasons and the fix when it is not flash.
+fn attention(o: &mut String, t: &TraceReport) {
     let a = &t.attention;
     let lib = a.library.as_deref().map(|l| format!(" ({})", escape(l))).unwrap_or_default();
     let verdict = match a.backend {
@@ -143,47 +172,47 @@ fn trace(o: &mut String, t: &TraceReport) {
         }
     }
     o.push('\n');
+}
 
+fn buckets(o: &mut String, t: &TraceReport) {
     let buckets: Vec<_> = t.buckets.iter().filter(|b| b.time_us > 0.0 || b.count > 0).collect();
-    if !buckets.is_empty() {
-        let _ = writeln!(o, "### GPU time by category\n");
-        let _ = writeln!(o, "| category | time | share | rows |");
-        let _ = writeln!(o, "|---|---:|---:|---:|");
-        for b in buckets {
-            let _ = writeln!(o, "| {} | {} | {:.1}% | {} |", escape(&b.name), fmt_us(b.time_us), b.pct, b.count);
-        }
-        o.push('\n');
+    if buckets.is_empty() {
+        return;
     }
+    let _ = writeln!(o, "### GPU time by category\n");
+    let _ = writeln!(o, "| category | time | share | rows |");
+    let _ = writeln!(o, "|---|---:|---:|---:|");
+    for b in buckets {
+        let _ = writeln!(o, "| {} | {} | {:.1}% | {} |", escape(&b.name), fmt_us(b.time_us), b.pct, b.count);
+    }
+    o.push('\n');
+}
 
-    top(o, "Top kernels", "kernel", &t.top_kernels, true);
-    top(o, "Top ops", "op", &t.top_ops, false);
-    efficiency(o, t);
-    bandwidth(o, t);
-
+/// The hints, largest time at stake first (the report's order).
+fn hints(o: &mut String, t: &TraceReport) {
     let _ = writeln!(o, "### Hints\n");
     if t.hints.is_empty() {
         let _ = writeln!(o, "No hint rule fired.\n");
-    } else {
-        // In the report's order: largest time at stake first.
-        for h in &t.hints {
-            let _ = writeln!(
-                o,
-                "- **{}** `{}` ({} at stake): {}",
-                h.severity,
-                h.id.id(),
-                fmt_us(h.stake_us),
-                prose(&h.message)
-            );
-            if !h.evidence.is_empty() {
-                let ev: Vec<String> = h.evidence.iter().map(|e| prose(e)).collect();
-                let _ = writeln!(o, "  - {}", ev.join(" · "));
-            }
-            if !h.fix.is_empty() {
-                let _ = writeln!(o, "  - Try: {}", prose(&h.fix));
-            }
-        }
-        o.push('\n');
+        return;
     }
+    for h in &t.hints {
+        let _ = writeln!(
+            o,
+            "- **{}** `{}` ({} at stake): {}",
+            h.severity,
+            h.id.id(),
+            fmt_us(h.stake_us),
+            prose(&h.message)
+        );
+        if !h.evidence.is_empty() {
+            let ev: Vec<String> = h.evidence.iter().map(|e| prose(e)).collect();
+            let _ = writeln!(o, "  - {}", ev.join(" · "));
+        }
+        if !h.fix.is_empty() {
+            let _ = writeln!(o, "  - Try: {}", prose(&h.fix));
+        }
+    }
+    o.push('\n');
 }
 
 /// Per-rank collective bandwidth by kind, with what one rank cannot see.
@@ -292,65 +321,6 @@ fn top(o: &mut String, title: &str, what: &str, rows: &[TopRow], kernels: bool) 
         );
     }
     o.push('\n');
-}
-
-fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n - 1).collect();
-        t.push('…');
-        t
-    }
-}
-
-/// One line of plain text: whatever Markdown or HTML could read as markup is escaped (a `<`
-/// that could open a tag, an `&` that could start an entity, emphasis and code marks, link
-/// brackets, table pipes), the rest is left alone so the raw text stays readable in chat;
-/// line breaks are folded.
-pub fn escape(s: &str) -> String {
-    let chars: Vec<char> = s.chars().collect();
-    let mut out = String::with_capacity(s.len());
-    for (i, &c) in chars.iter().enumerate() {
-        let prev = i.checked_sub(1).map(|j| chars[j]);
-        let next = chars.get(i + 1).copied();
-        let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
-        match c {
-            '\\' | '`' | '*' | '|' => {
-                out.push('\\');
-                out.push(c);
-            }
-            // Intraword underscores never emphasise (GFM); others may.
-            '_' if !(word(prev) && word(next)) => out.push_str("\\_"),
-            '[' | ']' | '~' | '!' => {
-                if matches!((c, next), (']', Some('(' | '[' | ':')) | ('~', Some('~')) | ('!', Some('['))) {
-                    out.push('\\');
-                }
-                out.push(c);
-            }
-            '<' if next.is_some_and(|n| n.is_ascii_alphabetic() || "/!?".contains(n)) => out.push_str("&lt;"),
-            '&' if next.is_some_and(|n| n.is_ascii_alphanumeric() || n == '#') => out.push_str("&amp;"),
-            '\n' | '\r' | '\t' => out.push(' '),
-            c if c.is_control() => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// An inline code span holding `s` verbatim (the fence is longer than any backtick run in
-/// it); pipes are escaped so the span can sit in a table cell.
-pub fn code(s: &str) -> String {
-    let s: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
-    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest + 1);
-    let pad = if s.starts_with('`') || s.ends_with('`') || s.is_empty() { " " } else { "" };
-    format!("{fence}{pad}{}{pad}{fence}", s.replace('|', "\\|"))
-}
-
-/// The report's prose, where `backticked` spans are code: those stay code, the rest is escaped.
-fn prose(s: &str) -> String {
-    s.split('`').enumerate().map(|(i, part)| if i % 2 == 1 { code(part) } else { escape(part) }).collect()
 }
 
 #[cfg(test)]

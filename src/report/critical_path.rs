@@ -30,6 +30,42 @@ pub struct CriticalPath {
     /// collective on (what the job's critical path names when this rank arrives last).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub arrivals: Vec<Arrival>,
+    /// Steps whose path a share link left out (it carries the first [`Self::LINK_STEPS`], and
+    /// none in a link of several ranks, which carries the job's path instead); 0 in a report
+    /// read from a trace.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub steps_not_carried: u64,
+}
+
+impl CriticalPath {
+    /// Steps a share link of one trace carries (the text report lists as many).
+    pub const LINK_STEPS: usize = 4;
+    /// Largest pieces and path buckets a link carries per step.
+    pub const LINK_PIECES: usize = 3;
+    pub const LINK_BUCKETS: usize = 3;
+
+    /// What a share link carries: the first [`Self::LINK_STEPS`] steps (with `steps`; none
+    /// without, as in a link of several ranks) with their length, split and largest pieces and
+    /// buckets, what the path could not see and the what-if summed over every step; the steps
+    /// left out are counted.
+    /// The per-collective arrivals (what the job's path is made of) stay in the report.
+    pub fn link_subset(&self, steps: bool) -> CriticalPath {
+        let keep = if steps { Self::LINK_STEPS } else { 0 };
+        let mut p = self.clone();
+        p.steps_not_carried += p.steps.len().saturating_sub(keep) as u64;
+        p.steps.truncate(keep);
+        for s in &mut p.steps {
+            s.pieces.truncate(Self::LINK_PIECES);
+            s.buckets.truncate(Self::LINK_BUCKETS);
+        }
+        p.arrivals.clear();
+        p
+    }
+
+    /// Every step the path was found for, carried or not.
+    pub fn step_count(&self) -> u64 {
+        self.steps.len() as u64 + self.steps_not_carried
+    }
 }
 
 /// What held one rank on its way to a collective: the largest piece of its critical path
@@ -62,6 +98,11 @@ pub struct JobStretch {
     pub stretch_us: f64,
     /// What the other ranks waited there in all (as `MatchedCollective::wait_us`).
     pub wait_us: f64,
+}
+
+impl JobStretch {
+    /// Stretches of the job's path a share link carries (the page lists as many).
+    pub const LINK_STRETCHES: usize = 32;
 }
 
 /// One step's longest path through its dependency graph (CPU op nesting and order per thread,

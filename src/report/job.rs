@@ -181,6 +181,22 @@ pub struct JobView {
     /// rank that arrived last and what held it (from that rank's own path).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub critical_path: Vec<super::critical_path::JobStretch>,
+    /// Stretches a share link left out (it carries the first
+    /// [`JobStretch::LINK_STRETCHES`](super::JobStretch::LINK_STRETCHES)); 0 in a report read
+    /// from traces.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub critical_path_not_carried: u64,
+}
+
+impl JobView {
+    /// The stretches of the job's path, carried or not.
+    pub fn critical_path_len(&self) -> u64 {
+        self.critical_path.len() as u64 + self.critical_path_not_carried
+    }
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 #[cfg(test)]

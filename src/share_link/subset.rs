@@ -13,21 +13,25 @@ use crate::report::*;
 /// What `decode(encode(report, _))` gives back: the report without the parts links leave out.
 pub fn for_link(report: &Report) -> Report {
     let mut r = report.clone();
-    r.traces.iter_mut().for_each(trace_subset);
+    // A link of several ranks carries the job's critical path, not each rank's steps (the 8
+    // DLRM ranks' would pass the fragment's cap); each trace still says how many it left out.
+    let steps = r.job.is_none();
+    r.traces.iter_mut().for_each(|t| trace_subset(t, steps));
     if let Some(j) = &mut r.job {
         // The ranks view lists the first collectives, without their per-rank durations.
         j.collectives.truncate(crate::analysis::job::ranks::COLLECTIVES_SHOWN);
         j.collectives.iter_mut().for_each(|c| c.durations_us.clear());
-        // The job's critical path: its stretches name rows of every rank (the page does not
-        // draw it yet).
-        j.critical_path.clear();
+        // The job's critical path: the stretches the page lists, the rest counted.
+        let keep = JobStretch::LINK_STRETCHES;
+        j.critical_path_not_carried += j.critical_path.len().saturating_sub(keep) as u64;
+        j.critical_path.truncate(keep);
     }
     r
 }
 
 /// What a link leaves out of one trace: full lists and the why views need the trace (and the
 /// fragment's budget); the page shows none of these for a link.
-fn trace_subset(t: &mut TraceReport) {
+fn trace_subset(t: &mut TraceReport, path_steps: bool) {
     t.distributed_backend = None;
     t.gpu.occupancy_unknown_us = 0.0;
     t.devices.clear();
@@ -45,8 +49,8 @@ fn trace_subset(t: &mut TraceReport) {
     t.layers.clear();
     t.memory = None;
     t.timeline = None;
-    // Pieces and what-if per step: a full list, not shown from a link yet.
-    t.critical_path = None;
+    // The first steps' paths with their largest pieces (none with several ranks).
+    t.critical_path = t.critical_path.as_ref().map(|p| p.link_subset(path_steps));
     t.efficiency = t.efficiency.as_ref().map(Efficiency::link_subset).filter(|e| !e.coverage.known_us.is_empty());
 }
 
@@ -77,6 +81,16 @@ fn pct_of(time_us: f64, total_us: f64) -> f64 {
         0.0
     } else {
         part as f64 * 100.0 / whole as f64
+    }
+}
+
+/// The critical path's share (cpath.rs): integer nanoseconds of the piece over the path's.
+fn path_pct(us: f64, path_us: f64) -> f64 {
+    let (part, len) = ((us * 1000.0).round() as i64, (path_us * 1000.0).round() as i64);
+    if len > 0 {
+        part as f64 / len as f64 * 100.0
+    } else {
+        0.0
     }
 }
 
@@ -124,6 +138,11 @@ pub fn strip_derived(r: &mut Report) {
         if let Some(e) = &mut t.efficiency {
             e.kernels.iter_mut().for_each(|k| clear_short(&k.name, &mut k.short));
         }
+        for s in t.critical_path.iter_mut().flat_map(|p| &mut p.steps) {
+            let len = s.path_us;
+            s.pieces.iter_mut().for_each(|x| strip_num(&mut x.pct_of_path, path_pct(x.us, len)));
+            s.buckets.iter_mut().for_each(|b| strip_num(&mut b.pct_of_path, path_pct(b.us, len)));
+        }
     }
 }
 
@@ -145,6 +164,11 @@ pub fn restore_derived(r: &mut Report) {
         t.attention.evidence.iter_mut().for_each(|e| fill_short(&e.name, &mut e.short));
         if let Some(e) = &mut t.efficiency {
             e.kernels.iter_mut().for_each(|k| fill_short(&k.name, &mut k.short));
+        }
+        for s in t.critical_path.iter_mut().flat_map(|p| &mut p.steps) {
+            let len = s.path_us;
+            s.pieces.iter_mut().for_each(|x| fill_num(&mut x.pct_of_path, path_pct(x.us, len)));
+            s.buckets.iter_mut().for_each(|b| fill_num(&mut b.pct_of_path, path_pct(b.us, len)));
         }
         // Stakes last: they are derived from the rest, restored.
         let stakes: Vec<f64> = t.hints.iter().map(|h| derived_stake(h.id, t).unwrap_or(0.0)).collect();

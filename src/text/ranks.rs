@@ -1,7 +1,7 @@
 //! The text of the ranks side by side, the job they make up and its collectives.
 
 use super::fmt::{self, clip, rank_label, RULE};
-use crate::report::{JobView, Report};
+use crate::report::{JobView, PathSide, Report};
 use crate::vocab::units::fmt_us;
 use std::fmt::Write;
 
@@ -11,6 +11,9 @@ pub(super) fn render_ranks(o: &mut String, report: &Report) {
     job_summary(o, report, job);
     if !job.collectives.is_empty() {
         collectives(o, report, job);
+    }
+    if !job.critical_path.is_empty() {
+        job_path(o, report, job);
     }
 }
 
@@ -106,4 +109,55 @@ fn collectives(o: &mut String, report: &Report, job: &JobView) {
             rank_label(report, c.last_row)
         );
     }
+}
+
+/// Stretches of the job's path listed (`--json` has every one).
+const STRETCHES_LISTED: usize = 20;
+
+/// The job's critical path: at each matched collective, the rank that arrived last and the
+/// largest piece of its own path since its previous collective.
+fn job_path(o: &mut String, report: &Report, job: &JobView) {
+    let _ = writeln!(
+        o,
+        "\n Job critical path (at each matched collective, the rank everyone waited for and what held it on its own path):"
+    );
+    let _ = writeln!(
+        o,
+        "   {:14} {:>6} {:10} {:>11} {:>11} {:>11}  held by",
+        "collective", "#", "last", "held", "stretch", "waited"
+    );
+    for s in job.critical_path.iter().take(STRETCHES_LISTED) {
+        let side = match s.side {
+            PathSide::Cpu => "CPU",
+            PathSide::Gpu => "GPU",
+            PathSide::Launch => "launch",
+            PathSide::Gap => "gap",
+        };
+        let _ = writeln!(
+            o,
+            "   {:14} {:>6} {:10} {:>11} {:>11} {:>11}  {side} {}",
+            clip(&s.collective, 14),
+            s.seq.map_or("-".to_string(), |q| q.to_string()),
+            s.rank.map_or_else(|| rank_label(report, s.row), |r| format!("rank {r}")),
+            fmt_us(s.held_us),
+            fmt_us(s.stretch_us),
+            fmt_us(s.wait_us),
+            clip(&s.held_by, 60)
+        );
+    }
+    let more = job.critical_path_len() - job.critical_path.len().min(STRETCHES_LISTED) as u64;
+    if more > 0 {
+        let _ = writeln!(o, "   ... {more} more stretches (--json has every one)");
+    }
+    let mut by_rank: Vec<(String, u32, f64)> = Vec::new();
+    for s in &job.critical_path {
+        let who = s.rank.map_or_else(|| rank_label(report, s.row), |r| format!("rank {r}"));
+        match by_rank.iter_mut().find(|(w, _, _)| *w == who) {
+            Some(e) => (e.1, e.2) = (e.1 + 1, e.2 + s.stretch_us),
+            None => by_rank.push((who, 1, s.stretch_us)),
+        }
+    }
+    by_rank.sort_by(|a, b| b.2.total_cmp(&a.2));
+    let held: Vec<String> = by_rank.iter().map(|(w, n, us)| format!("{w}: {n} ({})", fmt_us(*us))).collect();
+    let _ = writeln!(o, "   stretches held, by rank (their time on the path): {}", held.join(", "));
 }

@@ -849,6 +849,44 @@ test('critical path: per step the path against the step, its split and largest p
   await context.close();
 });
 
+test('the job view\'s critical path: two ranks where rank 1\'s slow GEMM holds the all-reduce; a share link carries it', async () => {
+  // tests/fixtures/job (tests/critical_path.rs works the figures out by hand): rank 1 arrives
+  // last, held by its 1500 us GEMM; its stretch is 1525 us and rank 0 waited 1000 us.
+  const files = [0, 1].map((r) => path.join(ROOT, `tests/fixtures/job/held-collective-rank${r}.json`));
+  const { context, page, errors, requests } = await open();
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  const json = JSON.parse(await analyse(page, requests, files));
+  const want = json.job.critical_path;
+  assert.equal(want.length, 1);
+  await page.getByTestId('ranks').waitFor();
+  const table = page.getByTestId('job-critical-path');
+  await table.waitFor();
+  const rows = table.locator('tbody tr');
+  assert.equal(await rows.count(), 1);
+  const cells = await rows.first().locator('td').allTextContents();
+  assert.equal(cells[0], want[0].collective);
+  assert.equal(cells[2], 'rank 1');
+  assert.match(cells[3], /^GPU ampere_bf16_s16816gemm/);
+  // Held 1500 us, its stretch 1525 us, the other rank waited 1000 us.
+  assert.equal(cells[4], '1.50 ms', cells.join(' | '));
+  assert.match(cells[5], /^1\.5[23] ms$/, cells.join(' | '));
+  assert.equal(cells[6], '1.00 ms', cells.join(' | '));
+  await table.screenshot({ path: path.join(ARTIFACTS, 'job-critical-path.png') });
+  // From a share link: the same table, and each rank's steps said to be left out.
+  const text = async (p) => (await p.getByTestId('job-critical-path').evaluate((t) => t.innerText)).trim();
+  const before = await text(page);
+  await page.getByTestId('share-link').click();
+  const second = await context.newPage();
+  await second.goto(await readClipboard(page));
+  await second.getByTestId('from-link').waitFor();
+  await second.getByTestId('job-critical-path').waitFor();
+  assert.equal(await text(second), before);
+  assert.match(await second.getByTestId('critical-path-not-carried').textContent(), /carries the job's critical path .* not each rank's 1 step path/);
+  await second.close();
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('a trace whose middle looks like a cut inside a string is read whole after all: the report equals the CLI --json', async (t) => {
   const big = path.join(tmp, 'trap.pt.trace.json');
   writeBigTrace(big, 40, { trap: true });
@@ -1354,13 +1392,13 @@ test('a share link of several ranks reopens the ranks view and the compared sets
   await analyse(page, requests, files);
   await page.getByTestId('compare-open').click();
   await page.getByTestId('assign').first().getByRole('button', { name: 'B', exact: true }).click();
-  // Links leave the critical path out (share_link/subset.rs: the 8-rank link would pass its
-  // cap), so the job's path table, shown when the traces were read, is not compared.
-  const ranksView = async (p) =>
-    (await p.locator('section:has([data-testid=ranks])').evaluate((s) => s.innerText)).split("\nThe job's critical path:")[0];
+  // The whole ranks view, the job's critical path table included (links carry the stretches
+  // the page lists, share_link/subset.rs).
+  const ranksView = async (p) => p.locator('section:has([data-testid=ranks])').evaluate((s) => s.innerText);
   const sides = async (p) => (await p.getByTestId('compare-sides').textContent()).trim();
   const before = { ranks: await ranksView(page), sides: await sides(page) };
   assert.match(before.ranks, /Spread across ranks/);
+  if (files.length === 8) assert.match(before.ranks, /The job's critical path/);
   await page.getByTestId('share-link').click();
   const link = await readClipboard(page);
   assert.match(link, /#s=[A-Za-z0-9_-]+$/);

@@ -148,6 +148,7 @@ pub fn job_view(traces: &[TraceReport], rows: &mut [RankRow]) -> JobView {
         waits,
         collectives,
         critical_path,
+        critical_path_not_carried: 0,
     }
 }
 

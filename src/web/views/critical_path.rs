@@ -90,7 +90,13 @@ fn WhatIfField(applied: String, on_apply: Callback<String>) -> impl IntoView {
 #[component]
 pub fn CriticalPathSection(path: CriticalPath, on_what_if: Option<Callback<String>>) -> impl IntoView {
     let applied = path.what_if.as_ref().map(|w| format!("{}={}%", w.target, w.faster_pct)).unwrap_or_default();
-    let more = path.steps.len().saturating_sub(STEPS_SHOWN);
+    let shown = path.steps.len().min(STEPS_SHOWN);
+    let more = path.step_count() - shown as u64;
+    let where_rest = if path.steps_not_carried > 0 {
+        format!("this share link carries the first {}; the JSON export of the trace has every one", path.steps.len())
+    } else {
+        "the JSON export has every one".to_string()
+    };
     let rows = path.steps.iter().take(STEPS_SHOWN).map(step_row).collect_view();
     let what_if = path.what_if.as_ref().map(|w| {
         format!(
@@ -106,6 +112,10 @@ pub fn CriticalPathSection(path: CriticalPath, on_what_if: Option<Callback<Strin
                 (HTA's lightweight model; see docs/definitions.md). It cannot see waits between streams \
                 (cudaStreamWaitEvent); ops that launch nothing count as their parent's time; a path is never longer \
                 than its step nor shorter than its longest GPU row."</p>
+            {path.steps.is_empty().then(|| view! { <p class="notice info" data-testid="critical-path-not-carried">{format!(
+                "This share link of several ranks carries the job's critical path (in the ranks view), not each rank's \
+                 {more} step path(s): open the trace for them.")}</p> })}
+            {(!path.steps.is_empty()).then(|| view! {
             <div class="scroll">
             <table class="data" data-testid="critical-path-steps">
                 <thead><tr><th scope="col">"Step"</th><th scope="col" class="num">"Path"</th><th scope="col" class="num">"Step"</th>
@@ -114,7 +124,8 @@ pub fn CriticalPathSection(path: CriticalPath, on_what_if: Option<Callback<Strin
                 <tbody>{rows}</tbody>
             </table>
             </div>
-            {(more > 0).then(|| view! { <p class="muted">{format!("… {more} more steps (the JSON export has every one).")}</p> })}
+            })}
+            {(more > 0 && !path.steps.is_empty()).then(|| view! { <p class="muted" data-testid="critical-path-more">{format!("… {more} more steps ({where_rest}).")}</p> })}
             {(path.unmatched_syncs > 0).then(|| view! { <p class="muted">{format!(
                 "{} synchronising call(s) waited on no GPU row seen: their time stays on the CPU.", path.unmatched_syncs)}</p> })}
             {what_if.map(|w| view! { <p data-testid="what-if"><strong>{w}</strong></p> })}
@@ -125,8 +136,11 @@ pub fn CriticalPathSection(path: CriticalPath, on_what_if: Option<Callback<Strin
 
 /// Across ranks: at each matched collective, the rank that arrived last and what held it.
 #[component]
-pub fn JobPath(stretches: Vec<JobStretch>) -> impl IntoView {
-    let rows = stretches.iter().take(STEPS_SHOWN * 4).map(|s| view! {
+pub fn JobPath(stretches: Vec<JobStretch>, not_carried: u64) -> impl IntoView {
+    // As many as a share link carries, so the table reads the same from one.
+    let shown = stretches.len().min(JobStretch::LINK_STRETCHES);
+    let more = (stretches.len() - shown) as u64 + not_carried;
+    let rows = stretches.iter().take(shown).map(|s| view! {
         <tr>
             <td>{s.collective.clone()}</td>
             <td class="num">{s.seq.map(|q| q.to_string()).unwrap_or_default()}</td>
@@ -149,5 +163,7 @@ pub fn JobPath(stretches: Vec<JobStretch>) -> impl IntoView {
             <tbody>{rows}</tbody>
         </table>
         </div>
+        {(more > 0).then(|| view! { <p class="muted" data-testid="job-critical-path-more">{format!(
+            "… {more} more stretches (the first {shown} are listed, as a share link carries them; the JSON export of the traces has every one).")}</p> })}
     }
 }

@@ -261,7 +261,8 @@ fn JobFindings(job: JobView, rows: Arc<Vec<RankRow>>) -> impl IntoView {
     let colls = (!j.collectives.is_empty()).then(|| {
         view! { <CollectivesTable collectives=j.collectives.clone() how=how unmatched=j.unmatched rows=rows.clone() /> }
     });
-    let job_path = (!j.critical_path.is_empty()).then(|| view! { <JobPath stretches=j.critical_path.clone() /> });
+    let job_path = (j.critical_path_len() > 0)
+        .then(|| view! { <JobPath stretches=j.critical_path.clone() not_carried=j.critical_path_not_carried /> });
     view! {
         <p data-testid="job-verdict"><strong>{verdict}</strong></p>
         {(!j.notes.is_empty()).then(|| view! { <ul class="muted">{j.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}</ul> })}
