@@ -19,7 +19,7 @@ mod why;
 pub use crate::analysis::rules::kernel_name::short_name;
 pub use crate::vocab::units::fmt_us;
 use fmt::{clip, RULE};
-pub use fmt::{fmt_bytes, no_gpu_rows_reason};
+pub use fmt::{fmt_bytes, no_gpu_rows_reason, sm_counters};
 pub use graphs::graph_lines;
 use ranks::render_ranks;
 use trace::render_trace;

@@ -114,11 +114,7 @@ pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnost
     add(D::GpuRowWithoutCorrelation, k.gpu_without_correlation, format!("GPU rows without args.correlation{linked}"));
     add(D::ZeroDurationGpuRows, k.zero_dur_gpu, "GPU rows with dur 0".into());
     add(D::CudaSyncRows, k.cuda_sync_rows, "cuda_sync rows (GPU-side waits) are not GPU work and are not counted in GPU time (HolisticTraceAnalysis counts them as kernels)".into());
-    add(
-        D::GpuUserAnnotations,
-        k.gpu_annotations,
-        "gpu_user_annotation spans are annotations, not GPU work; not counted in GPU time".into(),
-    );
+    add(D::GpuUserAnnotations, k.gpu_annotations, gpu_annotations_message(k.gpu_step_annotations));
     add(D::BeginEndEvents, k.begin_end, "B/E (begin/end) events are not analysed; only complete (X) events are".into());
     add(
         D::FlowEvents,
@@ -167,4 +163,13 @@ pub fn markdown() -> String {
         o.push_str(&format!("| `{}` | {} | {} |\n", d.id(), d.severity(), d.meaning()));
     }
     o
+}
+
+/// What the gpu_user_annotation diagnostic says, with the GPU-side ProfilerStep spans named.
+fn gpu_annotations_message(steps: u64) -> String {
+    let mut m = "gpu_user_annotation spans are annotations, not GPU work; not counted in GPU time".to_string();
+    if steps > 0 {
+        m.push_str(&format!("; {steps} of them are ProfilerStep spans: steps are taken from the CPU's ProfilerStep spans only, so each is counted once (with them on the GPU alone there are no steps)"));
+    }
+    m
 }
