@@ -2,8 +2,9 @@
 //! row's step, the busy union) and totals (the rows summed for the tables, and the launch,
 //! copy, tensor-core, attention and collective figures); and each row's class before them.
 
-use crate::analysis::model::attribution::{Attribution, NO};
+use crate::analysis::model::attribution::{Attribution, SpanTree, NO};
 use crate::analysis::model::classify::{moe_module, Chains, Classes, CopyKind, Why};
+use crate::analysis::model::collect::OpRow;
 use crate::analysis::model::collect::{Collector, GpuKind, RuntimeCall, NAME_GRAPH_LAUNCH};
 use crate::analysis::model::frozen::{step_of, RowMap, StepWindow};
 use crate::analysis::options::Options;
@@ -199,13 +200,27 @@ pub(crate) fn totals_pass(
             out.unattributed.1 += row.dur;
         }
     }
-    out.launching_ops = LaunchingOps {
-        ops: launching.len() as u64,
-        cpu_ns: launching.keys().map(|&o| tree.spans[o as usize].end - tree.spans[o as usize].start).sum(),
-        kernel_ns: launching.values().sum(),
-        idle_ns: 0,
-    };
+    out.launching_ops = launching_ops(c, tree, &launching);
     out
+}
+
+/// The ops that launched kernels one by one: their CPU time less the time they spent blocked
+/// in synchronising calls (waiting on the GPU is not the cost of issuing work), and their
+/// kernels' time.
+fn launching_ops(c: &Collector, tree: &SpanTree, launching: &FxHashMap<u32, i64>) -> LaunchingOps {
+    let mut syncs: FxHashMap<u32, Vec<(i64, i64)>> = FxHashMap::default();
+    for s in &c.syncs {
+        syncs.entry(s.thread).or_default().push((s.start, s.end));
+    }
+    syncs.values_mut().for_each(|v| v.sort_unstable());
+    let blocked = |o: &OpRow| -> i64 {
+        let Some(v) = syncs.get(&o.thread) else { return 0 };
+        let first = v.partition_point(|s| s.0 < o.start);
+        v[first..].iter().take_while(|s| s.0 < o.end).map(|s| s.1.min(o.end) - s.0).sum()
+    };
+    let cpu_ns =
+        launching.keys().map(|&o| &tree.spans[o as usize]).map(|o| (o.end - o.start - blocked(o)).max(0)).sum();
+    LaunchingOps { ops: launching.len() as u64, cpu_ns, kernel_ns: launching.values().sum(), idle_ns: 0 }
 }
 
 /// A row's time by how it was launched: `launched` (a launch call found), by a graph launch

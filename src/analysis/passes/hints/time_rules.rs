@@ -60,20 +60,14 @@ pub(super) fn launch_bound(f: &Facts) -> Option<Fired> {
     }
     let mut evidence = Vec::new();
     if o.ops > 0 {
-        evidence.extend([
-            format!(
-                "CPU time per op that launches kernels = {} ({} ops, {} in all)",
-                fmt_us(cpu_per_op),
-                o.ops,
-                fmt_us(o.cpu_ns as f64 / 1000.0)
-            ),
-            format!(
-                "kernel time per such op = {} ({} in all)",
-                fmt_us(kernel_per_op),
-                fmt_us(o.kernel_ns as f64 / 1000.0)
-            ),
-            format!("GPU idle between their kernels = {} ({idle_pct:.1}% of the span)", fmt_us(idle_us)),
-        ]);
+        // One line: a link carries every rank's hints.
+        evidence.push(format!(
+            "per launching op: CPU {} vs kernels {} ({} ops, sync waits left out); GPU idle between their kernels {} ({idle_pct:.1}%)",
+            fmt_us(cpu_per_op),
+            fmt_us(kernel_per_op),
+            o.ops,
+            fmt_us(idle_us)
+        ));
     }
     evidence.extend([
         format!(
