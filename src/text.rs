@@ -20,7 +20,7 @@ pub use crate::analysis::rules::kernel_name::short_name;
 pub use crate::vocab::units::fmt_us;
 pub(crate) use critical_path::{through, unseen};
 use fmt::{clip, RULE};
-pub use fmt::{fmt_bytes, no_gpu_rows_reason};
+pub use fmt::{fmt_bytes, no_gpu_rows_reason, sm_counters};
 pub use graphs::graph_lines;
 use ranks::render_ranks;
 use trace::render_trace;

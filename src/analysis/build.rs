@@ -12,7 +12,7 @@ use crate::analysis::model::capture::{import, Capture};
 use crate::analysis::model::classify::Chains;
 use crate::analysis::model::collect::{Collector, NAME_BACKWARD};
 use crate::analysis::passes::attention::{find_eager, launch_order};
-pub use crate::analysis::passes::extra::Extra;
+pub use crate::analysis::passes::extra::{Extra, LaunchingOps};
 use crate::analysis::passes::hints::TRAINING_OPTIMIZER_PCT;
 use crate::analysis::passes::row_passes::{classify_rows, time_pass, totals_pass, TimePass, Totals};
 use crate::analysis::passes::steps::{step_times, us};
@@ -39,6 +39,8 @@ struct Parts {
     work: crate::analysis::passes::roofline::WorkSums,
     idle: IdleCauses,
     step_waits: idle::StepWaits,
+    /// Idle ending at kernels ops launched one by one (ns).
+    eager_idle_ns: i64,
     timeline: Option<Timeline>,
     critical_path: Option<CriticalPath>,
 }
@@ -53,9 +55,9 @@ fn passes(m: &Model) -> Parts {
         let path = crate::analysis::passes::cpath::pass(m);
         (idle::idle_causes(m, &streams), timeline::timeline(m, &streams), path)
     };
-    let ((step_times, tables, layers, memory, work), ((idle, step_waits), timeline, critical_path)) =
+    let ((step_times, tables, layers, memory, work), ((idle, step_waits, eager_idle_ns), timeline, critical_path)) =
         m.opts.fork.join(rows_and_ops, streams);
-    Parts { step_times, tables, layers, memory, work, idle, step_waits, timeline, critical_path }
+    Parts { step_times, tables, layers, memory, work, idle, step_waits, eager_idle_ns, timeline, critical_path }
 }
 
 pub fn build(mut c: Collector, opts: &Options, capture: Option<Capture>) -> (Built, Collector) {
@@ -143,28 +145,11 @@ fn assemble(
 ) -> Built {
     let Made { time, totals, parts } = made;
     let (names, tree) = (&c.names, &at.ops);
-    let Totals {
-        rows: _,
-        op_gpu: _,
-        evidence,
-        mut launch,
-        copies,
-        tensor_cores,
-        mut collectives,
-        unattributed,
-        coverage,
-    } = totals;
-    let TimePass { mut gpu, idle_gaps, mut devices, .. } = time;
-    let Parts { step_times, tables: t, layers, memory, mut work, idle, step_waits, timeline, critical_path } = parts;
-    let mut extra = Extra {
-        external_mismatch: at.external_mismatch,
-        dangling_correlation: at.dangling_correlation,
-        dataloader_ns: at.dataloader_ns,
-        unattributed,
-        idle_gaps,
-        external_only_us: coverage.external_only_us,
-        ..Default::default()
-    };
+    let mut extra = extra_of(at, &totals, time.idle_gaps, parts.eager_idle_ns);
+    let Totals { evidence, mut launch, copies, tensor_cores, mut collectives, coverage, .. } = totals;
+    let TimePass { mut gpu, mut devices, .. } = time;
+    let Parts { step_times, tables: t, layers, memory, mut work, idle, step_waits, timeline, critical_path, .. } =
+        parts;
     launch.launch_call_us = us(c.launch_ns);
     launch.sync_call_us = us(c.sync_ns);
     sm_counters(c, &mut gpu);
@@ -210,6 +195,23 @@ fn assemble(
         ..TraceReport::default()
     };
     Built { report, work, extra }
+}
+
+/// What the hints and diagnostics read besides the report (the steps' CPU time and the CPU
+/// extent are added later).
+fn extra_of(at: &Attribution, totals: &Totals, idle_gaps: (u64, i64, i64), eager_idle_ns: i64) -> Extra {
+    Extra {
+        external_mismatch: at.external_mismatch,
+        dangling_correlation: at.dangling_correlation,
+        dataloader_ns: at.dataloader_ns,
+        unattributed: totals.unattributed,
+        idle_gaps,
+        external_only_us: totals.coverage.external_only_us,
+        launching_ops: LaunchingOps { idle_ns: eager_idle_ns, ..totals.launching_ops },
+        inductor_elementwise_ns: totals.unfusable_ns.0,
+        index_copy_ns: totals.unfusable_ns.1,
+        ..Default::default()
+    }
 }
 
 /// The SM efficiency and achieved occupancy, weighted by kernel time, where the trace has them.

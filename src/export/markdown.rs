@@ -131,6 +131,10 @@ fn gpu_summary(o: &mut String, t: &TraceReport) {
         g.kernel_count,
         t.steps.len()
     );
+    let counters = crate::text::sm_counters(g);
+    if !counters.is_empty() {
+        let _ = writeln!(o, "{}\n", counters.join(" · "));
+    }
     let lc = &t.launch_coverage;
     if lc.op_us < lc.total_us() {
         let _ = writeln!(o, "GPU time {}.\n", lc.line());

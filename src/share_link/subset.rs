@@ -33,7 +33,6 @@ pub fn for_link(report: &Report) -> Report {
 /// fragment's budget); the page shows none of these for a link.
 fn trace_subset(t: &mut TraceReport, path_steps: bool) {
     t.distributed_backend = None;
-    t.gpu.occupancy_unknown_us = 0.0;
     t.devices.clear();
     t.steps.iter_mut().for_each(|s| (s.host_wait_us, s.kernel_wait_us, s.other_wait_us) = (0.0, 0.0, 0.0));
     t.launch = LaunchStats::default();

@@ -49,3 +49,23 @@ pub(super) fn rank_label(report: &crate::report::Report, row: usize) -> String {
         None => format!("row {row}"),
     }
 }
+
+/// The SM counters the profiler wrote, as parts of one line (text and Markdown): est. SM
+/// efficiency and achieved occupancy, both weighted by kernel time. Occupancy written as 0 is
+/// unknown: left out of the average with its time said, and "unknown" when every kernel's is 0.
+pub fn sm_counters(g: &crate::report::GpuTime) -> Vec<String> {
+    let mut parts: Vec<String> =
+        g.est_sm_efficiency_pct.map(|e| format!("est. SM efficiency {e:.1}%")).into_iter().collect();
+    let unknown = crate::vocab::fmt_us(g.occupancy_unknown_us);
+    match g.achieved_occupancy_pct {
+        Some(x) if g.occupancy_unknown_us > 0.0 => {
+            parts.push(format!("achieved occupancy {x:.1}% (leaving out {unknown} of kernels written as 0: unknown)"))
+        }
+        Some(x) => parts.push(format!("achieved occupancy {x:.1}%")),
+        None if g.occupancy_unknown_us > 0.0 => {
+            parts.push(format!("achieved occupancy unknown (written as 0 for every kernel, {unknown})"))
+        }
+        None => {}
+    }
+    parts
+}

@@ -64,15 +64,9 @@ fn gpu_time(o: &mut String, t: &TraceReport) {
             fmt_us(g.exposed_comm_us),
             g.overlap_pct
         );
-        if let Some(e) = g.est_sm_efficiency_pct {
-            let unknown = if g.occupancy_unknown_us > 0.0 {
-                format!(" (leaving out {} of kernels written as 0: unknown)", fmt_us(g.occupancy_unknown_us))
-            } else {
-                String::new()
-            };
-            let occ =
-                g.achieved_occupancy_pct.map(|x| format!("   achieved occupancy {x:.1}%{unknown}")).unwrap_or_default();
-            let _ = writeln!(o, " est. SM efficiency {e:.1}%{occ}");
+        let counters = fmt::sm_counters(g);
+        if !counters.is_empty() {
+            let _ = writeln!(o, " {}", counters.join("   "));
         }
         for d in &t.devices {
             let _ = writeln!(

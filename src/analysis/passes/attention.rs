@@ -224,6 +224,10 @@ impl AttentionEvidence {
             (Vec::new(), None)
         } else if winner == Backend::Eager {
             (Vec::new(), Some(EAGER_FIX.to_string()))
+        } else if winner == Backend::Cudnn {
+            // PyTorch's SDPA chose cuDNN attention: named, not marked for replacing; the hint
+            // weighs it against the device (attention_not_flash), reading these input facts.
+            (not_flash_reasons(c), None)
         } else {
             (not_flash_reasons(c), Some(FLASH_FIX.to_string()))
         };

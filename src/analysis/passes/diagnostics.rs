@@ -169,7 +169,7 @@ fn not_analysed(c: &Collector, o: &trace::Outcome, d: &mut Vec<Diagnostic>) {
         d,
         D::GpuUserAnnotations,
         k.gpu_annotations,
-        "gpu_user_annotation spans are annotations, not GPU work; not counted in GPU time".into(),
+        gpu_annotations_message(k.gpu_step_annotations),
     );
     count(
         d,
@@ -235,4 +235,13 @@ pub fn markdown() -> String {
         o.push_str(&format!("| `{}` | {} | {} |\n", d.id(), d.severity(), d.meaning()));
     }
     o
+}
+
+/// What the gpu_user_annotation diagnostic says, with the GPU-side ProfilerStep spans named.
+fn gpu_annotations_message(steps: u64) -> String {
+    let mut m = "gpu_user_annotation spans are annotations, not GPU work; not counted in GPU time".to_string();
+    if steps > 0 {
+        m.push_str(&format!("; {steps} of them are ProfilerStep spans: steps are taken from the CPU's ProfilerStep spans only, so each is counted once (with them on the GPU alone there are no steps)"));
+    }
+    m
 }

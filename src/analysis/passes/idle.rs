@@ -8,7 +8,7 @@
 
 use super::steps::us;
 use crate::analysis::model::attribution::NO;
-use crate::analysis::model::collect::{Collector, RuntimeCall};
+use crate::analysis::model::collect::{Collector, GpuKind, RuntimeCall, NAME_GRAPH_LAUNCH};
 use crate::analysis::model::frozen::{step_of, Model};
 use crate::analysis::model::intervals::Span;
 use crate::report::{IdleCauses, NameTime, StreamIdle};
@@ -67,13 +67,18 @@ pub fn streams(c: &Collector) -> Vec<Stream> {
 /// Per step: (host, kernel, other) wait in ns.
 pub type StepWaits = Vec<(i64, i64, i64)>;
 
-/// The idle split by cause (and each step's waits), from the rows per stream (`streams`).
-pub fn idle_causes(m: &Model, streams: &[Stream]) -> (IdleCauses, StepWaits) {
+/// The idle split by cause, each step's waits, and the idle that ends at a kernel an op launched
+/// one by one (ns; the launch-bound hint's time at stake), from the rows per stream (`streams`).
+pub fn idle_causes(m: &Model, streams: &[Stream]) -> (IdleCauses, StepWaits, i64) {
     let (c, at, runtime, steps, busy) = (m.c, m.at, m.runtime, m.steps, m.busy_union);
     let names = &c.names;
     let mut out = IdleCauses { kernel_wait_threshold_us: us(KERNEL_WAIT_NS), ..Default::default() };
-    let mut gaps =
-        DeviceGaps { device: [0; 3], step_waits: vec![(0, 0, 0); steps.len()], host_ops: FxHashMap::default() };
+    let mut gaps = DeviceGaps {
+        device: [0; 3],
+        step_waits: vec![(0, 0, 0); steps.len()],
+        host_ops: FxHashMap::default(),
+        eager_ns: 0,
+    };
     // The device's idle: the gaps of the busy union of every stream. Each gap gets one cause,
     // that of the row that ends it (the first such row in stream order), so the causes sum to
     // the idle exactly; a stream's own gaps, which overlap other streams' work and each
@@ -98,6 +103,11 @@ pub fn idle_causes(m: &Model, streams: &[Stream]) -> (IdleCauses, StepWaits) {
                 if !taken[k] {
                     taken[k] = true;
                     gaps.add(m, idle[k], call, g.start);
+                    // A kernel an op launched one by one ends this gap: idle between such kernels.
+                    let eager = call.is_some_and(|x| !c.names.is(x.name, NAME_GRAPH_LAUNCH));
+                    if eager && g.kind == GpuKind::Kernel && at.leaf[i as usize] != NO {
+                        gaps.eager_ns += idle[k].1 - idle[k].0;
+                    }
                 }
             }
             end = end.max(g.start + g.dur);
@@ -110,7 +120,7 @@ pub fn idle_causes(m: &Model, streams: &[Stream]) -> (IdleCauses, StepWaits) {
             other_us: us(totals[2]),
         });
     }
-    let DeviceGaps { mut device, step_waits, host_ops } = gaps;
+    let DeviceGaps { mut device, step_waits, host_ops, eager_ns } = gaps;
     // A gap no row ends (not expected: every busy span starts with a row) is still idle.
     device[IdleCause::Other as usize] +=
         idle.iter().zip(&taken).filter(|(_, t)| !**t).map(|(g, _)| g.1 - g.0).sum::<i64>();
@@ -125,7 +135,7 @@ pub fn idle_causes(m: &Model, streams: &[Stream]) -> (IdleCauses, StepWaits) {
         }
     });
     out.syncs = sync_overlap(c, busy);
-    (out, step_waits)
+    (out, step_waits, eager_ns)
 }
 
 /// The device's idle by cause, each step's waits, and what the launching threads were doing
@@ -134,6 +144,8 @@ struct DeviceGaps {
     device: [i64; 3],
     step_waits: StepWaits,
     host_ops: FxHashMap<u32, (i64, u64)>,
+    /// Idle ending at a kernel an op launched one by one (ns).
+    eager_ns: i64,
 }
 
 impl DeviceGaps {

@@ -2,15 +2,19 @@
 //! row's step, the busy union) and totals (the rows summed for the tables, and the launch,
 //! copy, tensor-core, attention and collective figures); and each row's class before them.
 
-use crate::analysis::model::attribution::{Attribution, NO};
+use crate::analysis::model::attribution::{Attribution, SpanTree, NO};
 use crate::analysis::model::classify::{moe_module, Chains, Classes, CopyKind, Why};
+use crate::analysis::model::collect::OpRow;
 use crate::analysis::model::collect::{Collector, GpuKind, RuntimeCall, NAME_GRAPH_LAUNCH};
 use crate::analysis::model::frozen::{step_of, RowMap, StepWindow};
 use crate::analysis::options::Options;
 use crate::analysis::passes::attention::AttentionEvidence;
 use crate::analysis::passes::collectives::collective_call;
+use crate::analysis::passes::extra::LaunchingOps;
 use crate::analysis::passes::steps::{us, Lanes};
-use crate::analysis::rules::taxonomy::{self, Backend, Bucket, KernelFacts, TensorCore, OP_CONTEXT_RULES, TE_LIBRARY};
+use crate::analysis::rules::taxonomy::{
+    self, Backend, Bucket, KernelFacts, TensorCore, Unfusable, OP_CONTEXT_RULES, TE_LIBRARY,
+};
 use crate::report::*;
 use rustc_hash::FxHashMap;
 
@@ -112,6 +116,7 @@ pub(crate) fn time_pass(
 
 /// The rows' totals: per (kernel, op, class) for the tables, per op, and the launch, copy,
 /// tensor-core, attention and collective figures.
+#[derive(Default)]
 pub(crate) struct Totals {
     pub(crate) rows: RowMap,
     pub(crate) op_gpu: Vec<i64>,
@@ -123,6 +128,10 @@ pub(crate) struct Totals {
     /// Rows with no launching op: count and time.
     pub(crate) unattributed: (u64, i64),
     pub(crate) coverage: LaunchCoverage,
+    /// The ops that launched kernels one by one (the idle between them is the idle pass's).
+    pub(crate) launching_ops: LaunchingOps,
+    /// Elementwise time Inductor already fused, memory time in index copies (ns).
+    pub(crate) unfusable_ns: (i64, i64),
 }
 
 pub(crate) fn totals_pass(
@@ -135,70 +144,96 @@ pub(crate) fn totals_pass(
 ) -> Totals {
     let names = &c.names;
     let tree = &at.ops;
-    let mut rows: RowMap = FxHashMap::default();
-    let mut op_gpu: Vec<i64> = vec![0; tree.spans.len()];
-    let mut evidence = AttentionEvidence::default();
-    let mut launch = LaunchStats::default();
-    let mut coverage = LaunchCoverage::default();
-    let mut copies = Copies::default();
-    let mut tc = TensorCoreUse::default();
-    let mut collectives: Vec<CollectiveCall> = Vec::new();
-    let mut unattributed = (0u64, 0i64);
+    let mut out = Totals { op_gpu: vec![0; tree.spans.len()], ..Totals::default() };
     let mut graph_launch_ns = 0;
+    // Per op that launched kernels one by one: their GPU time.
+    let mut launching: FxHashMap<u32, i64> = FxHashMap::default();
     for r in runtime.iter().filter(|r| names.is(r.name, NAME_GRAPH_LAUNCH)) {
-        launch.graph_launches += 1;
+        out.launch.graph_launches += 1;
         graph_launch_ns += r.dur;
     }
-    launch.graph_launch_call_us = us(graph_launch_ns);
+    out.launch.graph_launch_call_us = us(graph_launch_ns);
     for (i, row) in c.gpu.iter().enumerate() {
         let rt = match at.runtime[i] {
             NO => None,
             r => Some(runtime[r as usize]),
         };
-        if let (Some(r), GpuKind::Kernel) = (rt, row.kind) {
-            count_launch(&mut launch, names.is(r.name, NAME_GRAPH_LAUNCH), row.dur, r.dur);
-        }
         let leaf = at.leaf[i];
-        let t = us(row.dur);
-        match rt {
-            Some(r) if names.is(r.name, NAME_GRAPH_LAUNCH) && at.captured(i).is_some() => {
-                coverage.graph_matched_us += t
+        let graph = rt.is_some_and(|r| names.is(r.name, NAME_GRAPH_LAUNCH));
+        if let (Some(r), GpuKind::Kernel) = (rt, row.kind) {
+            count_launch(&mut out.launch, graph, row.dur, r.dur);
+            if !graph && leaf != NO {
+                *launching.entry(leaf).or_default() += row.dur;
             }
-            Some(r) if names.is(r.name, NAME_GRAPH_LAUNCH) => coverage.graph_us += t,
-            Some(_) if leaf != NO => coverage.op_us += t,
-            Some(_) => coverage.no_op_us += t,
-            None if leaf != NO => coverage.external_only_us += t,
-            None => coverage.no_launch_us += t,
         }
+        count_coverage(&mut out.coverage, rt.is_some(), graph, at.captured(i).is_some(), leaf != NO, us(row.dur));
         let (bucket, why) = classes.get(i);
         let f = &facts[&row.name];
+        match (f.unfusable, bucket) {
+            (Some(Unfusable::Inductor), Bucket::Elementwise) => out.unfusable_ns.0 += row.dur,
+            (Some(Unfusable::IndexCopy), Bucket::Memory) => out.unfusable_ns.1 += row.dur,
+            _ => {}
+        }
         if row.kind != GpuKind::Kernel {
-            count_copy(&mut copies, copy_kind[&row.name], row.dur);
+            count_copy(&mut out.copies, copy_kind[&row.name], row.dur);
         }
         if bucket == Bucket::Gemm && row.kind == GpuKind::Kernel {
-            count_tensor_cores(&mut tc, f.tensor_cores, row.dur);
+            count_tensor_cores(&mut out.tensor_cores, f.tensor_cores, row.dur);
         }
         if bucket == Bucket::Attention {
             // cuDNN's SDPA kernels launched by TransformerEngine's FusedAttnFunc are TE's.
             let te = || tree.chain(leaf).any(|o| taxonomy::is_te_attention_op(names.get(tree.spans[o as usize].name)));
-            add_attention_evidence(&mut evidence, why, f, row.name, row.dur, te);
+            add_attention_evidence(&mut out.evidence, why, f, row.name, row.dur, te);
         }
 
         // Kernels that are collectives by name (not helpers launched under a collective op).
         if bucket == Bucket::Communication && f.kernel_rule().is_some_and(|r| r.then.bucket == Bucket::Communication) {
-            collectives.push(collective_call(c, tree, i, leaf, &f.name.short));
+            out.collectives.push(collective_call(c, tree, i, leaf, &f.name.short));
         }
 
         let leaf_name = if leaf == NO { NO } else { tree.spans[leaf as usize].name };
-        rows.entry((row.name, leaf_name, bucket, why)).or_default().add(row.dur);
+        out.rows.entry((row.name, leaf_name, bucket, why)).or_default().add(row.dur);
         if leaf != NO {
-            op_gpu[leaf as usize] += row.dur;
+            out.op_gpu[leaf as usize] += row.dur;
         } else {
-            unattributed.0 += 1;
-            unattributed.1 += row.dur;
+            out.unattributed.0 += 1;
+            out.unattributed.1 += row.dur;
         }
     }
-    Totals { rows, op_gpu, evidence, launch, copies, tensor_cores: tc, collectives, unattributed, coverage }
+    out.launching_ops = launching_ops(c, tree, &launching);
+    out
+}
+
+/// The ops that launched kernels one by one: their CPU time less the time they spent blocked
+/// in synchronising calls (waiting on the GPU is not the cost of issuing work), and their
+/// kernels' time.
+fn launching_ops(c: &Collector, tree: &SpanTree, launching: &FxHashMap<u32, i64>) -> LaunchingOps {
+    let mut syncs: FxHashMap<u32, Vec<(i64, i64)>> = FxHashMap::default();
+    for s in &c.syncs {
+        syncs.entry(s.thread).or_default().push((s.start, s.end));
+    }
+    syncs.values_mut().for_each(|v| v.sort_unstable());
+    let blocked = |o: &OpRow| -> i64 {
+        let Some(v) = syncs.get(&o.thread) else { return 0 };
+        let first = v.partition_point(|s| s.0 < o.start);
+        v[first..].iter().take_while(|s| s.0 < o.end).map(|s| s.1.min(o.end) - s.0).sum()
+    };
+    let cpu_ns =
+        launching.keys().map(|&o| &tree.spans[o as usize]).map(|o| (o.end - o.start - blocked(o)).max(0)).sum();
+    LaunchingOps { ops: launching.len() as u64, cpu_ns, kernel_ns: launching.values().sum(), idle_ns: 0 }
+}
+
+/// A row's time by how it was launched: `launched` (a launch call found), by a graph launch
+/// (and matched to its capture), under an op.
+fn count_coverage(coverage: &mut LaunchCoverage, launched: bool, graph: bool, captured: bool, op: bool, t: f64) {
+    match (launched, graph) {
+        (true, true) if captured => coverage.graph_matched_us += t,
+        (true, true) => coverage.graph_us += t,
+        (true, false) if op => coverage.op_us += t,
+        (true, false) => coverage.no_op_us += t,
+        (false, _) if op => coverage.external_only_us += t,
+        (false, _) => coverage.no_launch_us += t,
+    }
 }
 
 /// A kernel against its launch call; one graph launch replays many kernels, so comparing each

@@ -127,7 +127,7 @@ pub fn step_times(m: &Model) -> Vec<GpuTime> {
         grouped[next[s as usize]] = i as u32;
         next[s as usize] += 1;
     }
-    (0..steps)
+    let mut times: Vec<GpuTime> = (0..steps)
         .map(|k| {
             let mut lanes = Lanes::default();
             for &i in &grouped[begin[k]..begin[k + 1]] {
@@ -135,5 +135,32 @@ pub fn step_times(m: &Model) -> Vec<GpuTime> {
             }
             lanes.time()
         })
-        .collect()
+        .collect();
+    for (t, idle) in times.iter_mut().zip(device_idle(m.step_extent, m.busy_union)) {
+        t.idle_us = us(idle);
+    }
+    times
+}
+
+/// Per step, the device's idle inside its GPU extent (no row of any step running), each moment
+/// given to the first step by start whose extent holds it: steps whose rows overlap (a
+/// collective of one still running while the next computes) do not count the same gap twice,
+/// and the steps' idle sums to at most the trace's. With steps one after another this is the
+/// extent less the step's own busy time.
+fn device_idle(extents: &[(i64, i64)], busy: &[Span]) -> Vec<i64> {
+    let gaps: Vec<Span> = busy.windows(2).map(|w| (w[0].1, w[1].0)).filter(|g| g.1 > g.0).collect();
+    let mut order: Vec<usize> = (0..extents.len()).filter(|&k| extents[k].0 < extents[k].1).collect();
+    order.sort_by_key(|&k| extents[k]);
+    let mut out = vec![0i64; extents.len()];
+    let mut claimed = i64::MIN;
+    for k in order {
+        let (from, to) = (extents[k].0.max(claimed), extents[k].1);
+        claimed = claimed.max(to);
+        if from >= to {
+            continue;
+        }
+        let first = gaps.partition_point(|g| g.1 <= from);
+        out[k] = gaps[first..].iter().take_while(|g| g.0 < to).map(|g| g.1.min(to) - g.0.max(from)).sum();
+    }
+    out
 }

@@ -159,6 +159,8 @@ pub struct KernelFacts {
     pub tensor_cores: Option<TensorCore>,
     /// A cast whose signature names an FP8 type (`direct_copy` to `Float8_e4m3fn`).
     pub fp8_cast: bool,
+    /// A kernel a fusion fix does not fit (Inductor already fused it, or an index copy).
+    pub unfusable: Option<Unfusable>,
 }
 
 impl KernelFacts {
@@ -178,7 +180,8 @@ impl KernelFacts {
             Some(Bucket::Gemm) => rule::first(TENSOR_CORE_RULES, &subject).map(|i| TENSOR_CORE_RULES[i].then),
             _ => None,
         };
-        KernelFacts { name, rule, tensor_cores, fp8_cast }
+        let unfusable = unfusable::unfusable(&name, rule.map(|i| KERNEL_RULES[i].then.bucket));
+        KernelFacts { name, rule, tensor_cores, fp8_cast, unfusable }
     }
 
     pub fn kernel_rule(&self) -> Option<&'static KernelRule> {
@@ -235,12 +238,14 @@ mod op_rules;
 pub mod rule;
 #[cfg(test)]
 mod tests;
+mod unfusable;
 mod user_rules;
 
 pub use kernel_rules::{Identity, KernelClass, KernelRule, TensorCore, KERNEL_RULES};
 pub use leaf_rules::*;
 pub use op_rules::*;
 pub use rule::{Match, Rule, Subject};
+pub use unfusable::Unfusable;
 pub use user_rules::*;
 
 /// The taxonomy as Markdown, for docs/definitions.md (tests/readme.rs keeps that copy current).

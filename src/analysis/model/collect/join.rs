@@ -167,6 +167,7 @@ impl Collector {
         k.zero_dur_gpu += q.zero_dur_gpu;
         k.cuda_sync_rows += q.cuda_sync_rows;
         k.gpu_annotations += q.gpu_annotations;
+        k.gpu_step_annotations += q.gpu_step_annotations;
         k.begin_end += q.begin_end;
         k.malformed += q.malformed;
         k.first_malformed = k.first_malformed.take().or(q.first_malformed);

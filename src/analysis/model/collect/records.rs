@@ -179,6 +179,9 @@ pub struct Counters {
     pub zero_dur_gpu: u64,
     pub cuda_sync_rows: u64,
     pub gpu_annotations: u64,
+    /// Of those, `ProfilerStep#N` spans (the GPU side of the CPU's step spans).
+    #[serde(default)]
+    pub gpu_step_annotations: u64,
     pub begin_end: u64,
     pub malformed: u64,
     pub first_malformed: Option<(u64, String)>,

@@ -108,7 +108,14 @@ impl Collector {
                     }
                 }
             }
-            Kind::GpuAnnotation => self.counters.gpu_annotations += 1,
+            Kind::GpuAnnotation => {
+                self.counters.gpu_annotations += 1;
+                // Kineto writes each ProfilerStep on the CPU and again on the GPU: the steps are
+                // the CPU's; these are only counted, so that the diagnostic can say so.
+                if ev.name.starts_with(b"ProfilerStep#") {
+                    self.counters.gpu_step_annotations += 1;
+                }
+            }
             Kind::Ignored | Kind::Missing | Kind::Unknown => {}
         }
     }

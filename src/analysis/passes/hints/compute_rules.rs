@@ -2,7 +2,7 @@
 
 use super::facts::*;
 use crate::analysis::passes::generation::{generation, Generation};
-use crate::analysis::rules::taxonomy::{Backend, Bucket};
+use crate::analysis::rules::taxonomy::{Backend, Bucket, KernelFacts, Unfusable, TE_LIBRARY};
 use crate::report::Severity;
 use crate::vocab::fmt_us;
 
@@ -11,13 +11,69 @@ pub(super) fn elementwise_share(f: &Facts) -> Option<Fired> {
     if pct <= ELEMENTWISE_SHARE {
         return None;
     }
+    let total = f.r.gpu.kernel_time_us.max(f64::MIN_POSITIVE);
+    let fused_us = f.x.inductor_elementwise_ns as f64 / 1000.0;
+    let fused_pct = fused_us / total * 100.0;
+    let mut evidence = vec![format!("elementwise share = {pct:.1}%")];
+    if fused_us > 0.0 {
+        evidence.push(format!("already fused by torch.compile (Inductor triton_poi/red/per_fused_* kernels) = {} ({fused_pct:.1}% of GPU time)", fmt_us(fused_us)));
+    }
+    // Fusing fits only the time not fused yet; Inductor's kernels are fused already, and what
+    // they cost is the bytes they move.
+    if pct - fused_pct > ELEMENTWISE_SHARE {
+        return fired(
+            None,
+            Severity::Warning,
+            format!("Elementwise / norm / activation kernels take {pct:.1}% of GPU time (>{ELEMENTWISE_SHARE:.0}% is high): memory-bandwidth bound."),
+            evidence,
+            "fuse norm + activation + residual add (torch.compile, or fused RMSNorm / SiLU-and-mul kernels); fused kernels often save 50% or more of this time",
+        );
+    }
+    let bandwidth = bandwidth_of(f, Unfusable::Inductor);
+    evidence.extend(bandwidth.as_ref().map(|b| b.line()));
     fired(
         None,
         Severity::Warning,
-        format!("Elementwise / norm / activation kernels take {pct:.1}% of GPU time (>{ELEMENTWISE_SHARE:.0}% is high): memory-bandwidth bound."),
-        vec![format!("elementwise share = {pct:.1}%")],
-        "fuse norm + activation + residual add (torch.compile, or fused RMSNorm / SiLU-and-mul kernels); fused kernels often save 50% or more of this time",
+        format!("Elementwise / norm / activation kernels take {pct:.1}% of GPU time, {fused_pct:.1}% in kernels torch.compile already fused: memory-bandwidth bound, not unfused."),
+        evidence,
+        format!(
+            "these kernels are fused already, so fusing is not the fix: their cost is the bytes they move{}; move fewer bytes (bf16 activations, fewer saved activations: activation checkpointing trades them for recompute), and where they run far below the bandwidth, let Inductor tune them (torch.compile(mode=\"max-autotune\"), coordinate_descent_tuning) and keep their inputs contiguous",
+            bandwidth.map(|b| format!(" ({:.0}% of the bandwidth, time-weighted)", b.pct)).unwrap_or_default()
+        ),
     )
+}
+
+/// The time-weighted % of the memory bandwidth of the kernels of one kind among those whose
+/// work is known, and the time that covers.
+struct Bandwidth {
+    pct: f64,
+    covered_us: f64,
+    kernels: usize,
+}
+
+impl Bandwidth {
+    fn line(&self) -> String {
+        format!(
+            "their bandwidth = {:.0}% of the device's (time-weighted over {} kernels, {} with known bytes)",
+            self.pct,
+            self.kernels,
+            fmt_us(self.covered_us)
+        )
+    }
+}
+
+fn bandwidth_of(f: &Facts, kind: Unfusable) -> Option<Bandwidth> {
+    let e = f.r.efficiency.as_ref()?;
+    let (mut weighted, mut covered, mut kernels) = (0.0, 0.0, 0);
+    for k in &e.kernels {
+        let Some(p) = k.pct_of_bandwidth else { continue };
+        if KernelFacts::of(&k.name).unfusable == Some(kind) {
+            weighted += p * k.time_us;
+            covered += k.time_us;
+            kernels += 1;
+        }
+    }
+    (covered > 0.0).then(|| Bandwidth { pct: weighted / covered, covered_us: covered, kernels })
 }
 
 pub(super) fn memory_share(f: &Facts) -> Option<Fired> {
@@ -29,12 +85,32 @@ pub(super) fn memory_share(f: &Facts) -> Option<Fired> {
     if pct <= MEMORY_SHARE {
         return None;
     }
+    let device_us = pct / 100.0 * total;
+    let index_us = f.x.index_copy_ns as f64 / 1000.0;
+    let mut evidence = vec![
+        format!("device-side memory movement = {pct:.1}% of GPU time"),
+        format!("device-to-device memcpy = {}", fmt_us(c.device_to_device_us)),
+    ];
+    if index_us > 0.0 {
+        evidence.push(format!(
+            "index copies (ATen index / gather / scatter kernels) = {} ({:.0}% of it)",
+            fmt_us(index_us),
+            index_us / device_us * 100.0
+        ));
+    }
+    // Index copies are the data movement the indexing asks for, not layout conversions to remove.
+    let fix = if index_us > device_us / 2.0 {
+        evidence.extend(bandwidth_of(f, Unfusable::IndexCopy).map(|b| b.line()));
+        "most of it is index copies (indexing, gather, scatter, index_put, masked ops): data movement the indexing asks for, not elementwise math to fuse; gather less (index once and reuse the result, select whole contiguous rows, sort the indices), avoid boolean masks that call nonzero and sync, and keep tensors in the order they are read"
+    } else {
+        "check how often permute / transpose / contiguous / .to() / cat run; repeated layout conversions (NCHW <-> NHWC: use channels_last) and dtype casts can usually be removed or fused"
+    };
     fired(
-        Some(pct / 100.0 * total),
+        Some(device_us),
         Severity::Warning,
         format!("Device-side copies and layout changes take {pct:.1}% of GPU time (>{MEMORY_SHARE:.0}% is high)."),
-        vec![format!("device-side memory movement = {pct:.1}% of GPU time"), format!("device-to-device memcpy = {}", fmt_us(c.device_to_device_us))],
-        "check how often permute / transpose / contiguous / .to() / cat run; repeated layout conversions (NCHW <-> NHWC: use channels_last) and dtype casts can usually be removed or fused",
+        evidence,
+        fix,
     )
 }
 
@@ -99,7 +175,10 @@ pub(super) fn no_tensor_cores(f: &Facts) -> Option<Fired> {
 
 pub(super) fn attention_not_flash(f: &Facts) -> Option<Fired> {
     let a = &f.r.attention;
-    if !matches!(a.backend, Backend::Math | Backend::MemEfficient | Backend::Cudnn) {
+    if a.backend == Backend::Cudnn {
+        return cudnn_attention(f);
+    }
+    if !matches!(a.backend, Backend::Math | Backend::MemEfficient) {
         return None;
     }
     let severity = if a.backend == Backend::Math { Severity::Critical } else { Severity::Info };
@@ -115,6 +194,43 @@ pub(super) fn attention_not_flash(f: &Facts) -> Option<Fired> {
         ),
         evidence,
         a.fix.clone().unwrap_or_default(),
+    )
+}
+
+/// PyTorch's SDPA ran cuDNN attention. On compute capability 9.x and 10.x PyTorch tries cuDNN
+/// before flash (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp,
+/// check_prefer_cudnn_attention / priority_order), and it is often the fastest there: it is
+/// only named. Elsewhere flash comes first, so cuDNN ran by request (sdpa_kernel) or with
+/// flash disabled: comparing with flash is worth it, unless the inputs rule flash out anyway.
+/// TransformerEngine's cuDNN attention is TE's own choice and gets nothing.
+fn cudnn_attention(f: &Facts) -> Option<Fired> {
+    let a = &f.r.attention;
+    let cc = f.r.device.compute_capability.as_deref();
+    let major = cc.and_then(|c| c.split('.').next()).and_then(|m| m.parse::<u32>().ok());
+    if a.library.as_deref() == Some(TE_LIBRARY) || matches!(major, Some(9 | 10)) {
+        return None;
+    }
+    // Inputs flash cannot take (fp32, head dim, a mask) settle it; a missing record does not.
+    let blockers: Vec<&String> =
+        a.not_flash_reasons.iter().filter(|r| !r.starts_with("no SDPA op arguments")).collect();
+    if !blockers.is_empty() {
+        return None;
+    }
+    let mut evidence = vec![
+        format!("cudnn attention = {}", fmt_us(a.time_us)),
+        format!(
+            "device = {} (compute capability {})",
+            f.r.device.name.as_deref().unwrap_or("unknown"),
+            cc.unwrap_or("unknown")
+        ),
+    ];
+    evidence.extend(a.not_flash_reasons.iter().cloned());
+    fired(
+        None,
+        Severity::Info,
+        "Attention runs PyTorch SDPA's cuDNN backend; on this GPU PyTorch tries flash first, so cuDNN ran by request (sdpa_kernel) or with flash disabled.".to_string(),
+        evidence,
+        "compare: time the step under `with torch.nn.attention.sdpa_kernel(SDPBackend.FLASH_ATTENTION):` and under SDPBackend.CUDNN_ATTENTION, and keep the faster (cuDNN attention is often the fastest on H100 and newer, less often elsewhere)",
     )
 }
 

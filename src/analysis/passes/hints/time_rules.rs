@@ -46,30 +46,57 @@ pub(super) fn launch_bound(f: &Facts) -> Option<Fired> {
         return None;
     }
     let share = l.shorter_than_launch as f64 * 100.0 / l.launched_kernels as f64;
-    if share <= LAUNCH_BOUND_SHARE {
+    // Beside the launch call: the CPU time of each op that launches kernels against the GPU
+    // time of its kernels. When the CPU takes longer per op than the GPU and the GPU runs dry
+    // between those kernels, the host sets the pace, whatever one launch call costs.
+    let o = f.x.launching_ops;
+    let per_op = |ns: i64| ns as f64 / 1000.0 / o.ops.max(1) as f64;
+    let (cpu_per_op, kernel_per_op) = (per_op(o.cpu_ns), per_op(o.kernel_ns));
+    let idle_us = o.idle_ns as f64 / 1000.0;
+    let idle_pct = idle_us / f.span() * 100.0;
+    let by_op = o.ops > 0 && cpu_per_op > kernel_per_op && idle_pct > IDLE_SHARE;
+    if !by_op && share <= LAUNCH_BOUND_SHARE {
         return None;
     }
-    let mut evidence = vec![
+    let mut evidence = Vec::new();
+    if o.ops > 0 {
+        // One line: a link carries every rank's hints.
+        evidence.push(format!(
+            "per launching op: CPU {} vs kernels {} ({} ops, sync waits left out); GPU idle between their kernels {} ({idle_pct:.1}%)",
+            fmt_us(cpu_per_op),
+            fmt_us(kernel_per_op),
+            o.ops,
+            fmt_us(idle_us)
+        ));
+    }
+    evidence.extend([
         format!(
             "kernels shorter than their launch call = {} of {} launched one by one",
             l.shorter_than_launch, l.launched_kernels
         ),
         format!("time in launch calls = {}", fmt_us(l.launch_call_us)),
         format!("mean kernel = {}", fmt_us(f.r.gpu.kernel_time_us / f.r.gpu.kernel_count.max(1) as f64)),
-    ];
+    ]);
     evidence.extend(f.graph_line().map(|l| format!("graphs (their kernels not counted above): {l}")));
     let fix = if l.graph_kernels > 0 {
         "graphs replay part of the work already: capture the kernels still launched one by one between replays into the graph as well, or fuse them (torch.compile)"
     } else {
         "fuse small kernels (torch.compile), capture the step in CUDA graphs, or raise the batch size so each kernel does more work"
     };
-    fired(
-        Some((f.r.idle.host_wait_us + f.r.idle.kernel_wait_us).min(f.r.gpu.idle_us)),
-        Severity::Warning,
-        format!("{share:.1}% of individually launched kernels ran shorter than the CPU call that launched them: the run is launch-bound."),
-        evidence,
-        fix,
-    )
+    let message = if by_op {
+        format!(
+            "Each op that launches kernels takes {} of CPU time against {} of kernel time, and the GPU idles {} ({idle_pct:.1}% of the span) between those kernels: the run is launch-bound ({share:.1}% of the kernels ran shorter than their launch call).",
+            fmt_us(cpu_per_op),
+            fmt_us(kernel_per_op),
+            fmt_us(idle_us)
+        )
+    } else {
+        format!("{share:.1}% of individually launched kernels ran shorter than the CPU call that launched them: the run is launch-bound.")
+    };
+    // At stake: the GPU's idle between the kernels those ops launched.
+    let stake =
+        if o.ops > 0 { idle_us } else { (f.r.idle.host_wait_us + f.r.idle.kernel_wait_us).min(f.r.gpu.idle_us) };
+    fired(Some(stake), Severity::Warning, message, evidence, fix)
 }
 
 pub(super) fn host_sync(f: &Facts) -> Option<Fired> {

@@ -2,6 +2,7 @@
 //! tell.
 
 use super::facts::*;
+use crate::analysis::rules::taxonomy::{KernelFacts, Unfusable};
 use crate::report::{Bound, KernelWork, Severity, TARGET_PCT};
 use crate::vocab::{fmt_us, Bucket};
 
@@ -53,10 +54,13 @@ pub(super) fn below_roof(f: &Facts) -> Option<Fired> {
     };
     let mut evidence: Vec<String> = top.iter().map(|k| kernel_line(k)).collect();
     evidence.push(format!("peaks: {} ({})", peaks.device, peaks.source));
-    let fix = match (k.bound, k.bucket) {
-        (Some(Bound::Compute), Bucket::Gemm) => "GEMMs far below peak are usually too small or oddly shaped for the tiles: make M, N and K multiples of 64 (128 on Hopper and later), batch small GEMMs together (larger batch, grouped GEMM), keep them in bf16/fp16 (fp8 where accuracy allows), and let torch.compile(mode=\"max-autotune\") pick the kernels",
-        (Some(Bound::Compute), Bucket::Attention) => "attention far below peak: short sequences or few heads leave the GPU underfilled; pack variable-length sequences (varlen / nested tensors), raise the batch, and use the newest backend for the device (FlashAttention-3 on Hopper, cuDNN / FA on Blackwell, aiter / CK on MI300)",
-        _ => "a memory-bound kernel far below the bandwidth is small or badly laid out: fuse it with its neighbours (torch.compile) so its data is read once, and avoid strided or transposed inputs",
+    let fix = match (k.bound, k.bucket, KernelFacts::of(&k.name).unfusable) {
+        (Some(Bound::Compute), Bucket::Gemm, _) => "GEMMs far below peak are usually too small or oddly shaped for the tiles: make M, N and K multiples of 64 (128 on Hopper and later), batch small GEMMs together (larger batch, grouped GEMM), keep them in bf16/fp16 (fp8 where accuracy allows), and let torch.compile(mode=\"max-autotune\") pick the kernels",
+        (Some(Bound::Compute), Bucket::Attention, _) => "attention far below peak: short sequences or few heads leave the GPU underfilled; pack variable-length sequences (varlen / nested tensors), raise the batch, and use the newest backend for the device (FlashAttention-3 on Hopper, cuDNN / FA on Blackwell, aiter / CK on MI300)",
+        // Fusing fits neither a kernel Inductor fused already nor an index copy.
+        (Some(Bound::Compute), ..) | (_, _, None) => "a memory-bound kernel far below the bandwidth is small or badly laid out: fuse it with its neighbours (torch.compile) so its data is read once, and avoid strided or transposed inputs",
+        (_, _, Some(Unfusable::Inductor)) => "torch.compile fused this kernel already: it is slow at moving its bytes, not unfused; let Inductor tune it (torch.compile(mode=\"max-autotune\"), coordinate_descent_tuning), keep its inputs contiguous, and move fewer bytes (lower-precision activations)",
+        (_, _, Some(Unfusable::IndexCopy)) => "an index copy (index / gather / scatter): data movement whose speed the access pattern sets; gather less, select whole contiguous rows, sort the indices so reads coalesce",
     };
     fired(
         Some(stake),
