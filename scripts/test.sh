@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the native core and CLI (cargo test), then the real WebAssembly build in
 # headless Chromium and, its core cases, Firefox ESR (tests/browser). Installs what is missing on a fresh Debian machine
-# (Chromium, the WebAssembly toolchain and its clippy, wasm-bindgen-cli, playwright-core from
+# (Chromium, Firefox ESR, the WebAssembly toolchain and its clippy, wasm-bindgen-cli, playwright-core from
 # npm), and the Python package in a virtual environment (scripts/test-python.sh). It also checks that src/ has no import cycles (scripts/check_layers.py). NATIVE_ONLY=1 skips the browser code's lints and tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,10 +36,16 @@ scripts/test-slurm.sh
 say "cargo clippy on the browser code (wasm32) -D warnings"
 scripts/clippy-web.sh
 
-if ! command -v chromium >/dev/null; then
-  say "installing Debian's chromium"
+# The browsers, from Debian's packages: Chromium for every case, Firefox ESR for the core ones
+# (tests/browser/run.sh skips Firefox with a message if it still cannot be had).
+apt_install() {
+  say "installing Debian's $1"
   as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$1" >/dev/null
+}
+command -v chromium >/dev/null || apt_install chromium
+if [ "${NO_FIREFOX:-}" != 1 ] && [ ! -x "${FIREFOX:-/usr/bin/firefox-esr}" ]; then
+  apt_install firefox-esr || echo "could not install firefox-esr: its cases will be skipped" >&2
 fi
 say "browser tests: real wasm build in headless Chromium, and Firefox ESR (core cases)"
 tests/browser/run.sh

@@ -4,53 +4,59 @@
 // parsed slices, so its reads barely overlapped the parsing. This worker does nothing else, so
 // its reads run beside the parser.
 //
-// Request: {id, blob, from, to, slice, ahead} (slices of up to `slice` bytes, the first ones
-// smaller), and `gunzip: chunk` to inflate the bytes with the browser's DecompressionStream (on
-// this thread) and hand them over in batches of about `chunk` bytes. To the analysis worker:
-// {id, bytes, read} (`bytes`: an ArrayBuffer, or an array of them for a batch; `read`: the
-// bytes of the blob read so far), then {id, end: true}, or {id, error: text}; from it:
-// {id, ack: true} per message taken (at most `ahead` are handed over and not yet taken) or
-// {id, stop: true}. These go over this worker's own channel (postMessage), which both
-// browsers hand over in the process: Firefox sends a MessagePort's messages through its IPC,
-// where 320 MB in 16 MB buffers took 6.2-7.1 s against 32-41 ms (in Chromium 43-95 ms against
-// 62-77 ms). A request that brings a `port` (a MessagePort) is answered on it instead, without
-// ids.
+// The messages are the serde enums of src/web/protocol.rs (`ToReader`, `FromReader`),
+// externally tagged. Request: {Read: {id, blob, from, to, slice, ahead, gunzip}} (slices of up
+// to `slice` bytes, the first ones smaller; `gunzip: chunk` to inflate the bytes with the
+// browser's DecompressionStream, on this thread, and hand them over in batches of about `chunk`
+// bytes, null not to). To the analysis worker: {Bytes: {id, bytes, read}} (`bytes`: an
+// ArrayBuffer, or an array of them for a batch; `read`: the bytes of the blob read so far),
+// then {End: {id}}, or {Error: {id, message}}; from it: {Ack: {id}} per message taken (at most
+// `ahead` are handed over and not yet taken) or {Stop: {id}}. These go over this worker's own
+// channel (postMessage), which both browsers hand over in the process: Firefox sends a
+// MessagePort's messages through its IPC, where 320 MB in 16 MB buffers took 6.2-7.1 s against
+// 32-41 ms (in Chromium 43-95 ms against 62-77 ms). A request that brings a `port` (a
+// MessagePort) is answered on it instead, and takes its Ack and Stop there.
 const running = new Map();
 onmessage = ({ data }) => {
-  if (data.blob) read(data);
-  else running.get(data.id)?.(data);
+  if (data?.Read) read(data.Read);
+  else control(data);
 };
+
+// An Ack or Stop for the request it names.
+function control(data) {
+  const told = data?.Ack ?? data?.Stop;
+  if (told) running.get(told.id)?.(data.Stop ? 'stop' : 'ack');
+}
 
 async function read(request) {
   const { port, ahead, id } = request;
-  const post = port ? (m, t) => port.postMessage(m, t) : (m, t) => postMessage({ id, ...m }, t);
+  const post = port ? (m, t) => port.postMessage(m, t) : (m, t) => postMessage(m, t);
   let sent = 0;
   let taken = 0;
   let stopped = false;
   let wake = null;
-  const control = (data) => {
-    if (data.stop) stopped = true;
+  running.set(id, (told) => {
+    if (told === 'stop') stopped = true;
     else taken++;
     if (wake) wake();
-  };
+  });
   if (port) port.onmessage = ({ data }) => control(data);
-  else running.set(id, control);
   // Hands `bytes` over once the analysis worker has room; false when it wants no more.
   const hand = async (bytes, read) => {
     while (sent - taken >= ahead && !stopped) await new Promise((ok) => { wake = ok; });
     if (stopped) return false;
-    post({ bytes, read }, Array.isArray(bytes) ? bytes : [bytes]);
+    post({ Bytes: { id, bytes, read } }, Array.isArray(bytes) ? bytes : [bytes]);
     sent++;
     return true;
   };
   try {
     const done = request.gunzip ? await inflate(request, hand, () => stopped) : await slices(request, hand, () => stopped);
-    if (done) post({ end: true });
+    if (done) post({ End: { id } });
   } catch (e) {
-    if (!stopped) post({ error: String((e && e.message) || e) });
+    if (!stopped) post({ Error: { id, message: String((e && e.message) || e) } });
   }
   if (port) port.close();
-  else running.delete(id);
+  running.delete(id);
 }
 
 // The blob's bytes `from..to`, a slice at a time: [bytes, bytes of the blob read so far].

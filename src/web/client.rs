@@ -158,8 +158,8 @@ impl Client {
                     let handler = this.0.borrow().on_event.clone();
                     handler(WorkerEvent::PartDone { data: bytes.filter(|_| ok) })
                 }
-                Ok(ToPage::Malformed { message }) => {
-                    this.crashed(format!("the analysis worker could not read the page's message ({message})"))
+                Ok(ToPage::Malformed { from, message }) => {
+                    this.crashed(format!("the analysis worker could not read {} ({message})", from.describe()))
                 }
                 Ok(msg) => this.on_message(msg),
                 Err(e) => this.crashed(format!("unexpected message from the worker: {e}")),

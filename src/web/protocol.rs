@@ -5,7 +5,11 @@
 //! (`serde_wasm_bindgen::preserve`); 64-bit numbers (trace clock nanoseconds, byte offsets)
 //! travel as BigInts, which a JS number would round. A message the worker cannot decode (not
 //! a `ToWorker`, or one whose fields have the wrong types) is answered [`ToPage::Malformed`],
-//! which the page shows as the worker's error: never read as some default.
+//! which the page shows as the worker's error: never read as some default. The channels
+//! between workers are typed the same way: an analysis worker and its reader worker
+//! ([`ToReader`], [`FromReader`]), the two stages of a .json.gz read by two workers
+//! ([`FromInflater`], [`ToInflater`]); a message on them that does not decode is reported
+//! to the page as [`ToPage::Malformed`] too.
 
 use crate::analysis::job::split::PartJob;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -51,14 +55,92 @@ pub enum ToWorker {
     InflaterLost,
 }
 
-/// A plain JS object with `fields`: the messages between the worker and the workers it talks
-/// to (the reader, the inflating stage), which carry JS values rather than serialised data.
-pub fn object(fields: &[(&str, &JsValue)]) -> js_sys::Object {
-    let message = js_sys::Object::new();
-    for (name, value) in fields {
-        let _ = js_sys::Reflect::set(&message, &JsValue::from_str(name), value);
+/// What an analysis worker asks its reader worker (www/reader.js), on the reader's own
+/// channel. Externally tagged (`{"Read": {...}}`), as [`ToWorker`]; every message names the
+/// request it is about, so that an earlier request's late messages are told apart.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum ToReader {
+    /// Bytes `from..to` of `blob` in slices of up to `slice` bytes (the first ones smaller), at
+    /// most `ahead` handed over and not yet taken; inflated (DecompressionStream) and handed
+    /// over in batches of about `gunzip` bytes when that is given.
+    Read {
+        id: u32,
+        #[serde(with = "serde_wasm_bindgen::preserve")]
+        blob: web_sys::Blob,
+        from: f64,
+        to: f64,
+        slice: f64,
+        ahead: u32,
+        gunzip: Option<u32>,
+    },
+    /// One [`FromReader::Bytes`] was taken: room for one more.
+    Ack { id: u32 },
+    /// No more bytes are wanted (the reader may be ahead).
+    Stop { id: u32 },
+}
+
+/// What the reader worker answers an analysis worker's [`ToReader::Read`].
+#[derive(Debug, Serialize, Deserialize)]
+pub enum FromReader {
+    /// The next bytes (an ArrayBuffer for a slice, an array of them for a batch of inflated
+    /// bytes, transferred), and how many bytes of the blob it has read so far.
+    Bytes {
+        id: u32,
+        #[serde(with = "serde_wasm_bindgen::preserve")]
+        bytes: JsValue,
+        read: f64,
+    },
+    /// All bytes were handed over.
+    End { id: u32 },
+    /// It could not go on (a read or inflate error: DecompressionStream stops on a truncated or
+    /// damaged stream and after the first gzip member).
+    Error { id: u32, message: String },
+}
+
+/// From the inflating worker of a two-stage .json.gz reading ([`Job::Inflate`]) to the worker
+/// that leads it, over the MessagePort the page gave them.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum FromInflater {
+    /// The next inflated chunk (its buffer transferred).
+    Bytes {
+        #[serde(with = "serde_wasm_bindgen::preserve")]
+        bytes: js_sys::Uint8Array,
+    },
+    /// The stream is done: `error` (a `CarriedError` as JSON text) when it ended badly, after
+    /// the last bytes it could give.
+    End { error: Option<String> },
+}
+
+/// From the lead to its inflating worker, over the same port.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum ToInflater {
+    /// One chunk was taken: room for one more.
+    Ack,
+    /// No more bytes are wanted.
+    Stop,
+}
+
+/// Whose message a worker could not decode (see [`ToPage::Malformed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sender {
+    /// The page's ([`ToWorker`]).
+    Page,
+    /// Its reader worker's ([`FromReader`]).
+    Reader,
+    /// The other stage's of a two-stage reading ([`FromInflater`] or [`ToInflater`]).
+    Stage,
+}
+
+impl Sender {
+    /// Who sent it, as the page words the error.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Sender::Page => "the page's message",
+            Sender::Reader => "a message from its reader worker",
+            Sender::Stage => "a message from the other worker reading the .json.gz",
+        }
     }
-    message
 }
 
 /// How to analyse the posted files.
@@ -130,10 +212,11 @@ pub enum ToPage {
     /// its reader worker (0 when the reader read them all; see `worker::Slices`), and how many
     /// files the reader inflated (see `worker::analyse_gunzipped`).
     Done { json: String, wasm_memory_bytes: f64, parts: u32, slices_read_here: u32, inflated_by_reader: u32 },
-    /// The page's message could not be decoded as a [`ToWorker`] (unknown, or a field of the
-    /// wrong type): the worker did nothing with it, and the page shows this as the worker's
-    /// error.
-    Malformed { message: String },
+    /// A message could not be decoded (unknown, or a field of the wrong type): the page's as
+    /// a [`ToWorker`] (the worker did nothing with it), its reader's as a [`FromReader`], the
+    /// other stage's as a [`FromInflater`] / [`ToInflater`]. The page shows this as the
+    /// worker's error.
+    Malformed { from: Sender, message: String },
 }
 
 /// The name the page gives its first worker (the one that stays while the page is open): that

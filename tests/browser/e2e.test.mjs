@@ -32,6 +32,8 @@ const REAL = [
 let server, origin, browser, tmp, fixtures;
 /** While set, the server answers reader.js with a 404 once this promise settles. */
 let readerMissing = null;
+/** While set, the server answers reader.js with this script instead. */
+let readerScript = null;
 
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css',
   '.svg': 'image/svg+xml', '.json': 'application/json', '.gz': 'application/gzip' };
@@ -71,6 +73,10 @@ before(async () => {
       return;
     }
     let rel = decodeURIComponent(url.pathname.slice(BASE.length)) || 'index.html';
+    if (rel === 'reader.js' && readerScript) {
+      res.writeHead(200, { 'content-type': 'text/javascript' }).end(readerScript);
+      return;
+    }
     if (rel === 'reader.js' && readerMissing) {
       readerMissing.then(() => res.writeHead(404).end());
       return;
@@ -662,7 +668,8 @@ test('reader.js hands over exactly the bytes asked for, slice by slice, no more 
   // to 2 MB, as the analysis worker asks; the slices are taken late, to see that the reader
   // waits. Then the same, told to stop after three slices. On the reader's own channel (as the
   // analysis worker asks, messages with the request's id: a second request on the same reader
-  // gets none of the first's), and on a MessagePort given with the request.
+  // gets none of the first's), and on a MessagePort given with the request. The messages are
+  // protocol.rs's ToReader and FromReader, externally tagged.
   for (const [stopAfter, mode] of [[Infinity, 'channel'], [3, 'channel'], [Infinity, 'port'], [3, 'port']]) {
     const got = await page.evaluate(async ([stopAfter, mode]) => {
       const size = (10 << 20) + 123;
@@ -676,19 +683,19 @@ test('reader.js hands over exactly the bytes asked for, slice by slice, no more 
       // A first request, stopped at once, whose messages must not come with the second's.
       const id = 2;
       if (mode === 'channel') {
-        reader.postMessage({ id: 1, blob, from: 0, to: size, slice, ahead, gunzip: false });
-        reader.postMessage({ id: 1, stop: true });
+        reader.postMessage({ Read: { id: 1, blob, from: 0, to: size, slice, ahead, gunzip: null } });
+        reader.postMessage({ Stop: { id: 1 } });
       }
-      const [receiver, sender] = mode === 'port' ? [channel.port1, channel.port1] : [reader, { postMessage: (m) => reader.postMessage({ id, ...m }) }];
+      const receiver = mode === 'port' ? channel.port1 : reader;
+      const tell = (kind) => receiver.postMessage({ [kind]: { id } });
       let untaken = 0;
       const settle = () => new Promise((ok) => setTimeout(ok, 20));
       await new Promise((done) => {
         receiver.onmessage = async ({ data }) => {
-          if (mode === 'channel') {
-            out.ids.push(data.id);
-            delete data.id;
-          }
-          if (!data.bytes) { out.end = data; done(); return; }
+          const [kind, said] = Object.entries(data)[0];
+          out.ids.push(said.id);
+          if (kind !== 'Bytes') { out.end = data; done(); return; }
+          data = said;
           out.mostUntaken = Math.max(out.mostUntaken, ++untaken);
           const bytes = new Uint8Array(data.bytes);
           out.lengths.push(bytes.length);
@@ -697,26 +704,27 @@ test('reader.js hands over exactly the bytes asked for, slice by slice, no more 
           out.same &&= bytes[bytes.length - 1] === all[out.at + bytes.length - 1];
           out.at += bytes.length;
           if (out.lengths.length === stopAfter) {
-            sender.postMessage({ stop: true });
+            tell('Stop');
             // Nothing more comes, no bytes and no end, even with room made after the stop.
-            sender.postMessage({ ack: true });
-            sender.postMessage({ ack: true });
+            tell('Ack');
+            tell('Ack');
             await new Promise((ok) => setTimeout(ok, 300));
             done();
             return;
           }
           await settle();
           untaken--;
-          sender.postMessage({ ack: true });
+          tell('Ack');
         };
-        if (mode === 'port') reader.postMessage({ blob, from, to, slice, ahead, gunzip: false, port: channel.port2 }, [channel.port2]);
-        else reader.postMessage({ id, blob, from, to, slice, ahead, gunzip: false });
+        const request = { id, blob, from, to, slice, ahead, gunzip: null };
+        if (mode === 'port') reader.postMessage({ Read: { ...request, port: channel.port2 } }, [channel.port2]);
+        else reader.postMessage({ Read: request });
       });
       reader.terminate();
       return { ...out, to, slice, ahead, id };
     }, [stopAfter, mode]);
     const what = `${mode}: ${stopAfter === Infinity ? 'read through' : `stopped after ${stopAfter}`}`;
-    if (mode === 'channel') assert.deepEqual(got.ids, got.ids.map(() => got.id), `${what}: messages of another request`);
+    assert.deepEqual(got.ids, got.ids.map(() => got.id), `${what}: messages of another request`);
     // The first slice is 1 MB (the parsing starts sooner), then 2 MB ones, then what is left.
     const want = [];
     for (let at = 1000, size = 1 << 20; at < got.to; at += size, size = Math.min(got.slice, 2 * size)) want.push(Math.min(size, got.to - at));
@@ -726,13 +734,27 @@ test('reader.js hands over exactly the bytes asked for, slice by slice, no more 
     assert.ok(got.mostUntaken <= got.ahead, `${what}: ${got.mostUntaken} slices handed over and not taken`);
     if (stopAfter === Infinity) {
       assert.equal(got.at, got.to, `${what}: bytes handed over`);
-      assert.deepEqual(got.end, { end: true }, what);
+      assert.deepEqual(got.end, { End: { id: got.id } }, what);
     } else {
       assert.equal(got.end, null, `${what}: the reader went on: ${JSON.stringify(got.end)}`);
     }
   }
   assert.deepEqual(errors, []);
   await context.close();
+});
+
+test('a reader worker that answers in another shape than FromReader: the page shows the worker\'s error, naming the reader\'s message', async () => {
+  // The old property-bag reply ({id, bytes, read}), not protocol.rs's {Bytes: {id, bytes, read}}.
+  readerScript = 'onmessage = ({ data }) => { if (data.Read) postMessage({ id: data.Read.id, bytes: new ArrayBuffer(8), read: 8 }); };';
+  try {
+    const { context, page, requests } = await open({ cores: 1 });
+    await analyse(page, requests, [fixtures.plain], { expect: 'error' });
+    const text = await page.getByTestId('error').textContent();
+    assert.match(text, /could not read a message from its reader worker/, text);
+    await context.close();
+  } finally {
+    readerScript = null;
+  }
 });
 
 test('the analysis worker answers a malformed or unknown message with an error, and goes on reading good ones', async () => {

@@ -25,8 +25,21 @@ const WORKER_FILES = ['worker.js', 'pkg/worker.js', 'pkg/worker_bg.wasm', 'reade
 
 let site, browser, tmp, downloads, fixtures;
 
+/** Every console message of the pages (Firefox hands on its workers' too, the reader's
+ *  included), with the seconds since the tests began: shown when a wait fails, and kept in
+ *  target/browser-firefox-console.log, which a hang cannot lose. */
+const T0 = Date.now();
+const CONSOLE_LOG = path.join(ROOT, 'target/browser-firefox-console.log');
+const consoleLines = [];
+function logConsole(line) {
+  const stamped = `${((Date.now() - T0) / 1000).toFixed(1)}s ${line}`;
+  consoleLines.push(stamped);
+  try { fs.appendFileSync(CONSOLE_LOG, stamped + '\n'); } catch { /* no target/: kept in memory only */ }
+}
+
 before(async () => {
   assert.ok(fs.existsSync(path.join(DIST, 'index.html')), `no site in ${DIST}: run scripts/build-web.sh`);
+  fs.rmSync(CONSOLE_LOG, { force: true });
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tracesight-firefox-'));
   downloads = path.join(tmp, 'downloads');
   fs.mkdirSync(downloads);
@@ -55,6 +68,22 @@ after(async () => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
+/** Waits for `selector`; when it does not come, says what the page showed instead and what
+ *  the console said. */
+async function waitFor(page, selector, timeout) {
+  try {
+    await page.waitForSelector(selector, { timeout });
+  } catch (e) {
+    const shown = await page.$eval('body', (b) => b.innerText.slice(0, 600)).catch((x) => `(page unreadable: ${x.message})`);
+    throw new Error(`${selector} not shown in ${timeout / 1000} s (${e.message}); the page shows: ${JSON.stringify(shown)}; ` +
+      `console, last 20: ${JSON.stringify(consoleLines.slice(-20))}`);
+  }
+}
+
+/** The per-test limit: a case that takes longer fails with what it waited for, rather than
+ *  leaving the run to the runner's overall timeout. */
+const CASE = { timeout: 300_000 };
+
 /** A fresh browser context on the page, its worker ready; records console errors, page errors
  *  and every request the browser makes. */
 async function open() {
@@ -62,15 +91,19 @@ async function open() {
   const page = await context.newPage();
   const errors = [];
   const requests = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => {
+    logConsole(`${m.type()}: ${m.text()}`);
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => {
+    logConsole(`pageerror: ${e}`);
+    errors.push(String(e));
+  });
   // data: and blob: URLs are no request (Firefox loads a font of its own as data:).
   page.on('request', (r) => { if (!/^(data|blob):/.test(r.url())) requests.push(r.url()); });
   await page.goto(site.url);
   // Generous: on a loaded 2-core machine the worker's start (compile, warm-up) once took a minute.
-  await page.waitForSelector('[data-testid=drop-zone][data-ready=true]', { timeout: 180_000 }).catch((e) => {
-    throw new Error(`the page's worker was not ready (console errors: ${JSON.stringify(errors)}): ${e.message}`);
-  });
+  await waitFor(page, '[data-testid=drop-zone][data-ready=true]', 180_000);
   return { context, page, errors, requests };
 }
 
@@ -107,7 +140,7 @@ async function analyse(page, requests, file, { expect = 'summary' } = {}) {
   const before = [requests.length, site.requests.length];
   const input = await page.$('[data-testid=file-input]');
   await input.uploadFile(file);
-  await page.waitForSelector(`[data-testid=${expect}]`, { timeout: 120_000 });
+  await waitFor(page, `[data-testid=${expect}]`, 120_000);
   assert.deepEqual(requestsSince(requests, ...before), { browser: [], server: [] }, 'the page made requests while reading a trace');
   if (expect !== 'summary') return null;
   const text = await exportJson(page);
@@ -117,8 +150,10 @@ async function analyse(page, requests, file, { expect = 'summary' } = {}) {
 
 function cliJson(file) {
   try {
-    return execFileSync(CLI, ['--json', file], { encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] });
+    // Bounded: a synchronous call that never returned would stall every timer of the runner.
+    return execFileSync(CLI, ['--json', file], { encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'], timeout: 120_000 });
   } catch (e) {
+    if (e.signal) throw new Error(`the CLI did not finish on ${file} in 120 s`);
     return e.stdout; // a cut file: the CLI prints the partial report and exits non-zero
   }
 }
@@ -134,12 +169,12 @@ function sameAsCli(t, web, file) {
 
 const text = (page, id) => page.$eval(`[data-testid=${id}]`, (e) => e.textContent);
 
-test('Firefox: the sample trace shows the report views, with no console error', async () => {
+test('Firefox: the sample trace shows the report views, with no console error', CASE, async () => {
   const { context, page, errors, requests } = await open();
   const before = requests.length;
   await page.click('[data-testid=sample-button]');
   for (const id of ['summary', 'bucket-table', 'attention-backend', 'top-kernels', 'top-ops', 'hints']) {
-    await page.waitForSelector(`[data-testid=${id}]`, { timeout: 60_000 });
+    await waitFor(page, `[data-testid=${id}]`, 60_000);
   }
   // The sample comes from the page's own origin, nowhere else.
   const others = requests.slice(before).filter((u) => !u.startsWith(site.origin + '/'));
@@ -149,20 +184,20 @@ test('Firefox: the sample trace shows the report views, with no console error', 
   await context.close();
 });
 
-test('Firefox: a .json and a .json.gz: the export equals the CLI --json', async (t) => {
+test('Firefox: a .json and a .json.gz: the export equals the CLI --json', CASE, async (t) => {
   const { context, page, errors, requests } = await open();
   for (const file of [fixtures.plain, fixtures.gz]) {
     const web = await analyse(page, requests, file);
     sameAsCli(t, web, file);
     assert.equal(JSON.parse(web).traces[0].attention.backend, 'flash');
     await page.click('.brand');
-    await page.waitForSelector('[data-testid=drop-zone]');
+    await waitFor(page, '[data-testid=drop-zone]', 30_000);
   }
   assert.deepEqual(errors, []);
   await context.close();
 });
 
-test('Firefox: a 20 MB .json is read in slices by the reader worker: the export equals the CLI --json', async (t) => {
+test('Firefox: a 20 MB .json is read in slices by the reader worker: the export equals the CLI --json', CASE, async (t) => {
   const { context, page, errors, requests } = await open();
   const big = path.join(tmp, 'slices.pt.trace.json');
   writeBigTrace(big, 20);
@@ -176,7 +211,7 @@ test('Firefox: a 20 MB .json is read in slices by the reader worker: the export 
   await context.close();
 });
 
-test('Firefox: truncated .json and .json.gz: a partial report with the diagnostic, equal to the CLI', async (t) => {
+test('Firefox: truncated .json and .json.gz: a partial report with the diagnostic, equal to the CLI', CASE, async (t) => {
   const { context, page, errors, requests } = await open();
   const cuts = [];
   for (const [from, name] of [[fixtures.plain, 'cut.pt.trace.json'], [fixtures.gz, 'cut.pt.trace.json.gz']]) {
@@ -192,7 +227,7 @@ test('Firefox: truncated .json and .json.gz: a partial report with the diagnosti
     assert.ok(JSON.parse(web).traces[0].launch.launched_kernels > 0, 'no kernels in the partial report');
     sameAsCli(t, web, cut);
     await page.click('.brand');
-    await page.waitForSelector('[data-testid=drop-zone]');
+    await waitFor(page, '[data-testid=drop-zone]', 30_000);
   }
   // A good file after the cut ones reads whole.
   await analyse(page, requests, fixtures.gz);

@@ -6,7 +6,7 @@ use super::progress::*;
 use super::reader::*;
 use crate::analysis::job::split::{self, Joined, Part, PartJob, PartReader};
 use crate::input::{formats::Format, sniff, CarriedError, Encoding, InflateStage, Inflating};
-use crate::web::protocol::{Job, Request, ToPage, ToWorker};
+use crate::web::protocol::{FromInflater, Job, Request, ToInflater, ToPage, ToWorker};
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, File, MessagePort};
@@ -175,7 +175,7 @@ pub(super) async fn analyse_gunzipped(
     let mut progress = Progress::new(index);
     let result = loop {
         match reader.next().await {
-            FromReader::Bytes { bytes, read } => {
+            Handed::Bytes { bytes, read } => {
                 analysis.feed(copy_all_in(&bytes, scratch));
                 progress.report(scope, read);
                 if analysis.format().is_some_and(|f| f != Format::ChromeJson) {
@@ -185,8 +185,8 @@ pub(super) async fn analyse_gunzipped(
                     break analysis.finish(None);
                 }
             }
-            FromReader::End => break analysis.finish(None),
-            FromReader::Failed => return None,
+            Handed::End => break analysis.finish(None),
+            Handed::Failed => return None,
         }
     };
     INFLATED_BY_READER.with(|n| n.set(n.get() + 1));
@@ -214,41 +214,41 @@ pub(super) async fn analyse_in_two_stages(
             _ => {}
         }
     };
-    listen(&port);
+    listen(&port, Inbox::Inflater);
     let mut analysis = crate::analysis::Analysis::new(name, opts.clone());
     let result = loop {
-        let m = match receive().await {
-            Inbox::Stage(m) => m,
-            Inbox::Page(ToWorker::InflaterLost) => break None,
-            Inbox::Page(_) => continue,
-        };
-        if let Some(bytes) = get(&m, "bytes").and_then(|b| b.dyn_into::<Uint8Array>().ok()) {
-            send(&port, &[("ack", &JsValue::TRUE)], None);
-            analysis.feed(copy_in(&bytes, scratch));
-            // Another format than a trace (a gzip report) is read the usual way.
-            if analysis.format().is_some_and(|f| f != Format::ChromeJson) {
-                break None;
+        match receive().await {
+            Inbox::Inflater(FromInflater::Bytes { bytes }) => {
+                send(&port, &ToInflater::Ack, None);
+                analysis.feed(copy_in(&bytes, scratch));
+                // Another format than a trace (a gzip report) is read the usual way.
+                if analysis.format().is_some_and(|f| f != Format::ChromeJson) {
+                    break None;
+                }
+                if !analysis.wants_more() {
+                    break Some(analysis.finish(None));
+                }
             }
-            if !analysis.wants_more() {
-                break Some(analysis.finish(None));
+            Inbox::Inflater(FromInflater::End { error }) => {
+                let error = error.and_then(|e| serde_json::from_str::<CarriedError>(&e).ok());
+                break Some(analysis.finish(error.map(CarriedError::into_error)));
             }
-        } else if get(&m, "end").is_some() {
-            let error = get(&m, "error").and_then(|e| e.as_string());
-            let error = error.and_then(|e| serde_json::from_str::<CarriedError>(&e).ok());
-            break Some(analysis.finish(error.map(CarriedError::into_error)));
+            // The page has been told; the file is read alone.
+            Inbox::Page(ToWorker::InflaterLost) | Inbox::StageMalformed => break None,
+            Inbox::Page(_) | Inbox::Lead(_) => {}
         }
     };
-    send(&port, &[("stop", &JsValue::TRUE)], None);
+    send(&port, &ToInflater::Stop, None);
     port.set_onmessage(None);
     port.close();
     result
 }
 
 /// Inflates `blob` for the lead worker at the other end of `port`: inflated chunks, at most
-/// [`CHUNKS_AHEAD`] not yet taken, then `{end}` with the error after them, if any. Progress
+/// [`CHUNKS_AHEAD`] not yet taken, then [`FromInflater::End`] with the error, if any. Progress
 /// (compressed bytes read) goes to the page as the file's.
 pub(super) async fn inflate_for_lead(scope: &DedicatedWorkerGlobalScope, blob: Blob, port: &MessagePort) {
-    listen(port);
+    listen(port, Inbox::Lead);
     let mut stage = InflateStage::new(INFLATED_CHUNK);
     let mut slices = Slices::new(&blob, 0.0, blob.size(), GZ_SLICE);
     let (mut read, mut ended) = (0.0, false);
@@ -259,24 +259,20 @@ pub(super) async fn inflate_for_lead(scope: &DedicatedWorkerGlobalScope, blob: B
             Inflating::Bytes(bytes) => {
                 let data = Uint8Array::from(&bytes[..]);
                 drop(bytes);
-                send(port, &[("bytes", &data)], Some(&data.buffer()));
+                let buffer = data.buffer();
+                send(port, &FromInflater::Bytes { bytes: data }, Some(&buffer));
                 ahead += 1;
                 // Wait while the parser is behind; stop when it needs no more.
                 loop {
-                    let m = match try_receive() {
-                        Some(Inbox::Stage(m)) => m,
-                        Some(Inbox::Page(_)) => continue,
-                        None if ahead >= CHUNKS_AHEAD => match receive().await {
-                            Inbox::Stage(m) => m,
-                            Inbox::Page(_) => continue,
-                        },
+                    let said = match try_receive() {
+                        Some(said) => said,
+                        None if ahead >= CHUNKS_AHEAD => receive().await,
                         None => break,
                     };
-                    if get(&m, "stop").is_some() {
-                        return;
-                    }
-                    if get(&m, "ack").is_some() {
-                        ahead -= 1;
+                    match said {
+                        Inbox::Lead(ToInflater::Stop) | Inbox::StageMalformed => return,
+                        Inbox::Lead(ToInflater::Ack) => ahead -= 1,
+                        Inbox::Page(_) | Inbox::Inflater(_) => {}
                     }
                 }
             }
@@ -297,12 +293,12 @@ pub(super) async fn inflate_for_lead(scope: &DedicatedWorkerGlobalScope, blob: B
                 }
             },
             Inflating::NeedInput | Inflating::End => {
-                send(port, &[("end", &JsValue::TRUE)], None);
+                send(port, &FromInflater::End { error: None }, None);
                 return;
             }
             Inflating::Failed(e) => {
-                let error = serde_json::to_string(&e).unwrap_or_default();
-                send(port, &[("end", &JsValue::TRUE), ("error", &error.into())], None);
+                let error = serde_json::to_string(&e).ok();
+                send(port, &FromInflater::End { error }, None);
                 return;
             }
         }

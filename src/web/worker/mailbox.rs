@@ -1,14 +1,16 @@
 //! Messages that something waits for (the page's, the other stage's, the reader's), and the
 //! worker's few thread-local handles.
 
-use crate::web::protocol::{object, ToWorker};
-use js_sys::{Array, ArrayBuffer, Promise, Reflect, Uint8Array};
+use super::progress::post;
+use crate::web::protocol::{from_js, to_js, FromInflater, FromReader, Sender, ToInflater, ToPage, ToWorker};
+use js_sys::{Array, ArrayBuffer, Promise, Uint8Array};
+use serde::{de::DeserializeOwned, Serialize};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::thread::LocalKey;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{MessageEvent, MessagePort, Worker};
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, MessagePort, Worker};
 
 /// Messages that something waits for, in arrival order, and the waker of the one waiting.
 pub(super) struct Mailbox<T> {
@@ -35,20 +37,31 @@ impl<T> Mailbox<T> {
 pub(super) enum Inbox {
     /// From the page (decoded where it arrives: one that is not a [`ToWorker`] never gets here).
     Page(ToWorker),
-    /// From the other stage of a two-stage reading, on its port (`{bytes}`, `{end, error}`,
-    /// `{ack}`, `{stop}`).
-    Stage(JsValue),
+    /// From the inflating worker, to the lead of a two-stage reading (on their port).
+    Inflater(FromInflater),
+    /// From the lead, to the worker that inflates for it (on their port).
+    Lead(ToInflater),
+    /// A message on that port that did not decode (the page is told: see [`malformed`]).
+    StageMalformed,
+}
+
+/// What the reader worker did, for the slices being read.
+pub(super) enum ReaderEvent {
+    /// It said this.
+    Said(FromReader),
+    /// Its script failed, or it sent what is not a [`FromReader`]: the rest is read here.
+    Failed,
 }
 
 thread_local! {
     /// For the running analysis: the page's messages after the first, and the other stage's.
     pub(super) static MAILBOX: Mailbox<Inbox> = const { Mailbox::new() };
     /// The reader worker's messages for the slices being read (see [`Slices`]).
-    pub(super) static READS: Mailbox<JsValue> = const { Mailbox::new() };
+    pub(super) static READS: Mailbox<ReaderEvent> = const { Mailbox::new() };
     /// The reader worker, once started; None when it could not start or failed.
     pub(super) static READER: RefCell<Option<Worker>> = const { RefCell::new(None) };
     /// The id of the last request to the reader worker.
-    pub(super) static READ_ID: Cell<f64> = const { Cell::new(0.0) };
+    pub(super) static READ_ID: Cell<u32> = const { Cell::new(0) };
     /// Slices read by this worker itself (not by the reader) in the running analysis.
     pub(super) static SLICES_READ_HERE: Cell<u32> = const { Cell::new(0) };
     /// Files the reader inflated in the running analysis.
@@ -90,14 +103,16 @@ pub(super) fn try_receive() -> Option<Inbox> {
     MAILBOX.with(Mailbox::pop)
 }
 
-/// The message's `name` property, when it has one.
-pub(super) fn get(message: &JsValue, name: &str) -> Option<JsValue> {
-    Reflect::get(message, &JsValue::from_str(name)).ok().filter(|v| !v.is_undefined())
+/// Tells the page that a message from `from` did not decode: it shows that as the worker's
+/// error (as it does for its own messages), so a broken channel never passes silently.
+pub(super) fn malformed(from: Sender, message: String) {
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    post(&scope, &ToPage::Malformed { from, message });
 }
 
-/// Sends `fields` as one object over `port`, transferring `transfer`.
-pub(super) fn send(port: &MessagePort, fields: &[(&str, &JsValue)], transfer: Option<&JsValue>) {
-    let message = object(fields);
+/// Sends `message` over `port`, transferring `transfer`.
+pub(super) fn send<T: Serialize>(port: &MessagePort, message: &T, transfer: Option<&JsValue>) {
+    let Ok(message) = to_js(message) else { return };
     let _ = match transfer {
         Some(t) => port.post_message_with_transferable(&message, &Array::of1(t)),
         None => port.post_message(&message),
@@ -129,9 +144,18 @@ pub(super) fn copy_all_in<'a>(buffers: &[ArrayBuffer], scratch: &'a mut Vec<u8>)
 /// A port's message handler.
 pub(super) type OnMessage = Closure<dyn FnMut(MessageEvent)>;
 
-/// Hands the port's messages (the other stage's) to [`receive`].
-pub(super) fn listen(port: &MessagePort) {
-    let on_message = OnMessage::new(|ev: MessageEvent| deliver(Inbox::Stage(ev.data())));
+/// Hands the port's messages (the other stage's, decoded as `T`) to [`receive`]; one that
+/// does not decode is reported to the page and delivered as [`Inbox::StageMalformed`].
+pub(super) fn listen<T: DeserializeOwned + 'static>(port: &MessagePort, wrap: fn(T) -> Inbox) {
+    let on_message = OnMessage::new(move |ev: MessageEvent| {
+        deliver(match from_js::<T>(ev.data()) {
+            Ok(message) => wrap(message),
+            Err(message) => {
+                malformed(Sender::Stage, message);
+                Inbox::StageMalformed
+            }
+        })
+    });
     port.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // One small handler per two-stage reading, kept for the worker's life.
     on_message.forget();

@@ -16,7 +16,7 @@ mod progress;
 mod reader;
 mod warm_up;
 
-use super::protocol::{from_js, Job, Request, ToPage, ToWorker, WARM_UP_WORKER};
+use super::protocol::{from_js, Job, Request, Sender, ToPage, ToWorker, WARM_UP_WORKER};
 use files::*;
 use js_sys::{Array, Reflect, Uint8Array};
 use mailbox::*;
@@ -38,7 +38,7 @@ pub fn run() {
             }
             // For the running analysis.
             Ok(msg) => deliver(Inbox::Page(msg)),
-            Err(message) => post(&reply, &ToPage::Malformed { message }),
+            Err(message) => post(&reply, &ToPage::Malformed { from: Sender::Page, message }),
         }
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));

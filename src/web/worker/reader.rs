@@ -3,7 +3,7 @@
 
 use super::mailbox::*;
 use super::progress::*;
-use crate::web::protocol::object;
+use crate::web::protocol::{from_js, to_js, FromReader, Sender, ToReader};
 use js_sys::{Array, ArrayBuffer, Uint8Array};
 use std::collections::VecDeque;
 use std::io;
@@ -37,11 +37,22 @@ pub(super) fn start_reader() {
         // Not the page's error: the slices being read are read here instead.
         ev.prevent_default();
         READER.with(|r| r.borrow_mut().take());
-        deliver_to(&READS, object(&[("failed", &JsValue::TRUE)]).into());
+        deliver_to(&READS, ReaderEvent::Failed);
     });
     reader.set_onerror(Some(on_error.as_ref().unchecked_ref()));
     // Its bytes come on its own channel (see www/reader.js for why not a MessagePort).
-    let on_message = OnMessage::new(|ev: MessageEvent| deliver_to(&READS, ev.data()));
+    let on_message = OnMessage::new(|ev: MessageEvent| {
+        let event = match from_js::<FromReader>(ev.data()) {
+            Ok(said) => ReaderEvent::Said(said),
+            Err(message) => {
+                // The page shows it as this worker's error; meanwhile the rest is read here.
+                malformed(Sender::Reader, message);
+                READER.with(|r| r.borrow_mut().take());
+                ReaderEvent::Failed
+            }
+        };
+        deliver_to(&READS, event);
+    });
     reader.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // The handlers live as long as the worker.
     on_error.forget();
@@ -54,17 +65,18 @@ pub(super) fn start_reader() {
 /// stop (it may be ahead).
 pub(super) struct ReaderChannel {
     reader: Worker,
-    id: f64,
+    id: u32,
 }
 
 /// What the reader says next.
-pub(super) enum FromReader {
+pub(super) enum Handed {
     /// The next bytes (one buffer for a slice, a batch of them for inflated bytes), and how
     /// many bytes of the blob it has read so far.
     Bytes { bytes: Vec<ArrayBuffer>, read: f64 },
     /// All bytes were handed over.
     End,
-    /// It could not go on: a read or inflate error, or its script failed.
+    /// It could not go on: a read or inflate error, its script failed, or it said what this
+    /// worker could not read.
     Failed,
 }
 
@@ -75,58 +87,65 @@ impl ReaderChannel {
         let reader = READER.with(|r| r.borrow().clone())?;
         READS.with(Mailbox::clear);
         let id = READ_ID.with(|n| {
-            n.set(n.get() + 1.0);
+            n.set(n.get().wrapping_add(1));
             n.get()
         });
-        let gunzip = gunzip.map_or(JsValue::FALSE, |chunk| (chunk as f64).into());
-        let request = object(&[
-            ("id", &id.into()),
-            ("blob", blob),
-            ("from", &from.into()),
-            ("to", &to.into()),
-            ("slice", &slice.into()),
-            ("ahead", &(AHEAD as f64).into()),
-            ("gunzip", &gunzip),
-        ]);
-        reader.post_message(&request).ok()?;
+        let gunzip = gunzip.map(|chunk| chunk as u32);
+        let request = ToReader::Read { id, blob: blob.clone(), from, to, slice, ahead: AHEAD as u32, gunzip };
+        reader.post_message(&to_js(&request).ok()?).ok()?;
         Some(ReaderChannel { reader, id })
     }
 
     /// Tells the reader `what` about this request.
-    fn tell(&self, what: &str) {
-        let _ = self.reader.post_message(&object(&[("id", &self.id.into()), (what, &JsValue::TRUE)]));
+    fn tell(&self, what: &ToReader) {
+        if let Ok(message) = to_js(what) {
+            let _ = self.reader.post_message(&message);
+        }
     }
 
     /// The reader's next message for this request (bytes are acknowledged as they are taken;
     /// an earlier request's late messages are dropped).
-    pub(super) async fn next(&self) -> FromReader {
-        let m = loop {
-            let m = receive_from(&READS).await;
-            // `{failed}` (its script failed) has no id.
-            match get(&m, "id").and_then(|id| id.as_f64()) {
-                Some(id) if id != self.id => continue,
-                _ => break m,
+    pub(super) async fn next(&self) -> Handed {
+        let id = self.id;
+        loop {
+            let said = match receive_from(&READS).await {
+                ReaderEvent::Said(said) => said,
+                ReaderEvent::Failed => return Handed::Failed,
+            };
+            match said {
+                FromReader::Bytes { id: of, bytes, read } if of == id => {
+                    self.tell(&ToReader::Ack { id });
+                    return match buffers(bytes) {
+                        Some(bytes) => Handed::Bytes { bytes, read },
+                        None => {
+                            malformed(
+                                Sender::Reader,
+                                "bytes that are neither an ArrayBuffer nor an array of them".into(),
+                            );
+                            Handed::Failed
+                        }
+                    };
+                }
+                FromReader::End { id: of } if of == id => return Handed::End,
+                FromReader::Error { id: of, .. } if of == id => return Handed::Failed,
+                // An earlier request's.
+                _ => continue,
             }
-        };
-        let bytes = get(&m, "bytes").and_then(|b| match b.dyn_into::<Array>() {
-            Ok(batch) => batch.iter().map(|b| b.dyn_into::<ArrayBuffer>().ok()).collect(),
-            Err(b) => b.dyn_into::<ArrayBuffer>().ok().map(|b| vec![b]),
-        });
-        if let Some(bytes) = bytes {
-            self.tell("ack");
-            let read = get(&m, "read").and_then(|r| r.as_f64()).unwrap_or(0.0);
-            FromReader::Bytes { bytes, read }
-        } else if get(&m, "end").is_some() {
-            FromReader::End
-        } else {
-            FromReader::Failed
         }
+    }
+}
+
+/// The buffers of a [`FromReader::Bytes`]: one ArrayBuffer or an array of them.
+fn buffers(bytes: JsValue) -> Option<Vec<ArrayBuffer>> {
+    match bytes.dyn_into::<Array>() {
+        Ok(batch) => batch.iter().map(|b| b.dyn_into::<ArrayBuffer>().ok()).collect(),
+        Err(b) => b.dyn_into::<ArrayBuffer>().ok().map(|b| vec![b]),
     }
 }
 
 impl Drop for ReaderChannel {
     fn drop(&mut self) {
-        self.tell("stop");
+        self.tell(&ToReader::Stop { id: self.id });
     }
 }
 
@@ -157,17 +176,17 @@ impl<'a> Slices<'a> {
     pub(super) async fn next(&mut self) -> Option<Result<ArrayBuffer, io::Error>> {
         if let Some(reader) = &self.reader {
             match reader.next().await {
-                FromReader::Bytes { bytes, .. } if bytes.len() == 1 => {
+                Handed::Bytes { bytes, .. } if bytes.len() == 1 => {
                     let bytes = bytes.into_iter().next()?;
                     self.asked += bytes.byte_length() as f64;
                     return Some(Ok(bytes));
                 }
-                FromReader::End => {
+                Handed::End => {
                     self.reader = None;
                     return None;
                 }
                 // The rest is read here, where a lasting error shows again and is reported.
-                FromReader::Bytes { .. } | FromReader::Failed => self.reader = None,
+                Handed::Bytes { .. } | Handed::Failed => self.reader = None,
             }
         }
         while self.pending.len() < AHEAD && self.asked < self.to {
