@@ -165,12 +165,7 @@ fn not_analysed(c: &Collector, o: &trace::Outcome, d: &mut Vec<Diagnostic>) {
     use DiagnosticId as D;
     let k = &c.counters;
     count(d, D::CudaSyncRows, k.cuda_sync_rows, "cuda_sync rows (GPU-side waits) are not GPU work and are not counted in GPU time (HolisticTraceAnalysis counts them as kernels)".into());
-    count(
-        d,
-        D::GpuUserAnnotations,
-        k.gpu_annotations,
-        gpu_annotations_message(k.gpu_step_annotations),
-    );
+    count(d, D::GpuUserAnnotations, k.gpu_annotations, gpu_annotations_message(k.gpu_step_annotations));
     count(
         d,
         D::BeginEndEvents,
