@@ -73,8 +73,15 @@ pub fn LayerSection(layers: Vec<LayerNode>) -> impl IntoView {
                 j += 1;
             }
         }
-        let split =
-            l.buckets.iter().map(|(b, us)| format!("{} {}", b.name(), format::us(*us))).collect::<Vec<_>>().join(" · ");
+        let mut parts: Vec<String> =
+            l.buckets.iter().map(|(b, us)| format!("{} {}", b.name(), format::us(*us))).collect();
+        // Achieved rates where the layer's work is known (shapes or the trace's counts).
+        if l.work_us > 0.0 {
+            let tflops = l.tflops_per_s().map_or("–".into(), |r| format!("{r:.1}"));
+            let tbps = l.bytes / (l.work_us * 1e-6) / 1e12;
+            parts.push(format!("{tflops} TFLOP/s, {tbps:.2} TB/s over {:.0}% of its time", l.work_known_pct()));
+        }
+        let split = parts.join(" · ");
         let line = view! {
             <span class="layer-name">{l.name.clone()}</span>
             <span class="num">{format::us(l.forward_us)}</span>
