@@ -303,6 +303,13 @@ test('project fixture (.json and .json.gz): export equals the CLI --json', async
       // What decided the buckets: the same shares as the CLI's line.
       const line = execFileSync(CLI, [file], { encoding: 'utf8' }).match(/Buckets decided by (.*)/)[1];
       assert.equal(await page.getByTestId('bucket-evidence').textContent(), `Categories decided by ${line}.`);
+      // The SM counters as the CLI gives them ("est. SM efficiency 66.7%   achieved occupancy
+      // 6.0%"; the fixture's kernels write an occupancy).
+      const counters = execFileSync(CLI, [file], { encoding: 'utf8' }).match(/(?:est\. SM efficiency ([0-9.]+%)\s+)?achieved occupancy ([0-9.]+%)/);
+      assert.ok(counters, 'the CLI gives the fixture an occupancy');
+      const summary = await page.getByTestId('summary').textContent();
+      assert.match(summary, new RegExp(`Achieved occupancy\\s*${counters[2].replace('.', '\\.')}`));
+      if (counters[1]) assert.ok(summary.includes(`est. SM efficiency ${counters[1]}`), summary);
     } else {
       t.diagnostic(`CLI not found at ${CLI}: comparing with the CLI skipped`);
     }

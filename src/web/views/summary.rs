@@ -82,7 +82,29 @@ fn cards(trace: &TraceReport) -> Vec<(&'static str, String, String)> {
     ]
     .into_iter()
     .chain(launched_card(trace))
+    .chain(occupancy_card(g))
     .collect()
+}
+
+/// The SM counters the profiler wrote (kernel-time weighted): occupancy written as 0 is
+/// unknown, left out of the average with its time said, and "unknown" when every kernel's is.
+/// None when the trace has no counters.
+fn occupancy_card(g: &crate::report::GpuTime) -> Option<(&'static str, String, String)> {
+    let efficiency = g.est_sm_efficiency_pct.map(|e| format!("est. SM efficiency {}", format::pct(e)));
+    let unknown = format::us(g.occupancy_unknown_us);
+    let (value, left_out) = match g.achieved_occupancy_pct {
+        Some(x) if g.occupancy_unknown_us > 0.0 => {
+            (format::pct(x), Some(format!("leaving out {unknown} of kernels written as 0")))
+        }
+        Some(x) => (format::pct(x), None),
+        None if g.occupancy_unknown_us > 0.0 => {
+            ("unknown".into(), Some(format!("written as 0 for every kernel ({unknown})")))
+        }
+        None if efficiency.is_some() => ("–".into(), None),
+        None => return None,
+    };
+    let detail: Vec<String> = left_out.into_iter().chain(efficiency).collect();
+    Some(("Achieved occupancy", value, detail.join(" · ")))
 }
 
 /// How much of the GPU time the trace ties to an op: a graph replay or a trace without launch
