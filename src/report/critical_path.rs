@@ -159,6 +159,18 @@ pub enum PathSide {
     Gap,
 }
 
+impl PathSide {
+    /// The short label every front end shows.
+    pub fn label(self) -> &'static str {
+        match self {
+            PathSide::Cpu => "CPU",
+            PathSide::Gpu => "GPU",
+            PathSide::Launch => "launch",
+            PathSide::Gap => "gap",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PathPiece {
     pub name: String,

@@ -4,21 +4,12 @@
 //! so the summary reads the same from a link.
 
 use super::escape::{clip, code, escape, prose};
-use crate::report::{CriticalPath, JobView, PathSide, Report, TraceReport};
+use crate::report::{CriticalPath, JobView, Report, TraceReport};
 use crate::text::fmt_us;
 use std::fmt::Write;
 
 /// Stretches of the job's path listed (a link carries more; the JSON has every one).
 const STRETCHES_LISTED: usize = 10;
-
-fn side(s: PathSide) -> &'static str {
-    match s {
-        PathSide::Cpu => "CPU",
-        PathSide::Gpu => "GPU",
-        PathSide::Launch => "launch",
-        PathSide::Gap => "gap",
-    }
-}
 
 /// One trace's section: its steps' paths alone, a line with several ranks (the job's path,
 /// above, is what a summary of several ranks carries).
@@ -50,7 +41,7 @@ pub(super) fn critical_path(o: &mut String, t: &TraceReport, several: bool) {
             .pieces
             .iter()
             .take(CriticalPath::LINK_PIECES)
-            .map(|x| format!("{} {} ({})", code(&clip(&x.name, 60)), fmt_us(x.us), side(x.side)))
+            .map(|x| format!("{} {} ({})", code(&clip(&x.name, 60)), fmt_us(x.us), x.side.label()))
             .collect();
         let _ = writeln!(
             o,
@@ -108,7 +99,7 @@ pub(super) fn job_path(o: &mut String, report: &Report, j: &JobView) {
             "| {} | {} | {who} | {} {} | {} | {} | {} |",
             code(&clip(&s.collective, 40)),
             s.seq.map_or(String::new(), |q| q.to_string()),
-            side(s.side),
+            s.side.label(),
             code(&clip(&s.held_by, 60)),
             fmt_us(s.held_us),
             fmt_us(s.stretch_us),

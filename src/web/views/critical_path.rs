@@ -5,22 +5,13 @@
 
 use super::widgets::{bucket_class, swatch};
 use crate::analysis::WhatIfSpec;
-use crate::report::{CriticalPath, JobStretch, PathSide, StepPath};
+use crate::report::{CriticalPath, JobStretch, StepPath};
 use crate::web::format;
 use leptos::prelude::*;
 
 /// Steps and pieces listed (the JSON export has every one).
 const STEPS_SHOWN: usize = 8;
 const PIECES_SHOWN: usize = 5;
-
-fn side(s: PathSide) -> &'static str {
-    match s {
-        PathSide::Cpu => "CPU",
-        PathSide::Gpu => "GPU",
-        PathSide::Launch => "launch",
-        PathSide::Gap => "gap",
-    }
-}
 
 fn step_row(s: &StepPath) -> impl IntoView {
     let p = s.path_us.max(f64::MIN_POSITIVE);
@@ -45,7 +36,7 @@ fn step_row(s: &StepPath) -> impl IntoView {
         .collect_view();
     let pieces = s.pieces.iter().take(PIECES_SHOWN).map(|x| view! {
         <li><span class="num">{format!("{} {} ", format::us(x.us), format::pct(x.pct_of_path))}</span>
-            <span class="muted">{side(x.side)}" "</span><span class="kname" title=x.name.clone()>{x.name.clone()}</span></li>
+            <span class="muted">{x.side.label()}" "</span><span class="kname" title=x.name.clone()>{x.name.clone()}</span></li>
     }).collect_view();
     view! {
         <tr>
@@ -145,7 +136,7 @@ pub fn JobPath(stretches: Vec<JobStretch>, not_carried: u64) -> impl IntoView {
             <td>{s.collective.clone()}</td>
             <td class="num">{s.seq.map(|q| q.to_string()).unwrap_or_default()}</td>
             <td>{s.rank.map_or_else(|| format!("row {}", s.row), |r| format!("rank {r}"))}</td>
-            <td class="name"><span class="muted">{side(s.side)}" "</span><span class="kname" title=s.held_by.clone()>{s.held_by.clone()}</span></td>
+            <td class="name"><span class="muted">{s.side.label()}" "</span><span class="kname" title=s.held_by.clone()>{s.held_by.clone()}</span></td>
             <td class="num">{format::us(s.held_us)}</td>
             <td class="num">{format::us(s.stretch_us)}</td>
             <td class="num">{format::us(s.wait_us)}</td>
