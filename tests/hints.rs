@@ -82,6 +82,38 @@ fn blocking_copies_and_frees_count_as_syncs() {
 }
 
 #[test]
+fn the_sync_fix_fits_the_call_that_blocked() {
+    // Each call holds the whole 800 us of the 900 us idle gap: the fix is the one for its
+    // kind, and the idle hint points at the syncs before anything else.
+    for (call, says, never) in [
+        ("hipFree", "num_alloc_retries", ".item()"),
+        ("cudaFree", "empty_cache()", "non_blocking"),
+        ("hipMemcpyWithStream", "non_blocking=True", "empty_cache"),
+        ("cudaStreamSynchronize", "torch.cuda.synchronize()", "empty_cache"),
+    ] {
+        let r = Trace::call_in_gpu_gap(call, GEMM).report();
+        let h = hint(&r, HintId::HostSync).unwrap_or_else(|| panic!("{call}: {:?}", r.hints));
+        assert!(h.fix.contains(says) && !h.fix.contains(never), "{call}: {}", h.fix);
+        let idle = hint(&r, HintId::GpuIdle).expect("gpu_idle fires");
+        assert!(
+            idle.fix.starts_with("89% of the idle is the CPU blocked in synchronising calls"),
+            "{call}: {}",
+            idle.fix
+        );
+    }
+    // A sync that holds a small part of the idle leaves the idle advice as it was.
+    let mut t = Trace::new("NVIDIA A100", (8, 0));
+    t.cpu = 0;
+    t.launch(&["aten::mm"], GEMM, 0, 100);
+    t.span("cuda_runtime", "cudaFree", 100, 100, CPU_TID, None);
+    t.cpu = 950;
+    t.launch(&["aten::mm"], GEMM, 1_000, 100);
+    let r = t.report();
+    let idle = hint(&r, HintId::GpuIdle).expect("gpu_idle fires");
+    assert!(!idle.fix.contains("synchronising calls (see host_sync)"), "{}", idle.fix);
+}
+
+#[test]
 fn the_largest_stake_comes_first_whatever_the_rule_order() {
     // Mostly idle (gpu_idle, stake = the idle time) with an elementwise-heavy busy part
     // (elementwise_share, stake = its 300 us). The idle stake is larger, so gpu_idle leads.

@@ -22,7 +22,8 @@ pub static NAME_FLAG_RULES: &[Rule<u8>] = &[
     Rule::new(Contains(&["Synchronize"]), NAME_SYNC, "a synchronize call"),
     // Calls that block the host until the device is done although their names do not say so:
     // the blocking (not *Async) copies, and frees (cudaFree synchronises the device).
-    Rule::new(Exact(BLOCKING_CALLS), NAME_SYNC, "a blocking copy or free"),
+    Rule::new(Exact(BLOCKING_COPIES), NAME_SYNC, "a blocking copy"),
+    Rule::new(Exact(FREES), NAME_SYNC, "a free"),
     Rule::new(Contains(&["Launch", "launch"]), NAME_LAUNCH, "a launch call"),
     Rule::new(Prefix(&["aten::scaled_dot_product_attention", "aten::_scaled_dot_product_"]), NAME_SDPA, "an SDPA op"),
     Rule::new(Prefix(&["ProfilerStep#"]), NAME_STEP, "a profiler step"),
@@ -31,8 +32,33 @@ pub static NAME_FLAG_RULES: &[Rule<u8>] = &[
     Rule::new(Contains(&["Backward", "autograd::engine", "_backward"]), NAME_BACKWARD, "a backward op"),
 ];
 
-const BLOCKING_CALLS: &[&str] =
-    &["cudaMemcpy", "cudaMemcpy2D", "hipMemcpy", "hipMemcpyWithStream", "hipMemcpy2D", "cudaFree", "hipFree"];
+const BLOCKING_COPIES: &[&str] = &["cudaMemcpy", "cudaMemcpy2D", "hipMemcpy", "hipMemcpyWithStream", "hipMemcpy2D"];
+const FREES: &[&str] = &["cudaFree", "hipFree"];
+
+/// Why a synchronising runtime call blocks the host: each kind has its own fix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockingCall {
+    /// cudaFree / hipFree: the caching allocator giving memory back, which waits for the
+    /// whole device (c10/cuda/CUDACachingAllocator.cpp `release_cached_blocks`, run by
+    /// `empty_cache()` and when an allocation fails and is retried).
+    Free,
+    /// A copy without `Async`: pageable host memory, or `.cpu()` / `.item()` / `.tolist()`.
+    BlockingCopy,
+    /// An explicit device / stream / event synchronize.
+    Synchronize,
+}
+
+/// The kind of a synchronising call by its name (anything not a free or a blocking copy is
+/// taken as an explicit synchronize).
+pub fn blocking_call(name: &str) -> BlockingCall {
+    if FREES.contains(&name) {
+        BlockingCall::Free
+    } else if BLOCKING_COPIES.contains(&name) {
+        BlockingCall::BlockingCopy
+    } else {
+        BlockingCall::Synchronize
+    }
+}
 
 pub fn name_flags(name: &[u8]) -> u8 {
     // Invalid bytes become U+FFFD, which no rule's ASCII text contains.
@@ -59,5 +85,19 @@ mod tests {
         assert_eq!(name_flags(b"ProfilerStep#12"), NAME_STEP);
         // Invalid bytes match nothing they did not match before.
         assert_eq!(name_flags(b"cudaLaunchKernel\xff"), NAME_LAUNCH);
+    }
+
+    #[test]
+    fn every_blocking_call_has_a_kind() {
+        for name in BLOCKING_COPIES {
+            assert_eq!(name_flags(name.as_bytes()), NAME_SYNC, "{name}");
+            assert_eq!(blocking_call(name), BlockingCall::BlockingCopy, "{name}");
+        }
+        for name in FREES {
+            assert_eq!(name_flags(name.as_bytes()), NAME_SYNC, "{name}");
+            assert_eq!(blocking_call(name), BlockingCall::Free, "{name}");
+        }
+        assert_eq!(blocking_call("hipDeviceSynchronize"), BlockingCall::Synchronize);
+        assert_eq!(blocking_call("cudaStreamSynchronize"), BlockingCall::Synchronize);
     }
 }

@@ -1,6 +1,7 @@
 //! Hints about time the GPU did not compute: idle, launch-bound, syncs, collectives, input.
 
 use super::facts::*;
+use crate::analysis::rules::name_flags::{blocking_call, BlockingCall};
 use crate::analysis::rules::taxonomy::Bucket;
 use crate::report::Severity;
 use crate::vocab::fmt_us;
@@ -31,6 +32,13 @@ pub(super) fn gpu_idle(f: &Facts) -> Option<Fired> {
         fix = format!("one gap holds {largest_pct:.0}% of the idle: likely one-time work (warm-up, the first iteration, a one-off encoder, a blocking copy or cudaFree); narrow the window to steady-state steps (--range, or torch.profiler.schedule(wait=1, warmup=1, active=3)) before acting on it; then {fix}");
     }
     evidence.extend(f.graph_line().map(|l| format!("graphs: {l}")));
+    // When the host was blocked in syncs for most of the idle, feeding the GPU faster changes
+    // nothing until those go: say so first.
+    let sync_idle_us: f64 = f.r.idle.syncs.iter().map(|s| s.time_us).sum();
+    if sync_idle_us > 0.5 * g.idle_us {
+        evidence.push(format!("of it, the CPU blocked in synchronising calls = {}", fmt_us(sync_idle_us)));
+        fix = format!("{:.0}% of the idle is the CPU blocked in synchronising calls (see host_sync): remove those first; then {fix}", sync_idle_us / g.idle_us * 100.0);
+    }
     fired(
         None,
         if idle_pct > IDLE_SHARE_CRITICAL { Severity::Critical } else { Severity::Warning },
@@ -125,8 +133,20 @@ pub(super) fn host_sync(f: &Facts) -> Option<Fired> {
             }
             e
         },
-        "remove implicit syncs in the step (.item(), .cpu(), .tolist(), printing tensors, torch.cuda.synchronize()); keep values on the GPU until the step ends",
+        top.map_or(SYNC_FIX, |t| sync_fix(blocking_call(&t.name))),
     )
+}
+
+const SYNC_FIX: &str = "remove implicit syncs in the step (.item(), .cpu(), .tolist(), printing tensors, torch.cuda.synchronize()); keep values on the GPU until the step ends";
+
+/// The fix for the kind of call that holds most of the sync time: a free and a blocking copy
+/// are not removed the way an explicit synchronize is.
+fn sync_fix(kind: BlockingCall) -> &'static str {
+    match kind {
+        BlockingCall::Free => "most of it is device frees, each of which waits for the whole device: PyTorch's caching allocator frees memory when torch.cuda.empty_cache() is called and when an allocation fails and is retried after freeing its cache (torch.cuda.memory_stats()['num_alloc_retries'] counts those): remove empty_cache() calls from the step, lower peak memory (smaller batch, activation checkpointing) or reduce fragmentation (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True); a library calling cudaFree/hipFree itself (workspaces) needs its own caching",
+        BlockingCall::BlockingCopy => "most of it is blocking copies: copy from pinned memory with non_blocking=True (DataLoader(pin_memory=True)), and avoid device-to-host copies in the step (.cpu(), .item(), .tolist()); keep values on the GPU until the step ends",
+        BlockingCall::Synchronize => SYNC_FIX,
+    }
 }
 
 pub(super) fn collective_share(f: &Facts) -> Option<Fired> {
