@@ -149,3 +149,55 @@ fn every_fixture_and_shared_trace_ranks_its_hints_by_stake() {
         assert_ranked(&name, &r);
     }
 }
+
+/// 10 GEMMs of 20 us beside 10 BatchNorm kernels of `bn_us` (forward, and backward when
+/// `training`), and 10 adds of 30 us, back to back.
+fn cnn(bn_us: i64, training: bool) -> TraceReport {
+    // ATen's kernels (aten/src/ATen/native/cuda/Normalization.cuh, CUDALoops.cuh).
+    const BN: &str = "void at::native::batch_norm_transform_input_kernel<float, float, float, true, int>(at::GenericPackedTensorAccessor<float const, 3ul, at::RestrictPtrTraits, int>)";
+    const BN_BACK: &str = "void at::native::batch_norm_backward_kernel<float, float, float, int>(at::GenericPackedTensorAccessor<float const, 3ul, at::DefaultPtrTraits, int>)";
+    const ADD: &str = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)";
+    let mut t = Trace::new("NVIDIA A100", (8, 0));
+    let mut gpu = 0;
+    let mut run = |t: &mut Trace, chain: &[&str], kernel: &str, dur: i64| {
+        t.launch(chain, kernel, gpu, dur);
+        gpu += dur;
+    };
+    for _ in 0..10 {
+        run(&mut t, &["aten::conv2d", "aten::mm"], GEMM, 20);
+        run(&mut t, &["aten::batch_norm", "aten::native_batch_norm"], BN, bn_us);
+        run(&mut t, &["aten::add"], ADD, 30);
+        if training {
+            run(
+                &mut t,
+                &["autograd::engine::evaluate_function: NativeBatchNormBackward0", "aten::native_batch_norm_backward"],
+                BN_BACK,
+                bn_us,
+            );
+        }
+    }
+    t.report()
+}
+
+#[test]
+fn batch_norm_gets_its_own_elementwise_fix() {
+    let fix = |r: &TraceReport| hint(r, HintId::ElementwiseShare).map(|h| h.fix.clone()).unwrap_or_default();
+    let train = cnn(50, true);
+    assert!(train.training);
+    assert!(fix(&train).starts_with("most of it is BatchNorm: torch.compile fuses"), "{}", fix(&train));
+    let evidence = &hint(&train, HintId::ElementwiseShare).unwrap().evidence;
+    // 10 x (50 + 50) us of BatchNorm against 10 x 30 us of adds.
+    assert!(
+        evidence.iter().any(|e| e == "BatchNorm ops (forward and backward) = 1.00 ms (77% of the elementwise time)"),
+        "{evidence:?}"
+    );
+    let infer = cnn(50, false);
+    assert!(!infer.training);
+    assert!(fix(&infer).starts_with("most of it is BatchNorm: in inference, fold it"), "{}", fix(&infer));
+    // BatchNorm a small part of the elementwise time: the general fusion advice.
+    let small = cnn(10, false);
+    assert!(fix(&small).starts_with("fuse norm + activation"), "{}", fix(&small));
+    // No attention kernels: no transformer comparison in the core-compute hint.
+    let core = hint(&train, HintId::CoreComputeLow).expect("core_compute_low fires");
+    assert!(!core.message.contains("Llama"), "{}", core.message);
+}

@@ -231,10 +231,8 @@ fn hints(o: &mut String, t: &TraceReport) {
     let core =
         t.buckets.iter().filter(|b| matches!(b.id, Bucket::Gemm | Bucket::Attention)).map(|b| b.pct).sum::<f64>();
     if t.has_gpu && t.gpu.kernel_time_us > 0.0 {
+        // What low means, and for which models, is the core_compute_low hint's to say.
         let _ = writeln!(o, "\n Matmul + Attention (core compute): {core:.1}%");
-        if core < crate::analysis::passes::hints::CORE_COMPUTE_LOW {
-            let _ = writeln!(o, " Below 50% most time goes to non-core ops: large room to optimise. Llama 3 training typically shows 60-75%.");
-        }
     }
 }
 

@@ -44,7 +44,7 @@ impl HintId {
             HintId::NoTensorCores => "SIMT (non-tensor-core) GEMM/conv time",
             HintId::AttentionNotFlash => "the winning attention backend's time",
             HintId::EagerAttention => "hand-written attention time",
-            HintId::CoreComputeLow => "kernel time outside GEMM and attention",
+            HintId::CoreComputeLow => "kernel time outside GEMM, attention and communication (which collective_share and exposed_comm count)",
             HintId::BelowRoof => "the time those kernels would save at the target",
             HintId::NoShapes => "GEMM and attention kernel time (what the roofline would judge)",
         }

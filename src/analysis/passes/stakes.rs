@@ -15,7 +15,10 @@ pub fn derived_stake(id: HintId, r: &TraceReport) -> Option<f64> {
         HintId::GpuIdle => r.gpu.idle_us,
         HintId::CollectiveShare | HintId::ExposedComm => r.gpu.exposed_comm_us,
         HintId::ElementwiseShare => bucket(Bucket::Elementwise),
-        HintId::CoreComputeLow => r.gpu.kernel_time_us - bucket(Bucket::Gemm) - bucket(Bucket::Attention),
+        // Communication has its own hints (collective_share, exposed_comm): not counted twice.
+        HintId::CoreComputeLow => {
+            r.gpu.kernel_time_us - bucket(Bucket::Gemm) - bucket(Bucket::Attention) - bucket(Bucket::Communication)
+        }
         HintId::NoShapes => bucket(Bucket::Gemm) + bucket(Bucket::Attention),
         HintId::AttentionNotFlash => r.attention.time_us,
         HintId::EagerAttention => {

@@ -21,12 +21,29 @@ pub(super) fn elementwise_share(f: &Facts) -> Option<Fired> {
     // Fusing fits only the time not fused yet; Inductor's kernels are fused already, and what
     // they cost is the bytes they move.
     if pct - fused_pct > ELEMENTWISE_SHARE {
+        let elementwise_us = pct / 100.0 * total;
+        let batch_norm_us: f64 = f.r.ops.iter().filter(|o| o.name.contains("batch_norm")).map(|o| o.time_us).sum();
+        // A CNN's elementwise time is mostly BatchNorm, whose fixes are not an LLM's.
+        let fix = if batch_norm_us > 0.5 * elementwise_us {
+            evidence.push(format!(
+                "BatchNorm ops (forward and backward) = {} ({:.0}% of the elementwise time)",
+                fmt_us(batch_norm_us),
+                batch_norm_us / elementwise_us * 100.0
+            ));
+            if f.r.training {
+                "most of it is BatchNorm: torch.compile fuses its normalisation with the activation and residual add that follow; try channels_last memory format (NHWC), for which the convolution and BatchNorm libraries have their own kernels"
+            } else {
+                "most of it is BatchNorm: in inference, fold it into the convolution before it (torch.fx / torch.ao.quantization.fuse_modules, or torch.compile), which removes these kernels"
+            }
+        } else {
+            "fuse norm + activation + residual add (torch.compile, or fused RMSNorm / SiLU-and-mul kernels); fused kernels often save 50% or more of this time"
+        };
         return fired(
             None,
             Severity::Warning,
             format!("Elementwise / norm / activation kernels take {pct:.1}% of GPU time (>{ELEMENTWISE_SHARE:.0}% is high): memory-bandwidth bound."),
             evidence,
-            "fuse norm + activation + residual add (torch.compile, or fused RMSNorm / SiLU-and-mul kernels); fused kernels often save 50% or more of this time",
+            fix,
         );
     }
     let bandwidth = bandwidth_of(f, Unfusable::Inductor);
@@ -266,8 +283,19 @@ pub(super) fn core_compute_low(f: &Facts) -> Option<Fired> {
     fired(
         None,
         Severity::Info,
-        format!("Matmul + attention (core compute) is {core:.1}% of GPU time (<{CORE_COMPUTE_LOW:.0}%): most time goes to non-core ops, so there is large room to optimise. Llama-3-style training typically shows 60-75%."),
-        vec![format!("GEMM + attention = {core:.1}%")],
+        format!(
+            "Matmul + attention (core compute) is {core:.1}% of GPU time (<{CORE_COMPUTE_LOW:.0}%): most time goes to non-core ops, so there is large room to optimise.{}",
+            // The comparison holds for transformers, which a trace with attention kernels is.
+            if f.r.attention.total_us > 0.0 { " Llama-3-style training typically shows 60-75%." } else { "" }
+        ),
+        {
+            let mut e = vec![format!("GEMM + attention = {core:.1}%")];
+            let comm = f.share(Bucket::Communication);
+            if comm > 0.0 {
+                e.push(format!("communication = {comm:.1}% (not in this stake: its own hints count it)"));
+            }
+            e
+        },
         "look at the largest non-GEMM buckets above; fuse or remove them",
     )
 }

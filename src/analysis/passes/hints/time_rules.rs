@@ -17,7 +17,7 @@ pub(super) fn gpu_idle(f: &Facts) -> Option<Fired> {
         // Graphs already replay the work: more graphs or batching inside them change nothing.
         (true, _) => "graphs already replay the kernels, so the idle lies between replays: look at the CPU work between graph launches (scheduling, sampling, input preparation, Python), overlap it with the replay (asynchronous scheduling), or give each replay more work (larger batches)".to_string(),
         (false, true) => "look at the CPU timeline in the gaps: data loading, Python overhead, host syncs (.item(), .cpu(), print) or small kernels; try CUDA graphs / torch.compile(mode=\"reduce-overhead\"), larger batches, pinned-memory non_blocking copies".to_string(),
-        (false, false) => "look at the CPU timeline in the gaps: request scheduling, sampling and Python overhead between forward passes; capture decode steps in CUDA graphs, batch more requests, overlap scheduling with GPU work".to_string(),
+        (false, false) => "look at the CPU timeline in the gaps: input preparation, request scheduling, sampling and Python overhead between forward passes; capture the forward pass in CUDA graphs (torch.compile(mode=\"reduce-overhead\"), or a server's graph mode for decode steps), batch more requests, overlap scheduling with GPU work".to_string(),
     };
     let mut evidence = vec![
         format!("idle = {}", fmt_us(g.idle_us)),
