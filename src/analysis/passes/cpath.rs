@@ -145,39 +145,54 @@ fn step_graph(x: &Inputs, ids: &Ids, key: &[i64], inw: &InWindows, w: usize, (s,
     let (nodes, longest_row, gpu_end) = gpu_rows(x, &mut g, &rows, &waits.events, at_point);
     end = end.max(gpu_end);
     for w in &waits.waits {
-        if let (Some(&(_, from)), Some(to)) = (nodes.get(&w.row), at_point(w.thread, w.end)) {
+        if let (Some((_, from)), Some(to)) = (nodes.get(w.row), at_point(w.thread, w.end)) {
             g.edge(from, to, 0, Piece::Sync);
         }
     }
     StepGraph { g, start: s, end, longest_row, waits }
 }
 
+/// Each GPU row's (start, end) nodes, in the order of the step's rows (by index).
+struct RowNodes<'r> {
+    rows: &'r [(usize, GpuRow)],
+    nodes: Vec<(u32, u32)>,
+}
+
+impl RowNodes<'_> {
+    fn get(&self, row: usize) -> Option<(u32, u32)> {
+        self.rows.binary_search_by_key(&row, |r| r.0).ok().map(|k| self.nodes[k])
+    }
+}
+
+/// A row with its place in the step's rows and its index.
+type Placed = (usize, usize, GpuRow);
+
 /// The rows' edges: each row's span, the stream order, its launch and the event waits that
 /// held it. Returns each row's (start, end) nodes, the longest row and the last row end.
-fn gpu_rows(
+fn gpu_rows<'r>(
     x: &Inputs,
     g: &mut Graph,
-    rows: &[(usize, GpuRow)],
+    rows: &'r [(usize, GpuRow)],
     events: &[(usize, usize)],
     at_point: impl Fn(u32, i64) -> Option<u32>,
-) -> (FxHashMap<usize, (u32, u32)>, i64, i64) {
+) -> (RowNodes<'r>, i64, i64) {
     let row_end = |i: usize| x.c.gpu.start(i) + x.c.gpu.get(i).dur;
     let mut waited: FxHashMap<usize, i64> = FxHashMap::default();
     for &(from, to) in events {
         let t = waited.entry(to).or_insert(i64::MIN);
         *t = (*t).max(row_end(from));
     }
-    let mut streams: FxHashMap<(i32, i32), Vec<(usize, GpuRow)>> = FxHashMap::default();
-    for &(i, r) in rows {
-        streams.entry((r.device, r.stream)).or_default().push((i, r));
+    let mut streams: FxHashMap<(i32, i32), Vec<Placed>> = FxHashMap::default();
+    for (k, &(i, r)) in rows.iter().enumerate() {
+        streams.entry((r.device, r.stream)).or_default().push((k, i, r));
     }
-    let mut nodes: FxHashMap<usize, (u32, u32)> = FxHashMap::default();
+    let mut nodes = RowNodes { rows, nodes: vec![(u32::MAX, u32::MAX); rows.len()] };
     let (mut longest_row, mut end) = (0, i64::MIN);
     for (_, mut list) in streams {
         // The keys are distinct (the index is one), so the unstable sort gives the one order.
-        list.sort_unstable_by_key(|&(i, r)| (r.start, i));
+        list.sort_unstable_by_key(|&(_, i, r)| (r.start, i));
         let mut prev: Option<(i64, u32)> = None;
-        for (i, r) in list {
+        for (k, i, r) in list {
             let (a, b) = (g.node(r.start), g.node(r.start + r.dur));
             g.edge(a, b, r.dur, Piece::Gpu(i as u32));
             longest_row = longest_row.max(r.dur);
@@ -195,12 +210,12 @@ fn gpu_rows(
                     g.edge(n, a, if queued || held { 0 } else { r.start - c.start }, Piece::Launch);
                 }
             }
-            nodes.insert(i, (a, b));
+            nodes.nodes[k] = (a, b);
             prev = Some((r.start + r.dur, b));
         }
     }
     for &(from, to) in events {
-        let (Some(&(_, f)), Some(&(t, _))) = (nodes.get(&from), nodes.get(&to)) else { continue };
+        let (Some((_, f)), Some((t, _))) = (nodes.get(from), nodes.get(to)) else { continue };
         let call = (x.at.runtime[to] != NO).then(|| x.runtime[x.at.runtime[to] as usize]);
         let held = call.is_none_or(|c| c.start < row_end(from));
         g.edge(f, t, if held { x.c.gpu.start(to) - row_end(from) } else { 0 }, Piece::Event);
