@@ -27,7 +27,10 @@ pub fn read(
         (None, Ok(f)) => {
             // A refused split may have moved the progress: reading starts again.
             progress(0);
-            (analyze_pipelined(name, f, opts, progress), false)
+            match parallel::analyze_mapped(name, &f, opts, progress) {
+                Some(r) => (r, false),
+                None => (analyze_pipelined(name, f, opts, progress), false),
+            }
         }
         (None, Err(e)) => (Err(error(path, &format!("cannot open: {e}"))), false),
     }

@@ -56,13 +56,7 @@ pub fn analyze_file(
     if split.threads < 2 || size < split.min_bytes.max(1) {
         return None;
     }
-    // Mapped, not read: each thread would otherwise copy its part out of the page cache
-    // (a sixth of the CPU time on two threads). Safety: the map is only read, and only
-    // while `file` is open; if another process truncates the file meanwhile, reading the
-    // lost pages faults (SIGBUS), as with every mmap-based reader (ripgrep, for one).
-    let map = unsafe { memmap2::Mmap::map(&f) }.ok()?;
-    #[cfg(unix)]
-    let _ = map.advise(memmap2::Advice::Sequential);
+    let map = map(&f)?;
     let bytes: &[u8] = &map;
     let size = bytes.len() as u64; // what was mapped, should the file have changed since
     let layout = split::layout(&bytes[..split::HEAD_BYTES.min(size as usize)])?;
@@ -125,6 +119,51 @@ pub fn analyze_file(
     })
 }
 
+/// The file mapped for reading in order. Mapped, not read: a read copies each byte out of the
+/// page cache (a sixth of the CPU time on two threads, a tenth on one). Safety: the map is
+/// only read, and only while `f` is open; if another process truncates the file meanwhile,
+/// reading the lost pages faults (SIGBUS), as with every mmap-based reader (ripgrep, for one).
+fn map(f: &File) -> Option<memmap2::Mmap> {
+    let map = unsafe { memmap2::Mmap::map(f) }.ok()?;
+    #[cfg(unix)]
+    let _ = map.advise(memmap2::Advice::Sequential);
+    Some(map)
+}
+
+/// Analyses a plain-JSON file on this thread from its mapped bytes (no reading thread, no
+/// copy); None when it is gzip (inflated on a second thread instead) or cannot be mapped.
+pub fn analyze_mapped(
+    name: &str,
+    f: &File,
+    opts: &Options,
+    progress: &dyn Fn(u64),
+) -> Option<Result<Vec<TraceReport>, TraceError>> {
+    let map = map(f)?;
+    // An empty length may not be an empty file (a pipe, /proc): that is read, not mapped.
+    if map.is_empty() || crate::input::sniff::encoding(&map[..map.len().min(2)]) == crate::input::Encoding::Gzip {
+        return None;
+    }
+    let mut analysis = crate::analysis::Analysis::new(name, opts.clone());
+    let mut at = 0;
+    while at < map.len() && analysis.wants_more() {
+        let len = FEED.min(map.len() - at);
+        analysis.feed(&map[at..at + len]);
+        unmap(&map, at, len);
+        at += len;
+        progress(at as u64);
+    }
+    Some(analysis.finish(None))
+}
+
+/// The bytes are parsed (the reader copied what it holds): unmap them, so that the process's
+/// resident memory stays that of the analysis, not of the file.
+fn unmap(map: &memmap2::Mmap, at: usize, len: usize) {
+    // Safety: a shared read-only map of a file loses nothing; its pages fault in again if
+    // touched.
+    #[cfg(unix)]
+    let _ = unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, at, len) };
+}
+
 /// Joins the parts as they arrive, in file order.
 fn join_in_order(
     rx: mpsc::Receiver<(usize, Option<Part>)>,
@@ -161,11 +200,7 @@ fn read_part(map: &memmap2::Mmap, job: PartJob, progress: &dyn Fn(usize)) -> Opt
     while at < to && reader.wants_more() {
         let len = FEED.min(to - at);
         reader.feed(&map[at..at + len]);
-        // The bytes are parsed (the reader copied what it holds): unmap them, so that the
-        // process's resident memory stays that of the analysis, not of the file. Safety: a
-        // shared read-only map of a file loses nothing; its pages fault in again if touched.
-        #[cfg(unix)]
-        let _ = unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, at, len) };
+        unmap(map, at, len);
         progress(len);
         at += len;
     }

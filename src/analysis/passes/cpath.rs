@@ -19,7 +19,7 @@ use super::cpath_what_if::Matcher;
 use super::cpath_windows::InWindows;
 use super::steps::us;
 use crate::analysis::model::attribution::NO;
-use crate::analysis::model::collect::NO_NAME;
+use crate::analysis::model::collect::{GpuRow, NO_NAME};
 use crate::analysis::model::frozen::Model;
 pub use crate::analysis::options::WhatIfSpec;
 use crate::report::{Arrival, CriticalPath, PathBucket, PathPiece, PathSide, StepPath, WhatIf};
@@ -66,8 +66,10 @@ fn critical_path<'a>(x: &'a Inputs<'a>) -> Option<CriticalPath> {
         out.syncs_by_id += built.waits.by_id;
         out.event_waits += built.waits.events.len() as u64;
         out.stream_waits_unseen += built.waits.unseen;
-        arrivals(x, &built, &mut out.arrivals);
-        let mut p = summarise(x, &built, name);
+        // The plain weights' distances, once for the path and for the arrivals.
+        let (dist, pred, _) = built.g.distances(|e| e.w);
+        arrivals(x, &built, (&dist, &pred), &mut out.arrivals);
+        let mut p = summarise(x, &built, built.g.path_of(&dist, &pred), name);
         if let Some(m) = &matcher {
             let (len, _, _) = built.g.longest(|e| m.weight(e));
             p.what_if_path_us = Some(us(len));
@@ -113,7 +115,8 @@ struct Item {
 }
 
 fn step_graph(x: &Inputs, ids: &Ids, key: &[i64], inw: &InWindows, w: usize, (s, e): (i64, i64)) -> StepGraph {
-    let rows = inw.rows[w].clone();
+    // Each row decoded from its columns once for the step, not at every use.
+    let rows: Vec<(usize, GpuRow)> = inw.rows[w].iter().map(|&i| (i, x.c.gpu.get(i))).collect();
     let waits = step_waits(x, ids, key, (&rows, &inw.runtime[w], &inw.syncs[w]), e);
     let mut threads: FxHashMap<u32, Vec<Item>> = FxHashMap::default();
     let clip = |a: i64, b: i64| (a.max(s), b.min(e));
@@ -142,40 +145,54 @@ fn step_graph(x: &Inputs, ids: &Ids, key: &[i64], inw: &InWindows, w: usize, (s,
     let (nodes, longest_row, gpu_end) = gpu_rows(x, &mut g, &rows, &waits.events, at_point);
     end = end.max(gpu_end);
     for w in &waits.waits {
-        if let (Some(&(_, from)), Some(to)) = (nodes.get(&w.row), at_point(w.thread, w.end)) {
+        if let (Some((_, from)), Some(to)) = (nodes.get(w.row), at_point(w.thread, w.end)) {
             g.edge(from, to, 0, Piece::Sync);
         }
     }
     StepGraph { g, start: s, end, longest_row, waits }
 }
 
+/// Each GPU row's (start, end) nodes, in the order of the step's rows (by index).
+struct RowNodes<'r> {
+    rows: &'r [(usize, GpuRow)],
+    nodes: Vec<(u32, u32)>,
+}
+
+impl RowNodes<'_> {
+    fn get(&self, row: usize) -> Option<(u32, u32)> {
+        self.rows.binary_search_by_key(&row, |r| r.0).ok().map(|k| self.nodes[k])
+    }
+}
+
+/// A row with its place in the step's rows and its index.
+type Placed = (usize, usize, GpuRow);
+
 /// The rows' edges: each row's span, the stream order, its launch and the event waits that
 /// held it. Returns each row's (start, end) nodes, the longest row and the last row end.
-fn gpu_rows(
+fn gpu_rows<'r>(
     x: &Inputs,
     g: &mut Graph,
-    rows: &[usize],
+    rows: &'r [(usize, GpuRow)],
     events: &[(usize, usize)],
     at_point: impl Fn(u32, i64) -> Option<u32>,
-) -> (FxHashMap<usize, (u32, u32)>, i64, i64) {
+) -> (RowNodes<'r>, i64, i64) {
     let row_end = |i: usize| x.c.gpu.start(i) + x.c.gpu.get(i).dur;
     let mut waited: FxHashMap<usize, i64> = FxHashMap::default();
     for &(from, to) in events {
         let t = waited.entry(to).or_insert(i64::MIN);
         *t = (*t).max(row_end(from));
     }
-    let mut streams: FxHashMap<(i32, i32), Vec<usize>> = FxHashMap::default();
-    for &i in rows {
-        let r = x.c.gpu.get(i);
-        streams.entry((r.device, r.stream)).or_default().push(i);
+    let mut streams: FxHashMap<(i32, i32), Vec<Placed>> = FxHashMap::default();
+    for (k, &(i, r)) in rows.iter().enumerate() {
+        streams.entry((r.device, r.stream)).or_default().push((k, i, r));
     }
-    let mut nodes: FxHashMap<usize, (u32, u32)> = FxHashMap::default();
+    let mut nodes = RowNodes { rows, nodes: vec![(u32::MAX, u32::MAX); rows.len()] };
     let (mut longest_row, mut end) = (0, i64::MIN);
     for (_, mut list) in streams {
-        list.sort_by_key(|&i| (x.c.gpu.start(i), i));
+        // The keys are distinct (the index is one), so the unstable sort gives the one order.
+        list.sort_unstable_by_key(|&(_, i, r)| (r.start, i));
         let mut prev: Option<(i64, u32)> = None;
-        for i in list {
-            let r = x.c.gpu.get(i);
+        for (k, i, r) in list {
             let (a, b) = (g.node(r.start), g.node(r.start + r.dur));
             g.edge(a, b, r.dur, Piece::Gpu(i as u32));
             longest_row = longest_row.max(r.dur);
@@ -193,12 +210,12 @@ fn gpu_rows(
                     g.edge(n, a, if queued || held { 0 } else { r.start - c.start }, Piece::Launch);
                 }
             }
-            nodes.insert(i, (a, b));
+            nodes.nodes[k] = (a, b);
             prev = Some((r.start + r.dur, b));
         }
     }
     for &(from, to) in events {
-        let (Some(&(_, f)), Some(&(t, _))) = (nodes.get(&from), nodes.get(&to)) else { continue };
+        let (Some((_, f)), Some((t, _))) = (nodes.get(from), nodes.get(to)) else { continue };
         let call = (x.at.runtime[to] != NO).then(|| x.runtime[x.at.runtime[to] as usize]);
         let held = call.is_none_or(|c| c.start < row_end(from));
         g.edge(f, t, if held { x.c.gpu.start(to) - row_end(from) } else { 0 }, Piece::Event);
@@ -239,8 +256,8 @@ fn thread_chain(g: &mut Graph, mut items: Vec<Item>) -> (Vec<i64>, u32) {
     (pts, base)
 }
 
-fn summarise(x: &Inputs, b: &StepGraph, step: String) -> StepPath {
-    let (len, path, _) = b.g.longest(|e| e.w);
+/// `(len, path)`: the step's longest path with the plain weights.
+fn summarise(x: &Inputs, b: &StepGraph, (len, path): (i64, Vec<u32>), step: String) -> StepPath {
     let mut p = StepPath {
         step,
         span_us: us(b.end - b.start),
@@ -307,12 +324,12 @@ const MAX_ARRIVALS: usize = 100_000;
 
 /// Per collective row of the step: the longest path to its start, back to the previous
 /// collective row on that path, and the largest piece of that stretch.
-fn arrivals(x: &Inputs, b: &StepGraph, out: &mut Vec<Arrival>) {
+/// `(dist, pred)`: [`Graph::distances`] with the plain weights.
+fn arrivals(x: &Inputs, b: &StepGraph, (dist, pred): (&[i64], &[u32]), out: &mut Vec<Arrival>) {
     let is_comm = |e: &super::cpath_graph::Edge| matches!(e.piece, Piece::Gpu(r) if x.buckets[r as usize] == Bucket::Communication);
     if !b.g.edges.iter().any(is_comm) {
         return;
     }
-    let (dist, pred, _) = b.g.distances(|e| e.w);
     for e in b.g.edges.iter().filter(|e| is_comm(e)) {
         let Piece::Gpu(row) = e.piece else { continue };
         let mut by: FxHashMap<(PathSide, u32), i64> = FxHashMap::default();

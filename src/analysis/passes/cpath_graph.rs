@@ -71,8 +71,15 @@ impl Graph {
     /// one) leaves its nodes out instead of looping; the count of nodes left out comes back.
     pub fn longest(&self, weight: impl Fn(&Edge) -> i64) -> (i64, Vec<u32>, usize) {
         let (dist, pred, left) = self.distances(weight);
+        let (len, path) = self.path_of(&dist, &pred);
+        (len, path, left)
+    }
+
+    /// The longest path that [`Graph::distances`] found: its length and its edges, first to
+    /// last (for callers that also need the distances themselves).
+    pub fn path_of(&self, dist: &[i64], pred: &[u32]) -> (i64, Vec<u32>) {
         let Some(end) = (0..dist.len()).max_by_key(|&v| (dist[v], std::cmp::Reverse(v))) else {
-            return (0, Vec::new(), 0);
+            return (0, Vec::new());
         };
         let mut path = Vec::new();
         let mut v = end;
@@ -81,7 +88,7 @@ impl Graph {
             v = self.edges[pred[v] as usize].from as usize;
         }
         path.reverse();
-        (dist[end], path, left)
+        (dist[end], path)
     }
 
     /// Per node: the longest path's length to it and its last edge (u32::MAX at a start).

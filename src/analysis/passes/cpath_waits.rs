@@ -14,7 +14,7 @@
 
 use super::cpath_graph::Inputs;
 use crate::analysis::model::attribution::NO;
-use crate::analysis::model::collect::{GpuSync, RuntimeCall, SyncKind, NONE};
+use crate::analysis::model::collect::{GpuRow, GpuSync, RuntimeCall, SyncKind, NONE};
 use rustc_hash::FxHashMap;
 
 /// A blocking call that waited for a GPU row (clipped to the step).
@@ -86,22 +86,22 @@ fn recorded_row(x: &Inputs, l: &Launched, g: &GpuSync) -> Option<usize> {
     l.last_before(g.device, g.record_stream, rec.start)
 }
 
-/// `held`: the step's GPU rows, runtime calls and synchronising calls (indices).
+/// `held`: the step's GPU rows (index, row), runtime calls and synchronising calls (indices).
 pub(super) fn step_waits(
     x: &Inputs,
     ids: &Ids,
     key: &[i64],
-    held: (&[usize], &[usize], &[usize]),
+    held: (&[(usize, GpuRow)], &[usize], &[usize]),
     e: i64,
 ) -> StepWaits {
     let (rows, runtime, syncs) = held;
     let mut streams: FxHashMap<(i32, i32), Vec<usize>> = FxHashMap::default();
-    for &i in rows {
-        let r = x.c.gpu.get(i);
+    for &(i, r) in rows {
         streams.entry((r.device, r.stream)).or_default().push(i);
     }
     for list in streams.values_mut() {
-        list.sort_by_key(|&i| (key[i], i));
+        // Distinct keys (the index is one): the unstable sort gives the one order.
+        list.sort_unstable_by_key(|&i| (key[i], i));
     }
     let l = Launched { key, streams };
     let mut out = StepWaits::default();
@@ -124,9 +124,16 @@ pub(super) fn step_waits(
 
 /// A synchronising call waits for the row its `cuda_sync` row names; else (a device sync, or
 /// no such row) for the last row launched before it that ended inside it.
-fn sync_waits(x: &Inputs, ids: &Ids, l: &Launched, (rows, syncs): (&[usize], &[usize]), e: i64, out: &mut StepWaits) {
+fn sync_waits(
+    x: &Inputs,
+    ids: &Ids,
+    l: &Launched,
+    (rows, syncs): (&[(usize, GpuRow)], &[usize]),
+    e: i64,
+    out: &mut StepWaits,
+) {
     let row_end = |i: usize| x.c.gpu.start(i) + x.c.gpu.get(i).dur;
-    let mut ends: Vec<(i64, usize)> = rows.iter().map(|&i| (row_end(i), i)).collect();
+    let mut ends: Vec<(i64, usize)> = rows.iter().map(|&(i, r)| (r.start + r.dur, i)).collect();
     ends.sort_unstable();
     for y in syncs.iter().map(|&i| &x.c.syncs[i]) {
         let told = match ids.of_call.get(&y.correlation) {
@@ -158,10 +165,10 @@ fn sync_waits(x: &Inputs, ids: &Ids, l: &Launched, (rows, syncs): (&[usize], &[u
 
 /// A `*MemcpyAsync` (which HTA also counts as blocking) waits for its own copy, when the copy
 /// ended inside the call.
-fn copy_waits(x: &Inputs, rows: &[usize], e: i64, out: &mut Vec<Wait>) {
-    for &i in rows {
+fn copy_waits(x: &Inputs, rows: &[(usize, GpuRow)], e: i64, out: &mut Vec<Wait>) {
+    for &(i, r) in rows {
         let Some(c) = (x.at.runtime[i] != NO).then(|| x.runtime[x.at.runtime[i] as usize]) else { continue };
-        let (t, end) = (x.c.gpu.start(i) + x.c.gpu.get(i).dur, (c.start + c.dur).min(e));
+        let (t, end) = (r.start + r.dur, (c.start + c.dur).min(e));
         if x.c.names.get(c.name).ends_with("MemcpyAsync") && c.start <= t && t <= end {
             out.push(Wait { start: c.start, end, thread: c.thread, name: c.name, row: i });
         }

@@ -67,7 +67,12 @@ fn layer_times(m: &Model) -> FxHashMap<Vec<u32>, Node> {
         }
         // Inclusive: every prefix of the path is a node that contains this time.
         for k in 1..=path.len() {
-            let n = nodes.entry(path[..k].to_vec()).or_default();
+            // Looked up by slice: a key is allocated only for a new node.
+            let key = &path[..k];
+            if !nodes.contains_key(key) {
+                nodes.insert(key.to_vec(), Node::default());
+            }
+            let n = nodes.get_mut(key).expect("inserted above");
             if is_backward {
                 n.backward += g.dur;
             } else {

@@ -1,5 +1,6 @@
 //! What the profiler recorded about an op's inputs, parsed from its raw JSON.
 
+use super::fast::Node;
 use crate::vocab::Precision;
 
 /// One argument as `Input Dims` records it.
@@ -21,7 +22,42 @@ pub struct Inputs {
 
 impl Inputs {
     /// Parses the raw JSON of the three arguments; None when `Input Dims` is not a list.
+    /// The usual forms are read by [`super::fast`], the rest by serde_json, with one result.
     pub fn parse(dims: &[u8], types: Option<&[u8]>, concrete: Option<&[u8]>) -> Option<Inputs> {
+        let strings = |r: Option<&[u8]>| {
+            r.map_or_else(Vec::new, |r| super::fast::strings(r).unwrap_or_else(|| Self::strings_by_serde(r)))
+        };
+        let dims = match super::fast::lists(dims).map(|l| Self::dims_of(&l)) {
+            Some(d) => d,
+            None => Self::dims_by_serde(dims)?,
+        };
+        Some(Inputs { dims, types: strings(types), concrete: strings(concrete) })
+    }
+
+    /// The arguments read by [`super::fast`], as [`Inputs::dims_by_serde`] reads them.
+    fn dims_of(list: &[Node]) -> Vec<Arg> {
+        let shape = |v: &Node| -> Option<Vec<i64>> {
+            let Node::Arr(a) = v else { return None };
+            a.iter().map(|d| if let Node::Int(n) = d { Some(*n) } else { None }).collect()
+        };
+        list.iter()
+            .map(|v| match v {
+                Node::Arr(a) if a.is_empty() => Arg::Empty,
+                Node::Arr(a) if matches!(a[0], Node::Arr(_)) => Arg::List(a.iter().filter_map(shape).collect()),
+                Node::Arr(_) => shape(v).map_or(Arg::Empty, Arg::Tensor),
+                Node::Int(_) => Arg::Empty,
+            })
+            .collect()
+    }
+
+    /// A list's strings (anything else in it as ""); none when it is not a list.
+    pub(super) fn strings_by_serde(raw: &[u8]) -> Vec<String> {
+        serde_json::from_slice::<Vec<serde_json::Value>>(raw)
+            .map(|v| v.into_iter().map(|s| s.as_str().unwrap_or_default().to_string()).collect())
+            .unwrap_or_default()
+    }
+
+    pub(super) fn dims_by_serde(dims: &[u8]) -> Option<Vec<Arg>> {
         let raw: Vec<serde_json::Value> = serde_json::from_slice(dims).ok()?;
         let shape = |v: &serde_json::Value| -> Option<Vec<i64>> { v.as_array()?.iter().map(|d| d.as_i64()).collect() };
         let dims = raw
@@ -33,12 +69,7 @@ impl Inputs {
                 None => Arg::Empty,
             })
             .collect();
-        let strings = |r: Option<&[u8]>| -> Vec<String> {
-            r.and_then(|r| serde_json::from_slice::<Vec<serde_json::Value>>(r).ok())
-                .map(|v| v.into_iter().map(|s| s.as_str().unwrap_or_default().to_string()).collect())
-                .unwrap_or_default()
-        };
-        Some(Inputs { dims, types: strings(types), concrete: strings(concrete) })
+        Some(dims)
     }
 
     pub(super) fn tensor(&self, i: usize) -> Option<&[i64]> {

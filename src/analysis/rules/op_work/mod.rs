@@ -7,6 +7,7 @@
 //! dispatches to it): work is attributed through the op that launched each kernel, so a
 //! composite op would count its children's work twice.
 
+mod fast;
 mod inputs;
 mod models;
 
