@@ -3,8 +3,8 @@
 //!
 //!   probe events FILE.json      the Chrome-JSON reader and its event scanner, with a sink that
 //!                               drops every event (no analysis): the parse alone
-//!   probe inflate FILE.json.gz  gzip inflate alone, the decoded bytes thrown away (the same
-//!                               flate2 backend the CLI is built with)
+//!   probe inflate FILE.json.gz  gzip inflate alone, the decoded bytes thrown away (the CLI's
+//!                               own gzip reader, `input::Gunzip`, on its flate2 backend)
 //!
 //! Prints the decoded bytes and the events counted on stdout; bench.sh times the process.
 
@@ -49,7 +49,7 @@ fn events(path: &str) -> std::io::Result<String> {
 }
 
 fn inflate(path: &str) -> std::io::Result<String> {
-    let mut d = flate2::bufread::MultiGzDecoder::new(BufReader::with_capacity(1 << 20, File::open(path)?));
+    let mut d = tracesight::input::Gunzip::new(BufReader::with_capacity(1 << 20, File::open(path)?));
     let mut buf = vec![0u8; 1 << 20];
     let mut total = 0u64;
     loop {

@@ -39,7 +39,10 @@ fn expected(name: &str) -> &'static str {
         "cut-mid-key.json" => "report 1 events: truncated/error, no_gpu_rows/warning",
         "cut-mid-event.json" => "report 2 events: truncated/error, no_gpu_rows/warning",
         "cut-before-events.json" => "error Truncated: truncated: the JSON ends at byte 33 before any trace event",
-        "gzip-cut-short.json.gz" => "report 380 events: truncated/error",
+        // Half the compressed stream: which event that falls in depends on the compressor
+        // (flate2's, on zlib-rs); src/input/gunzip_tests.rs holds the reader to reading at
+        // least what an independent inflater reads of every cut.
+        "gzip-cut-short.json.gz" => "report 378 events: truncated/error",
         "gzip-cut-before-events.json.gz" => "error Truncated: truncated: the JSON ends at byte 0 before any trace event",
         "gzip-cut-in-trailer.json.gz" => "report 7 events: truncated/error",
         "gzip-bad-crc.json.gz" => "report 7 events: corrupt_gzip/error",

@@ -3,17 +3,22 @@
 //!
 //! Gzip is detected by its magic bytes, never by the file name. Multi-member gzip (what
 //! `cat a.gz b.gz` or parallel compressors write) is read to the end, and every member's CRC-32
-//! and size trailer is verified by flate2 (whose pure-Rust backend is miniz_oxide).
+//! and size trailer is verified ([`Gunzip`], over flate2's zlib-rs inflate).
 
 use std::cell::Cell;
 use std::io::{self, BufReader, Read};
 use std::rc::Rc;
+
+use super::gunzip::Gunzip;
 
 /// The first two bytes of every gzip member (RFC 1952).
 pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 /// Size of the buffer between the raw source and the decompressor.
 const RAW_BUFFER: usize = 256 * 1024;
+
+/// Size of the pieces [`Inflater`] hands out.
+const INFLATE_PIECE: usize = 64 * 1024;
 
 /// How the input was encoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,20 +120,8 @@ pub struct Decoded<R: Read> {
 
 enum DecodedInner<R: Read> {
     Plain(Raw<R>),
-    Gzip(Box<Inflated<R>>),
+    Gzip(Box<Gunzip<Raw<R>>>),
 }
-
-/// Inflated bytes, produced in fixed-size pieces: a decoder call that fails loses the output
-/// it produced, so the caller's read sizes must not decide how much that is (the same damaged
-/// file then gives the same events and the same error however it is read).
-struct Inflated<R: Read> {
-    decoder: flate2::bufread::MultiGzDecoder<Raw<R>>,
-    buf: Box<[u8]>,
-    start: usize,
-    end: usize,
-}
-
-const INFLATE_PIECE: usize = 64 * 1024;
 
 /// Sniffs the first bytes of `reader` and returns the decoded stream.
 pub fn decode<R: Read>(reader: R) -> io::Result<Decoded<R>> {
@@ -147,11 +140,7 @@ pub fn decode<R: Read>(reader: R) -> io::Result<Decoded<R>> {
     let is_gzip = head == GZIP_MAGIC;
     let raw = BufReader::with_capacity(RAW_BUFFER, io::Cursor::new(head).chain(counting));
     let (inner, encoding) = if is_gzip {
-        let decoder = flate2::bufread::MultiGzDecoder::new(raw);
-        (
-            DecodedInner::Gzip(Box::new(Inflated { decoder, buf: vec![0; INFLATE_PIECE].into(), start: 0, end: 0 })),
-            Encoding::Gzip,
-        )
+        (DecodedInner::Gzip(Box::new(Gunzip::new(raw))), Encoding::Gzip)
     } else {
         (DecodedInner::Plain(raw), Encoding::Plain)
     };
@@ -172,17 +161,9 @@ impl<R: Read> Read for Decoded<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match &mut self.inner {
             DecodedInner::Plain(r) => r.read(buf),
-            DecodedInner::Gzip(r) => {
-                if r.start == r.end {
-                    r.start = 0;
-                    r.end = 0;
-                    r.end = read_retrying(&mut r.decoder, &mut r.buf)?;
-                }
-                let n = (r.end - r.start).min(buf.len());
-                buf[..n].copy_from_slice(&r.buf[r.start..r.start + n]);
-                r.start += n;
-                Ok(n)
-            }
+            // Gunzip hands out what it inflated before damage whatever the read sizes, so the
+            // same damaged file gives the same events and error however it is read.
+            DecodedInner::Gzip(r) => r.read(buf),
         }
     }
 }
@@ -233,9 +214,9 @@ impl Read for Queue {
 
 /// Push-side gzip inflate: compressed pieces in, inflated pieces out, the same pieces (and the
 /// same verdict on damaged data) as [`decode`] gives over a reader that hands out the same
-/// pieces. flate2 keeps its state across "would block", so no output is lost in between.
+/// pieces. [`Gunzip`] keeps its state across "would block", so no output is lost in between.
 pub struct Inflater {
-    decoder: flate2::bufread::MultiGzDecoder<BufReader<Queue>>,
+    decoder: Gunzip<BufReader<Queue>>,
     piece: Box<[u8]>,
     done: bool,
 }
@@ -258,11 +239,7 @@ impl Default for Inflater {
 impl Inflater {
     pub fn new() -> Self {
         let raw = BufReader::with_capacity(RAW_BUFFER, Queue::default());
-        Inflater {
-            decoder: flate2::bufread::MultiGzDecoder::new(raw),
-            piece: vec![0; INFLATE_PIECE].into(),
-            done: false,
-        }
+        Inflater { decoder: Gunzip::new(raw), piece: vec![0; INFLATE_PIECE].into(), done: false }
     }
 
     /// Adds compressed bytes (moved, not copied).

@@ -9,14 +9,18 @@
 #![deny(unsafe_code)]
 
 pub mod formats;
+mod gunzip;
 pub mod gzip;
 mod import;
 pub mod importer;
 pub mod sniff;
 
+pub use gunzip::Gunzip;
 pub use gzip::*;
 pub use import::*;
 pub use importer::*;
 
+#[cfg(test)]
+mod gunzip_tests;
 #[cfg(test)]
 mod tests;

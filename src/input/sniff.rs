@@ -22,7 +22,7 @@ pub fn encoding(prefix: &[u8]) -> Encoding {
 pub fn format(prefix: &[u8]) -> Format {
     if encoding(prefix) == Encoding::Gzip {
         let mut out = Vec::new();
-        let _ = flate2::read::MultiGzDecoder::new(prefix).take(256).read_to_end(&mut out);
+        let _ = super::gunzip::Gunzip::new(prefix).take(256).read_to_end(&mut out);
         Format::of(&out)
     } else {
         Format::of(prefix)
