@@ -24,7 +24,8 @@ struct Mark {
 /// The report's path placed on the timeline, and what of it is not drawn.
 pub struct PathMarks {
     marks: Vec<Mark>,
-    /// Segments wholly outside the timeline's range (CPU time before the first GPU row).
+    /// Segments wholly outside the timeline's range (CPU time before the first GPU row or
+    /// after the last); those partly inside are drawn cut at its edge.
     pub outside: usize,
     /// Segments the report left out (the shortest, or later steps').
     pub left_out: u64,
@@ -133,8 +134,10 @@ pub fn legend(marks: &PathMarks) -> impl IntoView {
         ));
     }
     if marks.outside > 0 {
-        missing
-            .push(format!("{} pieces fall outside the GPU rows' range (CPU time before the first row)", marks.outside));
+        missing.push(format!(
+            "{} pieces fall outside the GPU rows' range (CPU time before the first row or after the last)",
+            marks.outside
+        ));
     }
     view! {
         <p class="legend" data-testid="timeline-path-legend">
