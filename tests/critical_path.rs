@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use serde_json::json;
 use tracesight::analysis::rules::taxonomy::Bucket;
-use tracesight::report::{PathSide, StepPath, TraceReport};
+use tracesight::report::{PathSide, PathStream, StepPath, TraceReport};
 use tracesight::{analyze_reader, Options, WhatIfSpec};
 
 const GEMM: &str = "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_32x5_tn";
@@ -64,6 +64,69 @@ fn the_path_runs_through_the_synchronisation() {
     assert!((s.buckets[0].pct_of_path - 800.0 / 995.0 * 100.0).abs() < 1e-9);
     // The add kernel ends at 865, before the CPU's 1000: not on the path.
     assert!(s.pieces.iter().all(|p| p.name != ADD));
+}
+
+/// The path in time, as the page draws it: each timed edge where it ran (back-to-back CPU
+/// stretches of one op as one), named, GPU rows on their stream. By hand from `sync_step`.
+#[test]
+fn the_path_in_time_is_where_it_ran() {
+    let r = sync_step().report();
+    let cp = r.critical_path.as_ref().unwrap();
+    let s = only_step(&r);
+    let t0 = r.timeline.as_ref().unwrap().start_ns - 25_000; // the GEMM starts at 25 us
+    let got: Vec<(i64, i64, PathSide, &str, Option<PathStream>)> = s
+        .segments
+        .iter()
+        .map(|x| {
+            ((x.start_ns - t0) / 1000, (x.end_ns - t0) / 1000, x.side, cp.names[x.name as usize].as_str(), x.stream)
+        })
+        .collect();
+    let on_7 = Some(PathStream { device: 0, stream: 7 });
+    let want = vec![
+        (0, 10, PathSide::Cpu, "ProfilerStep#1", None),
+        (10, 15, PathSide::Cpu, "aten::mm", None),
+        (15, 25, PathSide::Launch, "launch delay", None),
+        (25, 825, PathSide::Gpu, GEMM, on_7),
+        (830, 840, PathSide::Cpu, "ProfilerStep#1", None),
+        (840, 845, PathSide::Cpu, "aten::add", None),
+        (845, 850, PathSide::Cpu, "cudaLaunchKernel", None),
+        (850, 860, PathSide::Cpu, "aten::add", None),
+        (860, 1000, PathSide::Cpu, "ProfilerStep#1", None),
+    ];
+    assert_eq!(got, want);
+    assert_eq!(s.segments_left_out, 0);
+    let drawn: i64 = s.segments.iter().map(|x| x.end_ns - x.start_ns).sum();
+    assert_eq!(drawn as f64 / 1e3, s.path_us, "the segments are the whole path");
+}
+
+/// Segments are bounded per report: past `SEGMENT_BUDGET` the later steps keep none, and each
+/// step counts what it left out (30 launch-bound steps alike, about 40 segments each).
+#[test]
+fn the_path_in_time_keeps_to_its_budget() {
+    let mut t = Trace::new("NVIDIA A100", (8, 0));
+    for step in 0..30 {
+        let at = step * 1000;
+        cpu(&mut t, "user_annotation", &format!("ProfilerStep#{step}"), at, 200, json!({}));
+        for k in 0..10 {
+            let o = at + 10 + 18 * k;
+            launch(&mut t, ("aten::add", o, 16), (o + 2, 10), (ADD, o + 7, 2));
+        }
+    }
+    let r = t.report();
+    let cp = r.critical_path.as_ref().unwrap();
+    assert_eq!(cp.steps.len(), 30);
+    let each = cp.steps[0].segments.len() + cp.steps[0].segments_left_out as usize;
+    assert!(each > StepPath::SEGMENT_BUDGET / 30, "{each} segments a step do not pass the budget");
+    assert!(cp.steps.iter().all(|s| s.segments.len() + s.segments_left_out as usize == each));
+    let kept: usize = cp.steps.iter().map(|s| s.segments.len()).sum();
+    assert_eq!(kept, StepPath::SEGMENT_BUDGET);
+    assert!(cp.steps.last().unwrap().segments.is_empty());
+    assert_eq!(cp.segment_count(), 30 * each as u64);
+    // A step kept whole draws its whole path; every name a segment gives is in the table.
+    let first = &cp.steps[0];
+    let drawn: i64 = first.segments.iter().map(|x| x.end_ns - x.start_ns).sum();
+    assert_eq!(drawn as f64 / 1e3, first.path_us);
+    assert!(cp.steps.iter().flat_map(|s| &s.segments).all(|x| (x.name as usize) < cp.names.len()));
 }
 
 #[test]
@@ -156,6 +219,10 @@ fn real_traces_keep_the_path_bounds() {
             );
             let parts = s.cpu_us + s.gpu_us + s.launch_us + s.gap_us;
             assert!((parts - s.path_us).abs() < 1e-3 * s.path_us.max(1.0), "{}: {} parts {parts}", f.display(), s.step);
+            // The segments drawn: no more than the path, all of it when none was left out.
+            let drawn = s.segments.iter().map(|x| x.end_ns - x.start_ns).sum::<i64>() as f64 / 1e3;
+            let whole = if s.segments_left_out == 0 { (drawn - s.path_us).abs() < 1e-3 } else { drawn <= s.path_us };
+            assert!(whole && s.segments.len() <= StepPath::MAX_SEGMENTS, "{}: {} drew {drawn}", f.display(), s.step);
             seen += 1;
         }
         let first = cp.steps.first().map(|s| {

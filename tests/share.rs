@@ -113,7 +113,7 @@ fn round_trip(report: &Report, label: &str) -> usize {
 
 /// The parts of a report's JSON that a link leaves out (subset.rs declares them): every other
 /// field, present or added later, travels with no edit to the link code.
-const LEFT_OUT: [&str; 25] = [
+const LEFT_OUT: [&str; 27] = [
     "traces[].distributed_backend",
     "traces[].gpu.occupancy_unknown_us",
     "traces[].bucket_evidence",
@@ -136,6 +136,8 @@ const LEFT_OUT: [&str; 25] = [
     "traces[].critical_path.steps",
     "traces[].critical_path.steps_not_carried",
     "traces[].critical_path.arrivals",
+    "traces[].critical_path.names",
+    "traces[].critical_path.segments_not_carried",
     "job.collectives",
     "job.critical_path",
     "job.critical_path_not_carried",
@@ -159,6 +161,9 @@ fn paths_travel(sent: &Report, got: &Report, label: &str) {
             assert_eq!(x.buckets, y.buckets[..y.buckets.len().min(CriticalPath::LINK_BUCKETS)], "{label}: buckets");
         }
         assert!(a.arrivals.is_empty(), "{label}: arrivals");
+        // The path in time is not carried (no timeline is), and the page is told how much.
+        assert!(a.steps.iter().all(|s| s.segments.is_empty()) && a.names.is_empty(), "{label}: segments");
+        assert_eq!(a.segments_not_carried, b.segment_count(), "{label}: segments not carried");
         assert_eq!((a.unmatched_syncs, &a.what_if), (b.unmatched_syncs, &b.what_if), "{label}");
     }
 }
@@ -633,6 +638,15 @@ fn path_edits() -> Vec<PathEdit> {
                 path(v)["steps"][0]["pieces"] = Value::Array(vec![p; 4]);
             }),
             "pieces",
+        ),
+        (
+            one.clone(),
+            "segments in time",
+            Box::new(|v| {
+                path(v)["steps"][0]["segments"] = json!([{"start_ns": 0, "end_ns": 5, "side": "cpu", "name": 0}]);
+                path(v)["names"] = json!(["x"]);
+            }),
+            "segments",
         ),
         (one.clone(), "negative path", Box::new(|v| path(v)["steps"][1]["path_us"] = json!(-5.0)), "negative"),
         (one.clone(), "negative piece", Box::new(|v| path(v)["steps"][0]["pieces"][0]["us"] = json!(-1.0)), "negative"),

@@ -35,6 +35,14 @@ pub struct CriticalPath {
     /// read from a trace.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub steps_not_carried: u64,
+    /// Names the steps' `segments` index into (ops, runtime calls, GPU rows, and the names of
+    /// launch delays and gaps), each once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<String>,
+    /// Segments a share link left out (it carries none: no link carries the GPU timeline they
+    /// are drawn on); 0 in a report read from a trace.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub segments_not_carried: u64,
 }
 
 impl CriticalPath {
@@ -47,11 +55,14 @@ impl CriticalPath {
     /// What a share link carries: the first [`Self::LINK_STEPS`] steps (with `steps`; none
     /// without, as in a link of several ranks) with their length, split and largest pieces and
     /// buckets, what the path could not see and the what-if summed over every step; the steps
-    /// left out are counted.
+    /// and the path's segments in time left out are counted.
     /// The per-collective arrivals (what the job's path is made of) stay in the report.
     pub fn link_subset(&self, steps: bool) -> CriticalPath {
         let keep = if steps { Self::LINK_STEPS } else { 0 };
         let mut p = self.clone();
+        // No link carries the GPU timeline the path in time is drawn on.
+        p.segments_not_carried += p.segment_count();
+        p.names.clear();
         p.steps_not_carried += p.steps.len().saturating_sub(keep) as u64;
         p.steps.truncate(keep);
         for s in &mut p.steps {
@@ -59,7 +70,16 @@ impl CriticalPath {
             s.buckets.truncate(Self::LINK_BUCKETS);
         }
         p.arrivals.clear();
+        for s in &mut p.steps {
+            s.segments.clear();
+            s.segments_left_out = 0;
+        }
         p
+    }
+
+    /// The path's segments in time, kept or left out, over every step here.
+    pub fn segment_count(&self) -> u64 {
+        self.steps.iter().map(|s| s.segments.len() as u64 + s.segments_left_out as u64).sum()
     }
 
     /// Every step the path was found for, carried or not.
@@ -135,11 +155,44 @@ pub struct StepPath {
     /// The path's length with the what-if applied.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub what_if_path_us: Option<f64>,
+    /// The path in time order, for drawing it on the GPU timeline: the longest
+    /// [`Self::MAX_SEGMENTS`] of its timed edges (back-to-back CPU stretches of one name as
+    /// one), none past the first steps when the report's [`Self::SEGMENT_BUDGET`] is spent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub segments: Vec<PathSegment>,
+    /// This step's timed edges not in `segments` (the shortest, or all past the budget).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub segments_left_out: u32,
 }
 
 impl StepPath {
     /// Pieces per step the text report and Markdown list (and links keep).
     pub const PIECES_SHOWN: usize = 5;
+    /// Segments kept per step, and over all steps of a report: a drawing 1,000 units wide
+    /// shows no more; a range of the trace (one step) is analysed again with its own.
+    pub const MAX_SEGMENTS: usize = 240;
+    pub const SEGMENT_BUDGET: usize = 960;
+}
+
+/// One stretch of a step's critical path in time, on the trace's clock.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PathSegment {
+    pub start_ns: i64,
+    pub end_ns: i64,
+    pub side: PathSide,
+    /// Index into [`CriticalPath::names`].
+    pub name: u32,
+    /// The stream a GPU row, a queue gap or an event wait is on; None for CPU time and launch
+    /// delays (they are on a CPU thread, or between one and a stream).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<PathStream>,
+}
+
+/// A GPU stream, as the timeline's lanes name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PathStream {
+    pub device: i64,
+    pub stream: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -22,7 +22,9 @@ mod window;
 
 pub use bandwidth::{BandwidthRow, CollectiveBandwidth, CollectiveCall, BANDWIDTH_CAVEAT};
 pub use coverage::{BucketEvidence, LaunchCoverage};
-pub use critical_path::{Arrival, CriticalPath, JobStretch, PathBucket, PathPiece, PathSide, StepPath, WhatIf};
+pub use critical_path::{
+    Arrival, CriticalPath, JobStretch, PathBucket, PathPiece, PathSegment, PathSide, PathStream, StepPath, WhatIf,
+};
 pub use efficiency::{
     Bound, BucketWork, Efficiency, KernelWork, Mfu, ModelSize, Peaks, WorkCoverage, WorkSource, ABOVE_ROOF,
     LINK_KERNELS, TARGET_PCT,

@@ -83,11 +83,16 @@ fn check_job(j: &JobView, ranks: usize) -> Result<(), String> {
 const MAX_COUNT: u64 = 1 << 32;
 
 /// A trace's critical path as links carry it: at most the steps, pieces and buckets of the
-/// subset (none in a link of several ranks), and no negative time.
+/// subset (none in a link of several ranks), no segments in time, and no negative time.
 fn check_path(p: &CriticalPath, steps: bool) -> Result<(), String> {
     let most = if steps { CriticalPath::LINK_STEPS } else { 0 };
     if p.steps.len() > most || p.steps_not_carried > MAX_COUNT || !p.arrivals.is_empty() {
         return Err("more of the critical path than a link carries".into());
+    }
+    // The path in time is drawn on the GPU timeline, which no link carries.
+    let timed = p.steps.iter().any(|s| !s.segments.is_empty() || s.segments_left_out > 0);
+    if timed || !p.names.is_empty() || p.segments_not_carried > MAX_COUNT {
+        return Err("the critical path's segments in a link".into());
     }
     for s in &p.steps {
         if s.pieces.len() > CriticalPath::LINK_PIECES || s.buckets.len() > CriticalPath::LINK_BUCKETS {

@@ -11,7 +11,7 @@ import zlib from 'node:zlib';
 import { execFileSync, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { writeFixtures, writeBigTrace, makeTrace } from './fixture.mjs';
+import { writeFixtures, writeBigTrace, makeTrace, makeSyncSteps } from './fixture.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
@@ -878,6 +878,53 @@ test('critical path: per step the path against the step, its split and largest p
   await context.close();
 });
 
+test('critical path on the GPU timeline: one mark per segment of the report, GPU rows outlined on their stream; a link says it cannot draw it', async () => {
+  // Three copies of tests/critical_path.rs's sync_step (its path worked out by hand).
+  const file = path.join(tmp, 'cpath-sync.json');
+  fs.writeFileSync(file, makeSyncSteps({ steps: 3 }));
+  const { context, page, errors, requests } = await open();
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  const exported = JSON.parse(await analyse(page, requests, [file]));
+  const json = haveCli() ? JSON.parse(cliJson([file])) : exported;
+  const t = json.traces[0];
+  const segs = t.critical_path.steps.flatMap((s) => s.segments);
+  // Drawn: the segments that meet the timeline's range (it spans the GPU rows).
+  const inside = segs.filter((g) => g.end_ns >= t.timeline.start_ns && g.start_ns <= t.timeline.end_ns);
+  const lane = page.getByTestId('cpath-lane');
+  await lane.waitFor();
+  const marks = lane.locator('[data-testid=cpath-mark]');
+  assert.equal(segs.length, 27, 'nine segments a step');
+  assert.equal(await marks.count(), inside.length);
+  // Step 1's CPU 0-15 us comes before the first GPU row: counted, not drawn.
+  assert.equal(Number(await lane.getAttribute('data-outside')), 2);
+  assert.equal(inside.length, 25);
+  const SIDE = { cpu: 'CPU', gpu: 'GPU', launch: 'launch', gap: 'gap' };
+  const drawn = await marks.evaluateAll((ms) => ms.map((m) => [m.dataset.side, m.querySelector('title').textContent]));
+  assert.deepEqual(drawn.map((d) => d[0]), inside.map((g) => SIDE[g.side]));
+  drawn.forEach(([, title], i) => assert.ok(title.startsWith(t.critical_path.names[inside[i].name] + '\n'), title));
+  // By hand: per step the launch delay (10 us), the GEMM (800 us on stream 7), five CPU pieces.
+  assert.deepEqual(drawn.slice(0, 7).map((d) => d[0]), ['launch', 'GPU', 'CPU', 'CPU', 'CPU', 'CPU', 'CPU']);
+  assert.match(drawn[0][1], /^launch delay\nlaunch delay on the path, 10 us/);
+  assert.match(drawn[1][1], /^ampere_bf16_s16816gemm\S+\nGPU row on the path, 800 us \(.+ · device 0 stream 7\) · ProfilerStep#1$/);
+  // Each GPU row on the path is outlined on its stream's lane (one lane here).
+  assert.equal(await page.locator('svg.timeline-chart .tl-cp-on').count(), 3);
+  const legend = await page.getByTestId('timeline-path-legend').textContent();
+  assert.match(legend, /Critical path \(3 step\(s\)/);
+  assert.match(await page.getByTestId('timeline-path-missing').textContent(), /2 pieces fall outside the GPU rows' range/);
+  await page.getByTestId('timeline').screenshot({ path: path.join(ROOT, 'target', 'timeline-critical-path.png') });
+  // A share link carries neither the timeline nor the segments: said, not silently absent.
+  await page.getByTestId('share-link').click();
+  const second = await context.newPage();
+  await second.goto(await readClipboard(page));
+  await second.getByTestId('from-link').waitFor();
+  await second.getByTestId('critical-path').waitFor();
+  assert.match(await second.getByTestId('critical-path-not-drawn').textContent(), /path cannot be drawn here/);
+  assert.equal(await second.getByTestId('cpath-lane').count(), 0);
+  await second.close();
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('the job view\'s critical path: two ranks where rank 1\'s slow GEMM holds the all-reduce; a share link carries it', async () => {
   // tests/fixtures/job (tests/critical_path.rs works the figures out by hand): rank 1 arrives
   // last, held by its 1500 us GEMM; its stretch is 1525 us and rank 0 waited 1000 us.
@@ -901,6 +948,15 @@ test('the job view\'s critical path: two ranks where rank 1\'s slow GEMM holds t
   assert.match(cells[5], /^1\.5[23] ms$/, cells.join(' | '));
   assert.equal(cells[6], '1.00 ms', cells.join(' | '));
   await table.screenshot({ path: path.join(ARTIFACTS, 'job-critical-path.png') });
+  // The strip: one stretch, held by rank 1, its tooltip naming the GEMM that held it.
+  const strip = page.getByTestId('job-path-strip');
+  const stretches = strip.locator('[data-testid=job-path-stretch]');
+  assert.equal(await stretches.count(), want.length);
+  assert.equal(await stretches.first().getAttribute('data-rank'), 'rank 1');
+  assert.equal((await stretches.first().textContent()).trim(), 'rank 1');
+  assert.match(await stretches.first().getAttribute('title'), /rank 1 arrived last, held by GPU ampere_bf16_s16816gemm\S+ for 1\.50 ms/);
+  assert.match(await strip.locator('.legend').textContent(), /rank 1 1\.5[23] ms/);
+  await strip.screenshot({ path: path.join(ROOT, 'target', 'job-path-strip.png') });
   // From a share link: the same table, and each rank's steps said to be left out.
   const text = async (p) => (await p.getByTestId('job-critical-path').evaluate((t) => t.innerText)).trim();
   const before = await text(page);
@@ -910,6 +966,7 @@ test('the job view\'s critical path: two ranks where rank 1\'s slow GEMM holds t
   await second.getByTestId('from-link').waitFor();
   await second.getByTestId('job-critical-path').waitFor();
   assert.equal(await text(second), before);
+  assert.equal(await second.locator('[data-testid=job-path-stretch][data-rank="rank 1"]').count(), 1, 'the strip from the link');
   assert.match(await second.getByTestId('critical-path-not-carried').textContent(), /carries the job's critical path .* not each rank's 1 step path/);
   await second.close();
   assert.deepEqual(errors, []);

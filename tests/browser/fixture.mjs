@@ -64,6 +64,35 @@ export function makeTrace({ steps = 3, layersPerStep = 4, attention = 'flash', r
   return JSON.stringify(trace);
 }
 
+const GEMM = 'ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_32x5_tn';
+const ADD = 'void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>';
+
+/** `steps` copies, 1000 us apart, of tests/critical_path.rs's `sync_step`, whose path is known
+ *  by hand: CPU 0-10 (the step) and 10-15 (aten::mm), the launch delay 15-25, the GEMM 25-825
+ *  on stream 7, then CPU 830-1000 in five pieces (the step, aten::add, the launch call,
+ *  aten::add, the step), the GPU's 825-830 being the cudaDeviceSynchronize that waited. */
+export function makeSyncSteps({ steps = 1 } = {}) {
+  const pid = 100, tid = 1;
+  const ev = [];
+  let id = 1;
+  const cpu = (cat, name, ts, dur, args = {}) => ev.push({ ph: 'X', cat, name, pid, tid, ts, dur, args });
+  const launch = (op, opTs, callTs, kernel, kTs, kDur) => {
+    const ext = id++, corr = id++;
+    cpu('cpu_op', op, opTs, 20, { 'External id': ext });
+    cpu('cuda_runtime', 'cudaLaunchKernel', callTs, 5, { 'External id': ext, correlation: corr });
+    ev.push({ ph: 'X', cat: 'kernel', name: kernel, pid: 0, tid: 7, ts: kTs, dur: kDur, args: { correlation: corr, device: 0, stream: 7 } });
+  };
+  for (let s = 0; s < steps; s++) {
+    const t = s * 1000;
+    cpu('user_annotation', `ProfilerStep#${s + 1}`, t, 1000);
+    launch('aten::mm', t + 10, t + 15, GEMM, t + 25, 800);
+    cpu('cuda_runtime', 'cudaDeviceSynchronize', t + 40, 790, { correlation: id++ });
+    launch('aten::add', t + 840, t + 845, ADD, t + 855, 10);
+  }
+  return JSON.stringify({ schemaVersion: 1, traceEvents: ev,
+    deviceProperties: [{ id: 0, name: 'NVIDIA A100', computeMajor: 8, computeMinor: 0, numSms: 108 }] });
+}
+
 export function writeFixtures(dir) {
   const json = makeTrace();
   const plain = `${dir}/fixture.pt.trace.json`;

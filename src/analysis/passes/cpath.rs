@@ -14,6 +14,7 @@
 //! - An event wait that held a row (launched before the recorded row ended) carries the gap
 //!   from the recorded row's end to the row's start, and the row's launch edge none.
 use super::cpath_graph::{Graph, Inputs, Piece};
+use super::cpath_segments::{piece_name, side_of, Segments, EVENT_WAIT};
 use super::cpath_waits::{step_waits, Ids};
 use super::cpath_what_if::Matcher;
 use super::cpath_windows::InWindows;
@@ -25,9 +26,6 @@ pub use crate::analysis::options::WhatIfSpec;
 use crate::report::{Arrival, CriticalPath, PathBucket, PathPiece, PathSide, StepPath, WhatIf};
 use crate::vocab::Bucket;
 use rustc_hash::FxHashMap;
-
-/// The name slot of an event wait's gap (no interned name is this large).
-const EVENT_WAIT: u32 = NO_NAME - 1;
 
 /// The pieces shown per step.
 const PIECES: usize = 10;
@@ -59,6 +57,7 @@ fn critical_path<'a>(x: &'a Inputs<'a>) -> Option<CriticalPath> {
     let bounds: Vec<(i64, i64)> = windows.iter().map(|w| (w.1, w.2)).collect();
     let inw = InWindows::new(x, &key, &bounds);
     let mut out = CriticalPath::default();
+    let mut segments = Segments::new();
     let (mut before, mut after, mut spans, mut naive) = (0.0, 0.0, 0.0, 0i64);
     for (w, (name, s, e)) in windows.into_iter().enumerate() {
         let built = step_graph(x, &ids, &key, &inw, w, (s, e));
@@ -69,7 +68,7 @@ fn critical_path<'a>(x: &'a Inputs<'a>) -> Option<CriticalPath> {
         // The plain weights' distances, once for the path and for the arrivals.
         let (dist, pred, _) = built.g.distances(|e| e.w);
         arrivals(x, &built, (&dist, &pred), &mut out.arrivals);
-        let mut p = summarise(x, &built, built.g.path_of(&dist, &pred), name);
+        let mut p = summarise(x, &built, built.g.path_of(&dist, &pred), name, &mut segments);
         if let Some(m) = &matcher {
             let (len, _, _) = built.g.longest(|e| m.weight(e));
             p.what_if_path_us = Some(us(len));
@@ -80,6 +79,7 @@ fn critical_path<'a>(x: &'a Inputs<'a>) -> Option<CriticalPath> {
         }
         out.steps.push(p);
     }
+    segments.finish(&mut out);
     // In time order: the rows' order depends on how the file was read (whole or in parts).
     out.arrivals.sort_by(|a, b| (a.start_ns, a.dur_ns, &a.held_by).cmp(&(b.start_ns, b.dur_ns, &b.held_by)));
     if let Some(w) = x.what_if {
@@ -203,7 +203,12 @@ fn gpu_rows<'r>(
             // Held by an event wait: launched before the recorded row ended.
             let held = waited.get(&i).is_some_and(|&t| call.is_none_or(|c| c.start < t));
             if let Some((pe, pn)) = prev {
-                g.edge(pn, a, if queued { r.start - pe } else { 0 }, if queued { Piece::Gap } else { Piece::Dep });
+                g.edge(
+                    pn,
+                    a,
+                    if queued { r.start - pe } else { 0 },
+                    if queued { Piece::Gap(i as u32) } else { Piece::Dep },
+                );
             }
             if let Some(c) = call {
                 if let Some(n) = at_point(c.thread, c.start) {
@@ -218,7 +223,7 @@ fn gpu_rows<'r>(
         let (Some((_, f)), Some((t, _))) = (nodes.get(from), nodes.get(to)) else { continue };
         let call = (x.at.runtime[to] != NO).then(|| x.runtime[x.at.runtime[to] as usize]);
         let held = call.is_none_or(|c| c.start < row_end(from));
-        g.edge(f, t, if held { x.c.gpu.start(to) - row_end(from) } else { 0 }, Piece::Event);
+        g.edge(f, t, if held { x.c.gpu.start(to) - row_end(from) } else { 0 }, Piece::Event(to as u32));
     }
     (nodes, longest_row, end)
 }
@@ -257,7 +262,13 @@ fn thread_chain(g: &mut Graph, mut items: Vec<Item>) -> (Vec<i64>, u32) {
 }
 
 /// `(len, path)`: the step's longest path with the plain weights.
-fn summarise(x: &Inputs, b: &StepGraph, (len, path): (i64, Vec<u32>), step: String) -> StepPath {
+fn summarise(
+    x: &Inputs,
+    b: &StepGraph,
+    (len, path): (i64, Vec<u32>),
+    step: String,
+    segments: &mut Segments,
+) -> StepPath {
     let mut p = StepPath {
         step,
         span_us: us(b.end - b.start),
@@ -265,6 +276,7 @@ fn summarise(x: &Inputs, b: &StepGraph, (len, path): (i64, Vec<u32>), step: Stri
         longest_row_us: us(b.longest_row),
         ..StepPath::default()
     };
+    segments.step(x, &b.g, &path, &mut p);
     let mut by_bucket: FxHashMap<Bucket, i64> = FxHashMap::default();
     let mut by_name: FxHashMap<(PathSide, u32), (i64, u32)> = FxHashMap::default();
     for &k in &path {
@@ -276,8 +288,8 @@ fn summarise(x: &Inputs, b: &StepGraph, (len, path): (i64, Vec<u32>), step: Stri
                 (PathSide::Gpu, x.c.gpu.get(r as usize).name)
             }
             Piece::Launch => (PathSide::Launch, NO_NAME),
-            Piece::Gap => (PathSide::Gap, NO_NAME),
-            Piece::Event => {
+            Piece::Gap(_) => (PathSide::Gap, NO_NAME),
+            Piece::Event(_) => {
                 p.event_waits += 1;
                 (PathSide::Gap, EVENT_WAIT)
             }
@@ -357,27 +369,5 @@ fn arrivals(x: &Inputs, b: &StepGraph, (dist, pred): (&[i64], &[u32]), out: &mut
                 stretch_us: us(dist[e.from as usize] - dist[v]),
             });
         }
-    }
-}
-
-/// The side and name an edge's time is shown under (None: no time of its own).
-fn side_of(x: &Inputs, e: &super::cpath_graph::Edge) -> Option<(PathSide, u32)> {
-    Some(match e.piece {
-        Piece::Cpu(n) => (PathSide::Cpu, n),
-        Piece::Gpu(r) => (PathSide::Gpu, x.c.gpu.get(r as usize).name),
-        Piece::Launch => (PathSide::Launch, NO_NAME),
-        Piece::Gap => (PathSide::Gap, NO_NAME),
-        Piece::Event => (PathSide::Gap, EVENT_WAIT),
-        Piece::Sync | Piece::Dep => return None,
-    })
-}
-
-fn piece_name(x: &Inputs, side: PathSide, name: u32) -> String {
-    match (side, name) {
-        (PathSide::Launch, _) => "launch delay".to_string(),
-        (PathSide::Gap, EVENT_WAIT) => "wait on another stream's event".to_string(),
-        (PathSide::Gap, _) => "gap between queued rows".to_string(),
-        (_, NO_NAME) => "CPU outside any op".to_string(),
-        (_, n) => x.c.names.get(n).to_string(),
     }
 }

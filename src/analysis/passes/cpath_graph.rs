@@ -31,13 +31,14 @@ pub enum Piece {
     Gpu(u32),
     /// A row's start after its launch, the stream being free (the launch came late).
     Launch,
-    /// A gap between rows queued one after the other on a stream.
-    Gap,
+    /// A gap between rows queued one after the other on a stream (the later row's index).
+    Gap(u32),
     /// A GPU row -> the synchronising call that waited for it (no time).
     Sync,
     /// A recorded GPU row -> the first row of a stream that waited on its event: the gap
-    /// from the one's end to the other's start when the wait held that row.
-    Event,
+    /// from the one's end to the other's start when the wait held that row (the waiting
+    /// row's index).
+    Event(u32),
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -116,6 +116,9 @@ pub fn CriticalPathSection(path: CriticalPath, on_what_if: Option<Callback<Strin
             </table>
             </div>
             })}
+            {(path.segments_not_carried > 0 && !path.steps.is_empty()).then(|| view! { <p class="notice info" data-testid="critical-path-not-drawn">
+                "This share link carries neither the GPU timeline nor the path's pieces in time, so the path cannot be \
+                 drawn here: open the trace to see it on the timeline."</p> })}
             {(more > 0 && !path.steps.is_empty()).then(|| view! { <p class="muted" data-testid="critical-path-more">{format!("… {more} more steps ({where_rest}).")}</p> })}
             {(path.unmatched_syncs > 0).then(|| view! { <p class="muted">{format!(
                 "{} synchronising call(s) waited on no GPU row seen: their time stays on the CPU.", path.unmatched_syncs)}</p> })}
@@ -143,6 +146,7 @@ pub fn JobPath(stretches: Vec<JobStretch>, not_carried: u64) -> impl IntoView {
         </tr>
     }).collect_view();
     view! {
+        <JobStrip stretches=stretches[..shown].to_vec() />
         <div class="scroll">
         <table class="data" data-testid="job-critical-path">
             <caption>"The job's critical path: at each collective, the rank everyone waited for and the largest piece of \
@@ -156,5 +160,66 @@ pub fn JobPath(stretches: Vec<JobStretch>, not_carried: u64) -> impl IntoView {
         </div>
         {(more > 0).then(|| view! { <p class="muted" data-testid="job-critical-path-more">{format!(
             "… {more} more stretches (the first {shown} are listed, as a share link carries them; the JSON export of the traces has every one).")}</p> })}
+    }
+}
+
+/// A stretch this share of the strip (percent) or more has its rank written inside.
+const LABEL_PCT: f64 = 6.0;
+/// Colours for ranks (by row, repeating past eight).
+const RANK_COLOURS: usize = 8;
+
+fn who(s: &JobStretch) -> String {
+    s.rank.map_or_else(|| format!("row {}", s.row), |r| format!("rank {r}"))
+}
+
+/// The job's path as one strip: its stretches end to end, each as wide as its time on the path
+/// and coloured by the rank that held it. Stretches follow the collectives' order; the ranks'
+/// clocks are never compared.
+#[component]
+fn JobStrip(stretches: Vec<JobStretch>) -> impl IntoView {
+    let total: f64 = stretches.iter().map(|s| s.stretch_us.max(0.0)).sum();
+    let marks = stretches
+        .iter()
+        .map(|s| {
+            let pct = if total > 0.0 { s.stretch_us.max(0.0) / total * 100.0 } else { 0.0 };
+            let name = who(s);
+            let label = (pct >= LABEL_PCT).then(|| name.clone());
+            let title = format!(
+                "{}{}: {name} arrived last, held by {} {} for {}; its stretch {}, the others waited {}",
+                s.collective,
+                s.seq.map(|q| format!(" #{q}")).unwrap_or_default(),
+                s.side.label(),
+                s.held_by,
+                format::us(s.held_us),
+                format::us(s.stretch_us),
+                format::us(s.wait_us)
+            );
+            view! {
+                <div class=format!("job-stretch rank-c{}", s.row % RANK_COLOURS) data-testid="job-path-stretch" data-rank=name.clone()
+                    style:flex-grow=format!("{pct:.4}") title=title>
+                    {label}
+                </div>
+            }
+        })
+        .collect_view();
+    // Each rank once, with its time on the path.
+    let mut ranks: Vec<(usize, String, f64)> = Vec::new();
+    for s in &stretches {
+        match ranks.iter_mut().find(|r| r.0 == s.row) {
+            Some(r) => r.2 += s.stretch_us,
+            None => ranks.push((s.row, who(s), s.stretch_us)),
+        }
+    }
+    let legend = ranks
+        .into_iter()
+        .map(|(row, name, t)| view! { {swatch(format!("rank-c{}", row % RANK_COLOURS))}{format!("{name} {} ", format::us(t))} })
+        .collect_view();
+    view! {
+        <figure class="job-strip" data-testid="job-path-strip">
+            <figcaption>{format!("The job's critical path, stretch after stretch ({} in all), coloured by the rank that held \
+                each (hover a stretch for its collective and what held it):", format::us(total))}</figcaption>
+            <div class="job-strip-bar" role="img" aria-label="The job's critical path by stretch, coloured by the rank that held each">{marks}</div>
+            <p class="legend">{legend}</p>
+        </figure>
     }
 }

@@ -112,7 +112,7 @@ pub fn TraceView(trace: TraceRef, view: ViewSignals, page: Option<Page>, rules: 
     view! {
         <TraceNotices trace=trace.clone() />
         <Summary trace=trace.clone() />
-        {trace.timeline.clone().map(|tl| view! { <TimelineSection timeline=tl window=trace.window on_range=on_range /> })}
+        {trace.timeline.clone().map(|tl| view! { <TimelineSection timeline=tl window=trace.window path=trace.critical_path.clone() on_range=on_range /> })}
         {trace.window.filter(|_| trace.timeline.is_none()).map(|w| {
             let (from, to) = w.after_first_row_us();
             view! {

@@ -1,17 +1,20 @@
 //! The GPU timeline: one strip per stream from the report's downsampled summary; busy time
 //! stacked by bucket from the bottom, idle time by cause from the top, step boundaries as
-//! lines. Hover says what ran in a bin; dragging (or picking a step) analyses that range
-//! again, so every table below follows it.
+//! lines; the critical path in a lane of its own below (path.rs). Hover says what ran in a
+//! bin; dragging (or picking a step) analyses that range again, so every table below follows
+//! it.
 
 mod draw;
+mod path;
 mod plot;
 mod scale;
 
-use crate::report::{TimeWindow, Timeline};
+use crate::report::{CriticalPath, TimeWindow, Timeline};
 use crate::web::format;
 use crate::web::state::RangeRequest;
 use draw::Legend;
 use leptos::prelude::*;
+use path::PathMarks;
 use plot::TimelinePlot;
 use scale::{Scale, LANE_GAP, LANE_H};
 use std::sync::Arc;
@@ -20,11 +23,17 @@ use std::sync::Arc;
 pub fn TimelineSection(
     timeline: Timeline,
     window: Option<TimeWindow>,
+    /// The report's critical path, drawn in a lane below the streams when it has segments.
+    path: Option<CriticalPath>,
     /// None when there is no trace to analyse again (a share link, several files).
     on_range: Option<Callback<RangeRequest>>,
 ) -> impl IntoView {
     let tl = Arc::new(timeline);
-    let scale = Scale::new(&tl, window);
+    let mut scale = Scale::new(&tl, window);
+    let marks = path.and_then(|p| PathMarks::new(&p, &tl, scale)).map(Arc::new);
+    if marks.is_some() {
+        scale.height += LANE_H + LANE_GAP;
+    }
     let interactive = on_range.is_some();
     let whole = window.zip(on_range).map(|(_, cb)| {
         view! { <button type="button" class="button" data-testid="timeline-whole" on:click=move |_| cb.run(RangeRequest::Whole)>"Whole trace"</button> }
@@ -49,8 +58,8 @@ pub fn TimelineSection(
                 {whole}
             </div>
             <div class="tl-body">
-                <div class="tl-labels">{lane_labels(&tl)}</div>
-                <TimelinePlot timeline=tl.clone() scale=scale on_range=on_range />
+                <div class="tl-labels">{lane_labels(&tl)}{marks.as_deref().map(path::label)}</div>
+                <TimelinePlot timeline=tl.clone() scale=scale path=marks.clone() on_range=on_range />
             </div>
             {(tl.hidden_steps > 0).then(|| view! {
                 <p class="muted">{format!("{} steps: every {}th is marked and listed.", shown_steps + tl.hidden_steps,
@@ -60,6 +69,7 @@ pub fn TimelineSection(
                 <p class="muted">{format!("{} more streams ({} busy) not drawn: the {} busiest are.", tl.hidden_lanes, format::us(tl.hidden_busy_us), scale.lanes)}</p>
             })}
             <Legend timeline=tl.clone() />
+            {marks.as_deref().map(path::legend)}
             <p class="muted">{if interactive {
                 "Hover for what ran; drag across the strips to analyse a range (the tables below follow it)."
             } else {

@@ -1,6 +1,7 @@
 //! The timeline's drawing and its pointer: hover for a bin's tip, drag for a range.
 
 use super::draw::{bin_lines, shapes, step_lines};
+use super::path::PathMarks;
 use super::scale::{Scale, LANE_GAP, LANE_H, W};
 use crate::report::Timeline;
 use crate::web::state::RangeRequest;
@@ -24,7 +25,13 @@ fn frac_of(ev: &web_sys::PointerEvent) -> Option<(f64, f64)> {
 }
 
 #[component]
-pub fn TimelinePlot(timeline: Arc<Timeline>, scale: Scale, on_range: Option<Callback<RangeRequest>>) -> impl IntoView {
+pub fn TimelinePlot(
+    timeline: Arc<Timeline>,
+    scale: Scale,
+    /// The critical path's lane (below the streams; `scale.height` counts it) and outlines.
+    path: Option<Arc<PathMarks>>,
+    on_range: Option<Callback<RangeRequest>>,
+) -> impl IntoView {
     let tl = timeline;
     let Scale { lanes, nbins, height, .. } = scale;
     let hover = RwSignal::new(None::<(usize, usize)>);
@@ -75,11 +82,12 @@ pub fn TimelinePlot(timeline: Arc<Timeline>, scale: Scale, on_range: Option<Call
         <div class="tl-plot">
             <svg class="timeline-chart" class:interactive=interactive viewBox=format!("0 0 {W} {height}") preserveAspectRatio="none"
                 height=height role="img"
-                aria-label="GPU busy time by bucket and idle time by cause, per stream, over time"
+                aria-label="GPU busy time by bucket and idle time by cause, per stream, over time, and the critical path when known"
                 on:pointerdown=on_down on:pointermove=on_move on:pointerup=on_up
                 on:pointerleave=move |_| hover.set(None)>
                 {(0..lanes).map(|k| view! { <rect class="tl-lane" x="0" y=k as f64 * (LANE_H + LANE_GAP) width=W height=LANE_H /> }).collect_view()}
                 {shapes(&tl, scale).into_iter().map(|(class, d)| view! { <path class=class d=d /> }).collect_view()}
+                {path.map(|m| m.draw(lanes as f64 * (LANE_H + LANE_GAP)))}
                 {(!steps.is_empty()).then(|| view! { <path class="tl-step" d=steps /> })}
                 {selection}
             </svg>

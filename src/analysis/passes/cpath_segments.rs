@@ -1,0 +1,118 @@
+//! The critical path in time (`report::PathSegment`): each timed edge of a step's longest path
+//! where it sits, for the page to draw on the GPU timeline. Bounded whatever the trace: per
+//! step its longest `StepPath::MAX_SEGMENTS`, and `StepPath::SEGMENT_BUDGET` in a report; the
+//! rest is counted per step. Also how an edge of the path is named (its side and name).
+
+use super::cpath_graph::{Edge, Graph, Inputs, Piece};
+use crate::analysis::model::collect::NO_NAME;
+use crate::report::{CriticalPath, PathSegment, PathSide, PathStream, StepPath};
+use rustc_hash::FxHashMap;
+
+/// The name slot of an event wait's gap (no interned name is this large).
+pub(super) const EVENT_WAIT: u32 = NO_NAME - 1;
+
+/// The segments of every step, their names interned once for the report.
+pub(super) struct Segments {
+    names: Vec<String>,
+    index: FxHashMap<(PathSide, u32), u32>,
+    budget: usize,
+}
+
+/// A segment before its name is interned: the name's (side, id) key.
+struct Raw {
+    start: i64,
+    end: i64,
+    key: (PathSide, u32),
+    stream: Option<PathStream>,
+}
+
+impl Segments {
+    pub fn new() -> Self {
+        Segments { names: Vec::new(), index: FxHashMap::default(), budget: StepPath::SEGMENT_BUDGET }
+    }
+
+    /// The step's `segments` and `segments_left_out` from its path (edges, first to last).
+    pub fn step(&mut self, x: &Inputs, g: &Graph, path: &[u32], p: &mut StepPath) {
+        let mut raw: Vec<Raw> = Vec::new();
+        for e in path.iter().map(|&k| g.edges[k as usize]) {
+            let Some(key) = side_of(x, &e).filter(|_| e.w > 0) else { continue };
+            let start = g.ts[e.from as usize];
+            let stream = match e.piece {
+                Piece::Gpu(r) | Piece::Gap(r) | Piece::Event(r) => {
+                    let row = x.c.gpu.get(r as usize);
+                    Some(PathStream { device: row.device as i64, stream: row.stream as i64 })
+                }
+                _ => None,
+            };
+            // Back-to-back stretches of one op on a thread read as one piece.
+            match raw.last_mut() {
+                Some(last) if key.0 == PathSide::Cpu && last.key == key && last.end == start => last.end += e.w,
+                _ => raw.push(Raw { start, end: start + e.w, key, stream }),
+            }
+        }
+        let keep = raw.len().min(StepPath::MAX_SEGMENTS).min(self.budget);
+        p.segments_left_out = (raw.len() - keep) as u32;
+        self.budget -= keep;
+        if keep < raw.len() {
+            // The longest, kept in path order.
+            let mut by_len: Vec<usize> = (0..raw.len()).collect();
+            by_len.sort_by_key(|&i| (std::cmp::Reverse(raw[i].end - raw[i].start), i));
+            let mut kept: Vec<bool> = vec![false; raw.len()];
+            by_len.into_iter().take(keep).for_each(|i| kept[i] = true);
+            let mut k = kept.into_iter();
+            raw.retain(|_| k.next().unwrap_or(false));
+        }
+        p.segments = raw
+            .into_iter()
+            .map(|s| PathSegment {
+                start_ns: s.start,
+                end_ns: s.end,
+                side: s.key.0,
+                name: self.name(x, s.key),
+                stream: s.stream,
+            })
+            .collect();
+    }
+
+    fn name(&mut self, x: &Inputs, key: (PathSide, u32)) -> u32 {
+        if let Some(&i) = self.index.get(&key) {
+            return i;
+        }
+        let name = piece_name(x, key.0, key.1);
+        let i = match self.names.iter().position(|n| *n == name) {
+            Some(i) => i as u32,
+            None => {
+                self.names.push(name);
+                (self.names.len() - 1) as u32
+            }
+        };
+        self.index.insert(key, i);
+        i
+    }
+
+    pub fn finish(self, out: &mut CriticalPath) {
+        out.names = self.names;
+    }
+}
+
+/// The side and name an edge's time is shown under (None: no time of its own).
+pub(super) fn side_of(x: &Inputs, e: &Edge) -> Option<(PathSide, u32)> {
+    Some(match e.piece {
+        Piece::Cpu(n) => (PathSide::Cpu, n),
+        Piece::Gpu(r) => (PathSide::Gpu, x.c.gpu.get(r as usize).name),
+        Piece::Launch => (PathSide::Launch, NO_NAME),
+        Piece::Gap(_) => (PathSide::Gap, NO_NAME),
+        Piece::Event(_) => (PathSide::Gap, EVENT_WAIT),
+        Piece::Sync | Piece::Dep => return None,
+    })
+}
+
+pub(super) fn piece_name(x: &Inputs, side: PathSide, name: u32) -> String {
+    match (side, name) {
+        (PathSide::Launch, _) => "launch delay".to_string(),
+        (PathSide::Gap, EVENT_WAIT) => "wait on another stream's event".to_string(),
+        (PathSide::Gap, _) => "gap between queued rows".to_string(),
+        (_, NO_NAME) => "CPU outside any op".to_string(),
+        (_, n) => x.c.names.get(n).to_string(),
+    }
+}
