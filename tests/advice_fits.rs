@@ -3,15 +3,11 @@
 //! windows written on both the CPU and the GPU counted once.
 
 mod common;
-use common::{Trace, CPU_TID};
+use common::{find_hint as find, Trace, CPU_TID};
 use serde_json::json;
 use tracesight::analysis::passes::hints::HintId;
-use tracesight::report::{Hint, TraceReport};
+use tracesight::report::TraceReport;
 use tracesight::vocab::Bucket;
-
-fn find(r: &TraceReport, id: HintId) -> Option<&Hint> {
-    r.hints.iter().find(|h| h.id == id)
-}
 
 // ATen's eager add (aten/src/ATen/native/cuda/CUDALoops.cuh vectorized_elementwise_kernel).
 const ADD: &str = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)";
