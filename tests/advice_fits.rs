@@ -253,3 +253,67 @@ fn cudnn_attention_is_only_named_on_hopper_or_where_flash_cannot_run() {
     assert!(fp32.attention.not_flash_reasons.iter().any(|r| r.contains("(fp32)")), "{:?}", fp32.attention);
     assert!(find(&fp32, HintId::AttentionNotFlash).is_none(), "{:?}", fp32.hints);
 }
+
+/// Hand-written attention (q @ k^T, softmax, @ v between projections, as transformers'
+/// `eager_attention_forward` runs it) inside the `nn.Module` spans `modules` (outermost first).
+fn eager_attention_in(modules: &[&str]) -> TraceReport {
+    const GEMM: &str = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64";
+    // aten/src/ATen/native/cuda/PersistentSoftmax.cuh.
+    const SOFTMAX: &str = "void (anonymous namespace)::softmax_warp_forward<c10::BFloat16, c10::BFloat16, float, 10, false, false>(c10::BFloat16*, c10::BFloat16 const*, int, int, int, bool const*, int, bool)";
+    let mut t = Trace::new("NVIDIA H100 80GB HBM3", (9, 0));
+    let start = t.cpu;
+    let mut g = 0;
+    for (chain, kernel, dur) in [
+        (&["aten::linear", "aten::addmm"][..], GEMM, 30),
+        (&["aten::matmul", "aten::bmm"], GEMM, 40),
+        (&["aten::softmax", "aten::_softmax"], SOFTMAX, 20),
+        (&["aten::matmul", "aten::bmm"], GEMM, 40),
+        (&["aten::linear", "aten::addmm"], GEMM, 30),
+    ] {
+        t.launch(chain, kernel, g, dur);
+        g += dur;
+    }
+    let end = t.cpu;
+    for (depth, m) in modules.iter().enumerate() {
+        t.module(m, start - 10 + depth as i64, end + 10 - depth as i64);
+    }
+    t.report()
+}
+
+#[test]
+fn attn_implementation_sdpa_only_for_hugging_face_models_with_an_sdpa_path() {
+    // LlamaPreTrainedModel._supports_sdpa = True (transformers, models/llama/modeling_llama.py).
+    let r = eager_attention_in(&[
+        "nn.Module: LlamaForCausalLM_0",
+        "nn.Module: LlamaModel_0",
+        "nn.Module: LlamaAttention_0",
+    ]);
+    assert_eq!(r.attention.backend, tracesight::vocab::Backend::Eager);
+    let hf = r.attention.hf_model.as_ref().unwrap_or_else(|| panic!("not recognised: {:?}", r.attention));
+    assert_eq!((hf.class.as_str(), hf.family.as_str(), hf.sdpa), ("LlamaForCausalLM", "Llama", true));
+    let h = common::hint(&r, HintId::EagerAttention);
+    assert!(
+        h.fix.contains("Hugging Face LlamaForCausalLM") && h.fix.contains("attn_implementation=\"sdpa\""),
+        "{}",
+        h.fix
+    );
+    assert_eq!(r.attention.fix.as_deref(), Some(h.fix.as_str()));
+}
+
+#[test]
+fn no_attn_implementation_sdpa_for_a_model_without_one_or_one_not_recognised() {
+    // GptOssPreTrainedModel._supports_sdpa = False (models/gpt_oss/modeling_gpt_oss.py).
+    let r = eager_attention_in(&["nn.Module: GptOssForCausalLM_0", "nn.Module: GptOssAttention_0"]);
+    assert!(r.attention.hf_model.as_ref().is_some_and(|m| m.family == "GptOss" && !m.sdpa), "{:?}", r.attention);
+    let h = common::hint(&r, HintId::EagerAttention);
+    assert!(h.fix.contains("no SDPA path") && h.fix.contains("flex_attention"), "{}", h.fix);
+    assert!(!h.fix.contains("attn_implementation=\"sdpa\")"), "{}", h.fix);
+    // A module of no known family (and none at all): the generic fix, no Hugging Face line.
+    for modules in [&["nn.Module: MyTransformer_0", "nn.Module: SelfAttention_0"][..], &[]] {
+        let r = eager_attention_in(modules);
+        assert!(r.attention.hf_model.is_none(), "{:?}", r.attention.hf_model);
+        let h = common::hint(&r, HintId::EagerAttention);
+        assert!(h.fix.starts_with("replace the hand-written") && !h.fix.contains("attn_implementation"), "{}", h.fix);
+        assert!(!h.fix.contains("Hugging Face"), "{}", h.fix);
+    }
+}

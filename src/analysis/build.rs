@@ -172,7 +172,7 @@ fn assemble(
         gpu,
         devices,
         buckets: t.buckets,
-        attention: evidence.verdict(names, c),
+        attention: evidence.verdict(names, c, crate::analysis::passes::attention::hf_model(names, &at.modules)),
         top_kernels: t.top_kernels,
         top_ops: t.top_ops,
         kernels: t.kernels,
@@ -253,6 +253,7 @@ fn step_rows(
                 host_wait_us: us(waits.0),
                 kernel_wait_us: us(waits.1),
                 other_wait_us: us(waits.2),
+                launch: None,
             }
         })
         .zip(kept)
