@@ -317,3 +317,59 @@ fn no_attn_implementation_sdpa_for_a_model_without_one_or_one_not_recognised() {
         assert!(!h.fix.contains("Hugging Face"), "{}", h.fix);
     }
 }
+
+#[test]
+fn launch_bound_judged_per_step() {
+    // Step 0: 100 ops of ~27 us CPU each launching 6 us kernels as they come (the GPU idles
+    // between them); step 1: 100 ops launching 60 us kernels (the GPU sets the pace).
+    let mut t = Trace::new("NVIDIA H100 80GB HBM3", (9, 0));
+    t.cpu = 0;
+    for (n, kernel_us) in [(0i64, 6i64), (1, 60)] {
+        let start = t.cpu;
+        let ext = t.id();
+        let first = t.events.len();
+        for _ in 0..100 {
+            let gpu_ts = t.cpu.max(
+                t.events
+                    .iter()
+                    .rev()
+                    .find(|e| e["cat"] == "kernel")
+                    .map_or(0, |e| e["ts"].as_i64().unwrap() + e["dur"].as_i64().unwrap()),
+            ) + 10;
+            t.launch(&["aten::add"], ADD, gpu_ts, kernel_us);
+        }
+        let end =
+            t.events[first..].iter().map(|e| e["ts"].as_i64().unwrap() + e["dur"].as_i64().unwrap()).max().unwrap();
+        t.span("user_annotation", &format!("ProfilerStep#{n}"), start, end - start, CPU_TID, Some(ext));
+        t.cpu = end + 10;
+    }
+    let r = t.report();
+    common::assert_invariants(&r);
+    assert_eq!(r.steps.len(), 2, "{:?}", r.steps);
+    let (a, b) = (r.steps[0].launch.as_ref().unwrap(), r.steps[1].launch.as_ref().unwrap());
+    assert_eq!((a.ops, b.ops), (100, 100));
+    assert!(a.launch_bound && a.cpu_per_op_us > a.kernel_per_op_us, "{a:?}");
+    assert!(a.idle_us > 0.5 * r.steps[0].span_us && a.idle_us <= r.steps[0].idle_us + 1e-6, "{a:?} {:?}", r.steps[0]);
+    assert!(!b.launch_bound && b.kernel_per_op_us > b.cpu_per_op_us, "{b:?}");
+    // The steps' stakes are parts of their idle, and of the trace's: no gap counted twice.
+    assert!(b.idle_us <= r.steps[1].idle_us + 1e-6, "{b:?} {:?}", r.steps[1]);
+    assert!(a.idle_us + b.idle_us <= r.gpu.idle_us + 1e-6);
+    // Shown: the steps table, the hint's evidence, the JSON.
+    let text = tracesight::text::render(&whole(&r));
+    let table = &text[text.find(" Steps:").unwrap_or_else(|| panic!("{text}"))..];
+    let row = |name: &str| table.lines().find(|l| l.trim_start().starts_with(name)).unwrap_or_else(|| panic!("{text}"));
+    assert!(row("ProfilerStep#0").ends_with(&format!("yes ({})", tracesight::vocab::fmt_us(a.idle_us))), "{text}");
+    assert!(row("ProfilerStep#1").contains("  no ("), "{text}");
+    // The trace as a whole is not launch-bound (27 us of CPU per op against 33 us of kernel):
+    // the step is, and its idle is what the hint puts at stake.
+    let h = common::hint(&r, HintId::LaunchBound);
+    assert!(h.message.starts_with("1 of 2 steps are launch-bound"), "{}", h.message);
+    assert_eq!(h.stake_us, a.idle_us.round());
+    assert!(
+        h.evidence.iter().any(|e| e.starts_with("launch-bound steps: 1 of 2 (ProfilerStep#0: ")),
+        "{:?}",
+        h.evidence
+    );
+    let json = serde_json::to_value(&r.steps[0]).unwrap();
+    assert_eq!(json["launch"]["launch_bound"], true, "{json}");
+}

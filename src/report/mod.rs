@@ -33,7 +33,7 @@ pub use idle::{IdleCauses, NameTime, StreamIdle};
 pub use job::{JobView, MatchedCollective, MetricSpread, RankMetric, RankRow, RankWait};
 pub use layers::LayerNode;
 pub use memory::{MemoryDevice, MemoryView};
-pub use steps::{HfModel, Step, StepLaunch, StepSource};
+pub use steps::{HfModel, Step, StepLaunch};
 pub use timeline::{LaneBin, StepMark, Timeline, TimelineLane};
 pub use window::TimeWindow;
 
@@ -85,9 +85,6 @@ pub struct TraceReport {
     pub top_kernels: Vec<TopRow>,
     pub top_ops: Vec<TopRow>,
     pub steps: Vec<Step>,
-    /// Where the steps came from (the CPU's ProfilerStep spans unless said).
-    #[serde(default, skip_serializing_if = "StepSource::is_cpu")]
-    pub steps_source: StepSource,
     pub hints: Vec<Hint>,
     pub diagnostics: Vec<Diagnostic>,
     /// Kernel launch statistics behind the launch-bound and efficiency hints.

@@ -46,24 +46,6 @@ pub struct StepLaunch {
     pub launch_bound: bool,
 }
 
-/// Where the steps came from.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StepSource {
-    /// The CPU's `ProfilerStep#N` spans (rows by their launch call's time).
-    #[default]
-    Cpu,
-    /// The GPU's `gpu_user_annotation` `ProfilerStep#N` spans, the trace having none on the
-    /// CPU (rows by their own start on the GPU).
-    Gpu,
-}
-
-impl StepSource {
-    pub fn is_cpu(&self) -> bool {
-        *self == StepSource::Cpu
-    }
-}
-
 /// A Hugging Face transformers model recognised by its classes' `nn.Module` names.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HfModel {

@@ -11,7 +11,7 @@ impl HintId {
     pub fn fires_when(self) -> String {
         match self {
             HintId::GpuIdle => format!("idle > {IDLE_SHARE}% of span (critical above {IDLE_SHARE_CRITICAL}%); where graph launches replay at least {GRAPH_REPLAY_SHARE:.0}% of the kernels the advice is about the CPU work between replays, never more graphs; where one gap holds more than {ONE_GAP_SHARE:.0}% of the idle it says so (one-time work) and suggests narrowing the window first"),
-            HintId::LaunchBound => format!("at least {LAUNCH_BOUND_MIN_KERNELS} individually launched kernels, and either the ops that launch them take more CPU time per op than their kernels take GPU time per op while the GPU idles > {IDLE_SHARE}% of span between those kernels, or > {LAUNCH_BOUND_SHARE}% of the kernels ran shorter than their launch call (kernels replayed by CUDA/HIP graph launches are not counted; with graphs, the advice is to capture the kernels still launched one by one)"),
+            HintId::LaunchBound => format!("at least {LAUNCH_BOUND_MIN_KERNELS} individually launched kernels, and either the ops that launch them take more CPU time per op than their kernels take GPU time per op while the GPU idles > {IDLE_SHARE}% of span between those kernels, or > {LAUNCH_BOUND_SHARE}% of the kernels ran shorter than their launch call (kernels replayed by CUDA/HIP graph launches are not counted; with graphs, the advice is to capture the kernels still launched one by one); also when any ProfilerStep is launch-bound by the same CPU-per-op test (over its own span), the trace as a whole not"),
             HintId::HostSync => format!("synchronising runtime calls (device/stream/event synchronize, blocking cudaMemcpy / hipMemcpy / hipMemcpyWithStream, cudaFree / hipFree) overlap GPU idle for > {SYNC_SHARE}% of span, and the GPU idles > {IDLE_SHARE}%"),
             HintId::CollectiveShare => format!("communication > {COLLECTIVE_SHARE}% of kernel time; training or inference advice by whether the trace has backward ops or an optimizer holding at least {TRAINING_OPTIMIZER_PCT}% of kernel time"),
             HintId::ExposedComm => format!("communication not overlapped with compute > {EXPOSED_COMM_SHARE}% of span"),
@@ -34,7 +34,7 @@ impl HintId {
     pub fn stake_means(self) -> &'static str {
         match self {
             HintId::GpuIdle => "GPU idle time",
-            HintId::LaunchBound => "the GPU idle ending at kernels that ops launched one by one (host-wait + kernel-wait idle when no op launched them)",
+            HintId::LaunchBound => "the GPU idle ending at kernels that ops launched one by one (only the launch-bound steps' when only they are; host-wait + kernel-wait idle when no op launched them)",
             HintId::HostSync => "synchronising-call time that overlapped GPU idle",
             HintId::CollectiveShare | HintId::ExposedComm => "exposed communication (not overlapped with compute)",
             HintId::ElementwiseShare => "the elementwise bucket's kernel time",
