@@ -2,16 +2,12 @@
 //! one-time work, the idle causes split the idle, one tiny optimizer kernel is not training.
 
 mod common;
-use common::Trace;
+use common::{hint, Trace};
 use tracesight::analysis::passes::hints::HintId;
 use tracesight::report::TraceReport;
 
 const GEMM: &str = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64";
 const ADD: &str = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)";
-
-fn hint(r: &TraceReport, id: HintId) -> &tracesight::report::Hint {
-    r.hints.iter().find(|h| h.id == id).unwrap_or_else(|| panic!("{id:?} does not fire: {:?}", r.hints))
-}
 
 /// Five decode steps 400 us apart, each 10 kernels of 20 us: replayed by one graph launch
 /// each (`graphs`), else launched one by one. The GPU idles about half the span, in equal gaps.

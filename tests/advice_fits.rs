@@ -3,15 +3,11 @@
 //! windows written on both the CPU and the GPU counted once.
 
 mod common;
-use common::{Trace, CPU_TID};
+use common::{find_hint as find, Trace, CPU_TID};
 use serde_json::json;
 use tracesight::analysis::passes::hints::HintId;
-use tracesight::report::{Hint, TraceReport};
+use tracesight::report::TraceReport;
 use tracesight::vocab::Bucket;
-
-fn find(r: &TraceReport, id: HintId) -> Option<&Hint> {
-    r.hints.iter().find(|h| h.id == id)
-}
 
 // ATen's eager add (aten/src/ATen/native/cuda/CUDALoops.cuh vectorized_elementwise_kernel).
 const ADD: &str = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)";
@@ -256,4 +252,124 @@ fn cudnn_attention_is_only_named_on_hopper_or_where_flash_cannot_run() {
     let fp32 = cudnn_sdpa("NVIDIA A100-SXM4-80GB", (8, 0), Some(&["float", "float", "float"]));
     assert!(fp32.attention.not_flash_reasons.iter().any(|r| r.contains("(fp32)")), "{:?}", fp32.attention);
     assert!(find(&fp32, HintId::AttentionNotFlash).is_none(), "{:?}", fp32.hints);
+}
+
+/// Hand-written attention (q @ k^T, softmax, @ v between projections, as transformers'
+/// `eager_attention_forward` runs it) inside the `nn.Module` spans `modules` (outermost first).
+fn eager_attention_in(modules: &[&str]) -> TraceReport {
+    const GEMM: &str = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64";
+    // aten/src/ATen/native/cuda/PersistentSoftmax.cuh.
+    const SOFTMAX: &str = "void (anonymous namespace)::softmax_warp_forward<c10::BFloat16, c10::BFloat16, float, 10, false, false>(c10::BFloat16*, c10::BFloat16 const*, int, int, int, bool const*, int, bool)";
+    let mut t = Trace::new("NVIDIA H100 80GB HBM3", (9, 0));
+    let start = t.cpu;
+    let mut g = 0;
+    for (chain, kernel, dur) in [
+        (&["aten::linear", "aten::addmm"][..], GEMM, 30),
+        (&["aten::matmul", "aten::bmm"], GEMM, 40),
+        (&["aten::softmax", "aten::_softmax"], SOFTMAX, 20),
+        (&["aten::matmul", "aten::bmm"], GEMM, 40),
+        (&["aten::linear", "aten::addmm"], GEMM, 30),
+    ] {
+        t.launch(chain, kernel, g, dur);
+        g += dur;
+    }
+    let end = t.cpu;
+    for (depth, m) in modules.iter().enumerate() {
+        t.module(m, start - 10 + depth as i64, end + 10 - depth as i64);
+    }
+    t.report()
+}
+
+#[test]
+fn attn_implementation_sdpa_only_for_hugging_face_models_with_an_sdpa_path() {
+    // LlamaPreTrainedModel._supports_sdpa = True (transformers, models/llama/modeling_llama.py).
+    let r = eager_attention_in(&[
+        "nn.Module: LlamaForCausalLM_0",
+        "nn.Module: LlamaModel_0",
+        "nn.Module: LlamaAttention_0",
+    ]);
+    assert_eq!(r.attention.backend, tracesight::vocab::Backend::Eager);
+    let hf = r.attention.hf_model.as_ref().unwrap_or_else(|| panic!("not recognised: {:?}", r.attention));
+    assert_eq!((hf.class.as_str(), hf.family.as_str(), hf.sdpa), ("LlamaForCausalLM", "Llama", true));
+    let h = common::hint(&r, HintId::EagerAttention);
+    assert!(
+        h.fix.contains("Hugging Face LlamaForCausalLM") && h.fix.contains("attn_implementation=\"sdpa\""),
+        "{}",
+        h.fix
+    );
+    assert_eq!(r.attention.fix.as_deref(), Some(h.fix.as_str()));
+}
+
+#[test]
+fn no_attn_implementation_sdpa_for_a_model_without_one_or_one_not_recognised() {
+    // GptOssPreTrainedModel._supports_sdpa = False (models/gpt_oss/modeling_gpt_oss.py).
+    let r = eager_attention_in(&["nn.Module: GptOssForCausalLM_0", "nn.Module: GptOssAttention_0"]);
+    assert!(r.attention.hf_model.as_ref().is_some_and(|m| m.family == "GptOss" && !m.sdpa), "{:?}", r.attention);
+    let h = common::hint(&r, HintId::EagerAttention);
+    assert!(h.fix.contains("no SDPA path") && h.fix.contains("flex_attention"), "{}", h.fix);
+    assert!(!h.fix.contains("attn_implementation=\"sdpa\")"), "{}", h.fix);
+    // A module of no known family (and none at all): the generic fix, no Hugging Face line.
+    for modules in [&["nn.Module: MyTransformer_0", "nn.Module: SelfAttention_0"][..], &[]] {
+        let r = eager_attention_in(modules);
+        assert!(r.attention.hf_model.is_none(), "{:?}", r.attention.hf_model);
+        let h = common::hint(&r, HintId::EagerAttention);
+        assert!(h.fix.starts_with("replace the hand-written") && !h.fix.contains("attn_implementation"), "{}", h.fix);
+        assert!(!h.fix.contains("Hugging Face"), "{}", h.fix);
+    }
+}
+
+#[test]
+fn launch_bound_judged_per_step() {
+    // Step 0: 100 ops of ~27 us CPU each launching 6 us kernels as they come (the GPU idles
+    // between them); step 1: 100 ops launching 60 us kernels (the GPU sets the pace).
+    let mut t = Trace::new("NVIDIA H100 80GB HBM3", (9, 0));
+    t.cpu = 0;
+    for (n, kernel_us) in [(0i64, 6i64), (1, 60)] {
+        let start = t.cpu;
+        let ext = t.id();
+        let first = t.events.len();
+        for _ in 0..100 {
+            let gpu_ts = t.cpu.max(
+                t.events
+                    .iter()
+                    .rev()
+                    .find(|e| e["cat"] == "kernel")
+                    .map_or(0, |e| e["ts"].as_i64().unwrap() + e["dur"].as_i64().unwrap()),
+            ) + 10;
+            t.launch(&["aten::add"], ADD, gpu_ts, kernel_us);
+        }
+        let end =
+            t.events[first..].iter().map(|e| e["ts"].as_i64().unwrap() + e["dur"].as_i64().unwrap()).max().unwrap();
+        t.span("user_annotation", &format!("ProfilerStep#{n}"), start, end - start, CPU_TID, Some(ext));
+        t.cpu = end + 10;
+    }
+    let r = t.report();
+    common::assert_invariants(&r);
+    assert_eq!(r.steps.len(), 2, "{:?}", r.steps);
+    let (a, b) = (r.steps[0].launch.as_ref().unwrap(), r.steps[1].launch.as_ref().unwrap());
+    assert_eq!((a.ops, b.ops), (100, 100));
+    assert!(a.launch_bound && a.cpu_per_op_us > a.kernel_per_op_us, "{a:?}");
+    assert!(a.idle_us > 0.5 * r.steps[0].span_us && a.idle_us <= r.steps[0].idle_us + 1e-6, "{a:?} {:?}", r.steps[0]);
+    assert!(!b.launch_bound && b.kernel_per_op_us > b.cpu_per_op_us, "{b:?}");
+    // The steps' stakes are parts of their idle, and of the trace's: no gap counted twice.
+    assert!(b.idle_us <= r.steps[1].idle_us + 1e-6, "{b:?} {:?}", r.steps[1]);
+    assert!(a.idle_us + b.idle_us <= r.gpu.idle_us + 1e-6);
+    // Shown: the steps table, the hint's evidence, the JSON.
+    let text = tracesight::text::render(&whole(&r));
+    let table = &text[text.find(" Steps:").unwrap_or_else(|| panic!("{text}"))..];
+    let row = |name: &str| table.lines().find(|l| l.trim_start().starts_with(name)).unwrap_or_else(|| panic!("{text}"));
+    assert!(row("ProfilerStep#0").ends_with(&format!("yes ({})", tracesight::vocab::fmt_us(a.idle_us))), "{text}");
+    assert!(row("ProfilerStep#1").contains("  no ("), "{text}");
+    // The trace as a whole is not launch-bound (27 us of CPU per op against 33 us of kernel):
+    // the step is, and its idle is what the hint puts at stake.
+    let h = common::hint(&r, HintId::LaunchBound);
+    assert!(h.message.starts_with("1 of 2 steps are launch-bound"), "{}", h.message);
+    assert_eq!(h.stake_us, a.idle_us.round());
+    assert!(
+        h.evidence.iter().any(|e| e.starts_with("launch-bound steps: 1 of 2 (ProfilerStep#0: ")),
+        "{:?}",
+        h.evidence
+    );
+    let json = serde_json::to_value(&r.steps[0]).unwrap();
+    assert_eq!(json["launch"]["launch_bound"], true, "{json}");
 }

@@ -255,3 +255,37 @@ fn graph_replays_are_said_to_need_the_capture_trace() {
     });
     assert!(text.contains("replayed by graph launches 33.3% (per-op work needs the capture trace)"), "{text}");
 }
+
+/// One kernel of 2 ms on an H100 whose work is `flops` FLOP over `bytes` bytes (the counts
+/// Inductor writes on its kernels), launched under `chain`.
+fn one_kernel(kernel: &str, chain: &[&str], args: Value, flops: f64, bytes: f64) -> TraceReport {
+    let mut t = Trace::new("NVIDIA H100 80GB HBM3", (9, 0));
+    t.launch(chain, kernel, 100, 2_000);
+    with_args(&mut t, chain[chain.len() - 1], args);
+    let k = t.events.iter_mut().rev().find(|e| e["name"] == kernel).unwrap();
+    k["args"]["kernel_flop"] = json!(flops);
+    k["args"]["kernel_num_gb"] = json!(bytes / 1e9);
+    t.report()
+}
+
+#[test]
+fn below_roof_gives_the_compute_bound_fix_by_the_roofline_side_not_the_bucket() {
+    // An Inductor kernel (elementwise bucket) at 20,000 FLOP/byte, far above the H100's bf16
+    // ridge (989.5 / 3.35 = 295): compute-bound at 10% of the peak.
+    let r = one_kernel(TRITON, &["aten::mm"], mm_args(64, 64, 64), 2e11, 1e7);
+    let k = &r.efficiency.as_ref().unwrap().kernels[0];
+    assert_eq!((k.bucket, k.bound), (Bucket::Elementwise, Some(Bound::Compute)), "{k:?}");
+    let h = common::hint(&r, HintId::BelowRoof);
+    assert!(h.fix.starts_with("a compute-bound kernel") && h.fix.contains("tensor cores"), "{}", h.fix);
+    assert!(!h.fix.contains("memory-bound"), "{}", h.fix);
+    assert!(h.message.contains("of its precision's peak"), "{}", h.message);
+    let ridge = "20000 FLOP/byte against the bf16 ridge point at 295 FLOP/byte (990 TFLOP/s over 3.35 TB/s), above it";
+    assert!(h.evidence.iter().any(|e| e.contains(ridge)), "{:?}", h.evidence);
+    // The same kernel at 2 FLOP/byte: below the ridge, so memory-bound, and the fix says bytes.
+    let r = one_kernel(TRITON, &["aten::mm"], mm_args(64, 64, 64), 2e9, 1e9);
+    let k = &r.efficiency.as_ref().unwrap().kernels[0];
+    assert_eq!((k.bucket, k.bound), (Bucket::Elementwise, Some(Bound::Memory)), "{k:?}");
+    let h = common::hint(&r, HintId::BelowRoof);
+    assert!(!h.fix.starts_with("a compute-bound kernel") && h.fix.contains("moving its bytes"), "{}", h.fix);
+    assert!(h.evidence.iter().any(|e| e.contains("below it: memory-bound")), "{:?}", h.evidence);
+}

@@ -2,15 +2,11 @@
 //! small, and a sync warning only for syncs that left the GPU idle.
 
 mod common;
-use common::{shared_traces, trace_files, Trace, CPU_TID};
+use common::{find_hint as hint, shared_traces, trace_files, Trace, CPU_TID};
 use tracesight::analysis::passes::hints::{HintId, SMALL_STAKE_PCT};
 use tracesight::report::{Severity, TraceReport};
 
 const GEMM: &str = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64";
-
-fn hint(r: &TraceReport, id: HintId) -> Option<&tracesight::report::Hint> {
-    r.hints.iter().find(|h| h.id == id)
-}
 
 /// Ranked by stake, every stake a finite non-negative time, small stakes info.
 fn assert_ranked(name: &str, r: &TraceReport) {

@@ -3,7 +3,7 @@
 //! eager inference by CPU time per op, fixes that fit, occupancy left unknown, step windows.
 
 mod common;
-use common::Trace;
+use common::{find_hint, Trace};
 use tracesight::analysis::rules::taxonomy::{Backend, Bucket};
 use tracesight::report::TraceReport;
 
@@ -73,7 +73,7 @@ fn sdpa_cudnn_backend_is_not_transformer_engine() {
     // On an H100 PyTorch tries cuDNN attention first (sdp_utils.cpp priority_order): named, not
     // told to use flash.
     assert!(r.attention.fix.is_none(), "{:?}", r.attention.fix);
-    assert!(r.hints.iter().all(|h| h.id != tracesight::vocab::HintId::AttentionNotFlash), "{:?}", r.hints);
+    assert!(find_hint(&r, tracesight::vocab::HintId::AttentionNotFlash).is_none(), "{:?}", r.hints);
 }
 
 #[test]

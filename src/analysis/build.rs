@@ -13,7 +13,7 @@ use crate::analysis::model::classify::Chains;
 use crate::analysis::model::collect::{Collector, NAME_BACKWARD};
 use crate::analysis::passes::attention::{find_eager, launch_order};
 pub use crate::analysis::passes::extra::{Extra, LaunchingOps};
-use crate::analysis::passes::hints::TRAINING_OPTIMIZER_PCT;
+use crate::analysis::passes::hints::{launch_verdict, TRAINING_OPTIMIZER_PCT};
 use crate::analysis::passes::row_passes::{classify_rows, time_pass, totals_pass, TimePass, Totals};
 use crate::analysis::passes::steps::{step_times, us};
 use crate::analysis::passes::tables::{tables, Tables};
@@ -158,7 +158,8 @@ fn assemble(
     // In a range, only the steps that ran GPU work inside it.
     let kept: Vec<bool> = step_times.iter().map(|t| opts.window.is_none() || t.kernel_count > 0).collect();
     work.retain_steps(&kept);
-    let steps_out = step_rows(steps, step_times, step_waits, &kept, &mut extra);
+    let per_step = crate::analysis::passes::row_passes::launching_ops_per_step(c, tree, &totals.launching, steps);
+    let steps_out = step_rows(steps, step_times, step_waits, per_step, &kept, &mut extra);
     extra.cpu_extent_ns = c.cpu_extent.map(|(a, b)| b - a).unwrap_or(0);
     // Training shows backward ops or optimizer work; inference shows neither. The optimizer
     // must hold a real share of the GPU time: one 3 us kernel under an op named like an
@@ -172,7 +173,7 @@ fn assemble(
         gpu,
         devices,
         buckets: t.buckets,
-        attention: evidence.verdict(names, c),
+        attention: evidence.verdict(names, c, crate::analysis::passes::attention::hf_model(names, &at.modules)),
         top_kernels: t.top_kernels,
         top_ops: t.top_ops,
         kernels: t.kernels,
@@ -231,6 +232,7 @@ fn step_rows(
     steps: &[StepWindow],
     step_times: Vec<GpuTime>,
     step_waits: idle::StepWaits,
+    launching: Vec<LaunchingOps>,
     kept: &[bool],
     extra: &mut Extra,
 ) -> Vec<Step> {
@@ -238,7 +240,8 @@ fn step_rows(
         .iter()
         .zip(step_times)
         .zip(step_waits)
-        .map(|((w, t), waits)| {
+        .zip(launching)
+        .map(|(((w, t), waits), launching)| {
             extra.cpu_step_ns += w.end - w.start;
             Step {
                 name: w.name.clone(),
@@ -253,6 +256,12 @@ fn step_rows(
                 host_wait_us: us(waits.0),
                 kernel_wait_us: us(waits.1),
                 other_wait_us: us(waits.2),
+                // The gap before a step's first kernel is one of its waits but lies outside
+                // its GPU extent: the stake is at most the step's own idle.
+                launch: launch_verdict(
+                    &LaunchingOps { idle_ns: waits.3.min((t.idle_us * 1000.0).round() as i64), ..launching },
+                    t.span_us,
+                ),
             }
         })
         .zip(kept)

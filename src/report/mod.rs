@@ -17,6 +17,7 @@ mod idle;
 mod job;
 mod layers;
 mod memory;
+mod steps;
 mod timeline;
 mod window;
 
@@ -34,6 +35,7 @@ pub use idle::{IdleCauses, NameTime, StreamIdle};
 pub use job::{JobView, MatchedCollective, MetricSpread, RankMetric, RankRow, RankWait};
 pub use layers::LayerNode;
 pub use memory::{MemoryDevice, MemoryView};
+pub use steps::{HfModel, Step, StepLaunch};
 pub use timeline::{LaneBin, StepMark, Timeline, TimelineLane};
 pub use window::TimeWindow;
 
@@ -290,6 +292,9 @@ pub struct Attention {
     /// The suggested fix when the backend is not flash (None when flash or none).
     #[serde(default)]
     pub fix: Option<String>,
+    /// The Hugging Face model family its `nn.Module` names show, if one is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hf_model: Option<HfModel>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -334,32 +339,6 @@ pub struct TopRow {
     /// The bucket of this row's time (a kernel whose time falls into several buckets has a
     /// row per bucket; an op's is its largest share).
     pub bucket: BucketId,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Step {
-    pub name: String,
-    pub span_us: f64,
-    pub busy_us: f64,
-    pub idle_us: f64,
-    #[serde(default)]
-    pub kernel_time_us: f64,
-    #[serde(default)]
-    pub comm_us: f64,
-    #[serde(default)]
-    pub exposed_comm_us: f64,
-    /// Duration of the ProfilerStep span on the CPU.
-    #[serde(default)]
-    pub cpu_us: f64,
-    #[serde(default)]
-    pub kernel_count: u64,
-    /// Idle causes of the step's gaps (see `IdleCauses`).
-    #[serde(default)]
-    pub host_wait_us: f64,
-    #[serde(default)]
-    pub kernel_wait_us: f64,
-    #[serde(default)]
-    pub other_wait_us: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

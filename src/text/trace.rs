@@ -194,13 +194,18 @@ fn steps(o: &mut String, t: &TraceReport) {
         let _ = writeln!(o, "\n Steps:");
         let _ = writeln!(
             o,
-            " {:22} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}",
+            " {:22} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}  launch-bound (idle at stake)",
             "step", "GPU span", "busy", "idle", "host wait", "exposed comm", "CPU"
         );
         for s in &t.steps {
+            // The step's verdict by CPU time per op against kernel time per op ("-": no op
+            // launched its kernels one by one).
+            let launch = s.launch.as_ref().map_or("-".to_string(), |l| {
+                format!("{} ({})", if l.launch_bound { "yes" } else { "no" }, fmt_us(l.idle_us))
+            });
             let _ = writeln!(
                 o,
-                " {:22} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}",
+                " {:22} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}  {launch}",
                 s.name,
                 fmt_us(s.span_us),
                 fmt_us(s.busy_us),

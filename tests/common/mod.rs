@@ -4,8 +4,19 @@
 use serde_json::{json, Value};
 use std::io::Read;
 use std::path::PathBuf;
-use tracesight::report::TraceReport;
+use tracesight::report::{Hint, TraceReport};
+use tracesight::vocab::HintId;
 use tracesight::{analyze_reader, Options, TraceError};
+
+/// The hint `id` in `r`, if it fired.
+pub fn find_hint(r: &TraceReport, id: HintId) -> Option<&Hint> {
+    r.hints.iter().find(|h| h.id == id)
+}
+
+/// The hint `id` in `r`; fails the test, listing the hints that did fire, when it did not.
+pub fn hint(r: &TraceReport, id: HintId) -> &Hint {
+    find_hint(r, id).unwrap_or_else(|| panic!("{id:?} does not fire: {:?}", r.hints))
+}
 
 pub fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)

@@ -7,13 +7,14 @@
 //! (matmul gradients around the softmax gradient), which is found the same way.
 
 use super::steps::us;
+use crate::analysis::model::attribution::SpanTree;
 use crate::analysis::model::attribution::{Attribution, NO};
 use crate::analysis::model::classify::Classes;
 use crate::analysis::model::classify::Why;
 use crate::analysis::model::collect::{Collector, GpuKind, Interner};
 use crate::analysis::rules::kernel_name::{full_name, short_name};
 use crate::analysis::rules::taxonomy::{self, Backend, Bucket, TE_LIBRARY};
-use crate::report::{Attention, Evidence, EvidenceKind};
+use crate::report::{Attention, Evidence, EvidenceKind, HfModel};
 use rustc_hash::FxHashMap;
 
 /// The role a GPU row plays in the matmul-softmax-matmul shape.
@@ -188,7 +189,8 @@ impl AttentionEvidence {
         e.1 += 1;
     }
 
-    pub fn verdict(&self, names: &Interner, c: &Collector) -> Attention {
+    /// The verdict; `hf`: the Hugging Face model the trace's modules show ([`hf_model`]).
+    pub fn verdict(&self, names: &Interner, c: &Collector, hf: Option<HfModel>) -> Attention {
         let mut per_backend: Vec<(Backend, i64)> = Vec::new();
         for ((b, ..), (ns, _)) in &self.rows {
             match per_backend.iter_mut().find(|(x, _)| x == b) {
@@ -214,7 +216,7 @@ impl AttentionEvidence {
         rows.sort_by(|x, y| y.time_us.total_cmp(&x.time_us).then_with(|| x.name.cmp(&y.name)));
         rows.truncate(12);
         let Some(&(winner, ns)) = per_backend.first() else {
-            return Attention { evidence: rows, ..Default::default() };
+            return Attention { evidence: rows, hf_model: hf, ..Default::default() };
         };
         let library = rows.iter().find(|r| r.backend == winner).and_then(|r| r.library.clone());
         // TransformerEngine runs cuDNN's flash-style fused kernels by its own choice of backend
@@ -223,7 +225,7 @@ impl AttentionEvidence {
         let (reasons, fix) = if winner.is_fused_flash_like() || te {
             (Vec::new(), None)
         } else if winner == Backend::Eager {
-            (Vec::new(), Some(EAGER_FIX.to_string()))
+            (Vec::new(), Some(eager_fix(hf.as_ref())))
         } else if winner == Backend::Cudnn {
             // PyTorch's SDPA chose cuDNN attention: named, not marked for replacing; the hint
             // weighs it against the device (attention_not_flash), reading these input facts.
@@ -239,12 +241,58 @@ impl AttentionEvidence {
             evidence: rows,
             not_flash_reasons: reasons,
             fix,
+            hf_model: hf,
         }
     }
 }
 
 pub const FLASH_FIX: &str = "wrap the attention call in `with torch.nn.attention.sdpa_kernel(SDPBackend.FLASH_ATTENTION):` (it raises an error that says why flash cannot run), then fix that reason: fp16/bf16 inputs, head dim <= 256 and a multiple of 8, no explicit attn_mask (use is_causal=True)";
-pub const EAGER_FIX: &str = "replace the hand-written softmax(q @ k^T) @ v with torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=..., dropout_p=..., is_causal=...): with fp16/bf16 inputs it runs a fused flash kernel that never writes the attention matrix to memory (for Hugging Face models: attn_implementation=\"sdpa\")";
+const EAGER_FIX: &str = "replace the hand-written softmax(q @ k^T) @ v with torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=..., dropout_p=..., is_causal=...): with fp16/bf16 inputs it runs a fused flash kernel that never writes the attention matrix to memory";
+
+/// The fix for hand-written attention. `attn_implementation="sdpa"` is named only for a
+/// Hugging Face model whose family has an SDPA path; a family without one is told so, with
+/// what fits it instead; a model not recognised gets the generic fix.
+pub fn eager_fix(hf: Option<&HfModel>) -> String {
+    let Some(m) = hf else { return EAGER_FIX.to_string() };
+    if m.sdpa {
+        return format!(
+            "{EAGER_FIX}; this is Hugging Face {}, whose family has an SDPA path in transformers: load it with from_pretrained(..., attn_implementation=\"sdpa\") (or \"flash_attention_2\" with the flash-attn package installed)",
+            m.class
+        );
+    }
+    let instead = taxonomy::HF_FAMILIES.iter().find(|f| f.prefix == m.family).map_or("", |f| f.instead);
+    format!(
+        "this is Hugging Face {}, which has no SDPA path in transformers ({}PreTrainedModel._supports_sdpa is False), so attn_implementation=\"sdpa\" is refused: {instead}",
+        m.class, m.family
+    )
+}
+
+/// The Hugging Face model family most of the trace's `nn.Module` spans belong to (the class
+/// of its first span named), if any is known ([`taxonomy::hf_family`]).
+pub fn hf_model(names: &Interner, modules: &SpanTree) -> Option<HfModel> {
+    let mut seen: FxHashMap<u32, Option<(&'static taxonomy::HfFamily, u32)>> = FxHashMap::default();
+    let mut count: Vec<(&'static str, u32, u64)> = Vec::new();
+    for span in &modules.spans {
+        let known = *seen
+            .entry(span.name)
+            .or_insert_with(|| taxonomy::hf_family(names.get(span.name)).map(|(f, _)| (f, span.name)));
+        let Some((family, _)) = known else { continue };
+        match count.iter_mut().find(|c| c.0 == family.prefix) {
+            Some(c) => c.2 += 1,
+            None => count.push((family.prefix, span.name, 1)),
+        }
+    }
+    // Most spans; the first seen between equal counts (spans sorted by thread and start).
+    let mut best: Option<&(&str, u32, u64)> = None;
+    for c in &count {
+        if best.is_none_or(|b| c.2 > b.2) {
+            best = Some(c);
+        }
+    }
+    let &(prefix, name, _) = best?;
+    let (family, class) = taxonomy::hf_family(names.get(name))?;
+    Some(HfModel { class: class.to_string(), family: prefix.to_string(), sdpa: family.sdpa })
+}
 
 /// Reads the SDPA op's recorded shapes and dtypes (present with record_shapes=True) for the
 /// usual reasons PyTorch skips the flash kernel.

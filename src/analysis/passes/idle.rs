@@ -64,8 +64,9 @@ pub fn streams(c: &Collector) -> Vec<Stream> {
     out
 }
 
-/// Per step: (host, kernel, other) wait in ns.
-pub type StepWaits = Vec<(i64, i64, i64)>;
+/// Per step: (host, kernel, other) wait, and the idle ending at a kernel an op launched one by
+/// one (the step's launch-bound stake), in ns.
+pub type StepWaits = Vec<(i64, i64, i64, i64)>;
 
 /// The idle split by cause, each step's waits, and the idle that ends at a kernel an op launched
 /// one by one (ns; the launch-bound hint's time at stake), from the rows per stream (`streams`).
@@ -75,7 +76,7 @@ pub fn idle_causes(m: &Model, streams: &[Stream]) -> (IdleCauses, StepWaits, i64
     let mut out = IdleCauses { kernel_wait_threshold_us: us(KERNEL_WAIT_NS), ..Default::default() };
     let mut gaps = DeviceGaps {
         device: [0; 3],
-        step_waits: vec![(0, 0, 0); steps.len()],
+        step_waits: vec![(0, 0, 0, 0); steps.len()],
         host_ops: FxHashMap::default(),
         eager_ns: 0,
     };
@@ -102,10 +103,12 @@ pub fn idle_causes(m: &Model, streams: &[Stream]) -> (IdleCauses, StepWaits, i64
             if let Ok(k) = idle.binary_search_by_key(&g.start, |s| s.1) {
                 if !taken[k] {
                     taken[k] = true;
-                    gaps.add(m, idle[k], call, g.start);
                     // A kernel an op launched one by one ends this gap: idle between such kernels.
-                    let eager = call.is_some_and(|x| !c.names.is(x.name, NAME_GRAPH_LAUNCH));
-                    if eager && g.kind == GpuKind::Kernel && at.leaf[i as usize] != NO {
+                    let eager = call.is_some_and(|x| !c.names.is(x.name, NAME_GRAPH_LAUNCH))
+                        && g.kind == GpuKind::Kernel
+                        && at.leaf[i as usize] != NO;
+                    gaps.add(m, idle[k], call, g.start, eager);
+                    if eager {
                         gaps.eager_ns += idle[k].1 - idle[k].0;
                     }
                 }
@@ -150,8 +153,8 @@ struct DeviceGaps {
 
 impl DeviceGaps {
     /// A gap of the busy union, given the cause of the row `start` that ends it (`call`: its
-    /// launch call).
-    fn add(&mut self, m: &Model, (from, to): (i64, i64), call: Option<&RuntimeCall>, start: i64) {
+    /// launch call; `eager`: an op launched that row one by one).
+    fn add(&mut self, m: &Model, (from, to): (i64, i64), call: Option<&RuntimeCall>, start: i64, eager: bool) {
         let cause = IdleCause::of_gap(from, to - from, call.map(|x| x.start));
         self.device[cause as usize] += to - from;
         if !m.steps.is_empty() {
@@ -162,6 +165,9 @@ impl DeviceGaps {
                     IdleCause::Host => w.0 += to - from,
                     IdleCause::Kernel => w.1 += to - from,
                     IdleCause::Other => w.2 += to - from,
+                }
+                if eager {
+                    w.3 += to - from;
                 }
             }
         }

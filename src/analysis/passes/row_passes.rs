@@ -130,6 +130,8 @@ pub(crate) struct Totals {
     pub(crate) coverage: LaunchCoverage,
     /// The ops that launched kernels one by one (the idle between them is the idle pass's).
     pub(crate) launching_ops: LaunchingOps,
+    /// Those ops and their kernels' time (ns), for the same figures per step.
+    pub(crate) launching: FxHashMap<u32, i64>,
     /// Elementwise time Inductor already fused, memory time in index copies (ns).
     pub(crate) unfusable_ns: (i64, i64),
 }
@@ -201,7 +203,26 @@ pub(crate) fn totals_pass(
         }
     }
     out.launching_ops = launching_ops(c, tree, &launching);
+    out.launching = launching;
     out
+}
+
+/// Per step, the ops that launched kernels one by one in it (by the op's start), as
+/// [`launching_ops`] counts them for the whole trace.
+pub(crate) fn launching_ops_per_step(
+    c: &Collector,
+    tree: &SpanTree,
+    launching: &FxHashMap<u32, i64>,
+    steps: &[StepWindow],
+) -> Vec<LaunchingOps> {
+    let mut per_step: Vec<FxHashMap<u32, i64>> = vec![FxHashMap::default(); steps.len()];
+    for (&op, &ns) in launching {
+        let s = step_of(steps, tree.spans[op as usize].start);
+        if s != NO {
+            per_step[s as usize].insert(op, ns);
+        }
+    }
+    per_step.iter().map(|m| launching_ops(c, tree, m)).collect()
 }
 
 /// The ops that launched kernels one by one: their CPU time less the time they spent blocked

@@ -232,6 +232,7 @@ pub fn is_te_attention_op(name: &str) -> bool {
 }
 
 mod families;
+mod hf_models;
 mod kernel_rules;
 mod leaf_rules;
 mod op_rules;
@@ -241,6 +242,7 @@ mod tests;
 mod unfusable;
 mod user_rules;
 
+pub use hf_models::{hf_family, HfFamily, HF_FAMILIES};
 pub use kernel_rules::{Identity, KernelClass, KernelRule, TensorCore, KERNEL_RULES};
 pub use leaf_rules::*;
 pub use op_rules::*;

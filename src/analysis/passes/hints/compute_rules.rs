@@ -271,7 +271,7 @@ pub(super) fn eager_attention(f: &Facts) -> Option<Fired> {
         if pct > 20.0 { Severity::Critical } else { Severity::Warning },
         format!("Attention is written by hand (matmul, softmax, matmul): {pct:.1}% of GPU time, with the attention matrix written to memory."),
         evidence,
-        crate::analysis::passes::attention::EAGER_FIX,
+        crate::analysis::passes::attention::eager_fix(a.hf_model.as_ref()),
     )
 }
 

@@ -1,9 +1,9 @@
 //! What a hint rule reads and returns, and the thresholds the rules share (quoted by
 //! docs/definitions.md).
 
-use crate::analysis::passes::extra::Extra;
+use crate::analysis::passes::extra::{Extra, LaunchingOps};
 use crate::analysis::rules::taxonomy::Bucket;
-use crate::report::{Severity, TraceReport};
+use crate::report::{Severity, StepLaunch, TraceReport};
 use crate::vocab::fmt_us;
 
 /// Thresholds, in one place so docs/definitions.md can quote them.
@@ -31,6 +31,22 @@ pub const ONE_GAP_SHARE: f64 = 50.0;
 pub const BELOW_ROOF_SHARE: f64 = 5.0;
 /// How many kernels below their roof that hint names and counts.
 pub const BELOW_ROOF_LISTED: usize = 3;
+
+/// Launch-bound by the CPU time per op, over a window of `span_us` (the trace, or one step):
+/// the ops that launch kernels one by one take more CPU time per op than their kernels take GPU
+/// time, and the GPU idles more than [`IDLE_SHARE`] of the window between those kernels. None
+/// when no op launched kernels one by one.
+pub fn launch_verdict(o: &LaunchingOps, span_us: f64) -> Option<StepLaunch> {
+    if o.ops == 0 {
+        return None;
+    }
+    let per_op = |ns: i64| ns as f64 / 1000.0 / o.ops as f64;
+    let (cpu_per_op_us, kernel_per_op_us) = (per_op(o.cpu_ns), per_op(o.kernel_ns));
+    let idle_us = o.idle_ns as f64 / 1000.0;
+    let launch_bound =
+        cpu_per_op_us > kernel_per_op_us && idle_us / span_us.max(f64::MIN_POSITIVE) * 100.0 > IDLE_SHARE;
+    Some(StepLaunch { ops: o.ops, cpu_per_op_us, kernel_per_op_us, idle_us, launch_bound })
+}
 
 /// What a rule reads.
 pub struct Facts<'a> {

@@ -58,12 +58,17 @@ pub(super) fn launch_bound(f: &Facts) -> Option<Fired> {
     // time of its kernels. When the CPU takes longer per op than the GPU and the GPU runs dry
     // between those kernels, the host sets the pace, whatever one launch call costs.
     let o = f.x.launching_ops;
-    let per_op = |ns: i64| ns as f64 / 1000.0 / o.ops.max(1) as f64;
-    let (cpu_per_op, kernel_per_op) = (per_op(o.cpu_ns), per_op(o.kernel_ns));
+    let v = launch_verdict(&o, f.span());
+    let (cpu_per_op, kernel_per_op) = v.as_ref().map_or((0.0, 0.0), |v| (v.cpu_per_op_us, v.kernel_per_op_us));
     let idle_us = o.idle_ns as f64 / 1000.0;
     let idle_pct = idle_us / f.span() * 100.0;
-    let by_op = o.ops > 0 && cpu_per_op > kernel_per_op && idle_pct > IDLE_SHARE;
-    if !by_op && share <= LAUNCH_BOUND_SHARE {
+    let by_op = v.is_some_and(|v| v.launch_bound);
+    // Steps judged one by one: a launch-bound step among steps that are not can be averaged
+    // away over the trace.
+    let bound_steps: Vec<&crate::report::StepLaunch> =
+        f.r.steps.iter().filter_map(|s| s.launch.as_ref().filter(|l| l.launch_bound)).collect();
+    let steps_idle_us: f64 = bound_steps.iter().map(|l| l.idle_us).sum();
+    if !by_op && bound_steps.is_empty() && share <= LAUNCH_BOUND_SHARE {
         return None;
     }
     let mut evidence = Vec::new();
@@ -86,6 +91,7 @@ pub(super) fn launch_bound(f: &Facts) -> Option<Fired> {
         format!("mean kernel = {}", fmt_us(f.r.gpu.kernel_time_us / f.r.gpu.kernel_count.max(1) as f64)),
     ]);
     evidence.extend(f.graph_line().map(|l| format!("graphs (their kernels not counted above): {l}")));
+    evidence.extend(launch_bound_steps(f));
     let fix = if l.graph_kernels > 0 {
         "graphs replay part of the work already: capture the kernels still launched one by one between replays into the graph as well, or fuse them (torch.compile)"
     } else {
@@ -98,13 +104,54 @@ pub(super) fn launch_bound(f: &Facts) -> Option<Fired> {
             fmt_us(kernel_per_op),
             fmt_us(idle_us)
         )
+    } else if !bound_steps.is_empty() {
+        format!(
+            "{} of {} steps are launch-bound (their ops take more CPU time than their kernels take GPU time, and the GPU idles {} between those kernels), though the trace as a whole is not.",
+            bound_steps.len(),
+            f.r.steps.len(),
+            fmt_us(steps_idle_us)
+        )
     } else {
         format!("{share:.1}% of individually launched kernels ran shorter than the CPU call that launched them: the run is launch-bound.")
     };
-    // At stake: the GPU's idle between the kernels those ops launched.
-    let stake =
-        if o.ops > 0 { idle_us } else { (f.r.idle.host_wait_us + f.r.idle.kernel_wait_us).min(f.r.gpu.idle_us) };
+    // At stake: the GPU's idle between the kernels those ops launched (in the launch-bound
+    // steps only, when only they are).
+    let stake = match (by_op, bound_steps.is_empty()) {
+        (false, false) => steps_idle_us,
+        _ if o.ops > 0 => idle_us,
+        _ => (f.r.idle.host_wait_us + f.r.idle.kernel_wait_us).min(f.r.gpu.idle_us),
+    };
     fired(Some(stake), Severity::Warning, message, evidence, fix)
+}
+
+/// "launch-bound steps: 1 of 2 (ProfilerStep#0: 1.20 ms idle between one-by-one kernels)",
+/// when the trace has steps judged.
+fn launch_bound_steps(f: &Facts) -> Option<String> {
+    let judged = f.r.steps.iter().filter(|s| s.launch.is_some()).count();
+    if judged == 0 {
+        return None;
+    }
+    let bound: Vec<String> =
+        f.r.steps
+            .iter()
+            .filter_map(|s| {
+                s.launch.as_ref().filter(|l| l.launch_bound).map(|l| format!("{}: {}", s.name, fmt_us(l.idle_us)))
+            })
+            .collect();
+    let listed: Vec<&str> = bound.iter().take(5).map(String::as_str).collect();
+    Some(format!(
+        "launch-bound steps: {} of {judged}{}",
+        bound.len(),
+        if listed.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({}{}; idle between their one-by-one kernels)",
+                listed.join(", "),
+                if bound.len() > 5 { ", ..." } else { "" }
+            )
+        }
+    ))
 }
 
 pub(super) fn host_sync(f: &Facts) -> Option<Fired> {
