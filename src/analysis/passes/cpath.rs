@@ -164,9 +164,6 @@ impl RowNodes<'_> {
     }
 }
 
-/// A row with its place in the step's rows and its index.
-type Placed = (usize, usize, GpuRow);
-
 /// The rows' edges: each row's span, the stream order, its launch and the event waits that
 /// held it. Returns each row's (start, end) nodes, the longest row and the last row end.
 fn gpu_rows<'r>(
@@ -182,17 +179,19 @@ fn gpu_rows<'r>(
         let t = waited.entry(to).or_insert(i64::MIN);
         *t = (*t).max(row_end(from));
     }
-    let mut streams: FxHashMap<(i32, i32), Vec<Placed>> = FxHashMap::default();
-    for (k, &(i, r)) in rows.iter().enumerate() {
-        streams.entry((r.device, r.stream)).or_default().push((k, i, r));
+    // Each stream's rows by their place in `rows` (4 bytes a row: a step can hold millions).
+    let mut streams: FxHashMap<(i32, i32), Vec<u32>> = FxHashMap::default();
+    for (k, &(_, r)) in rows.iter().enumerate() {
+        streams.entry((r.device, r.stream)).or_default().push(k as u32);
     }
     let mut nodes = RowNodes { rows, nodes: vec![(u32::MAX, u32::MAX); rows.len()] };
     let (mut longest_row, mut end) = (0, i64::MIN);
     for (_, mut list) in streams {
         // The keys are distinct (the index is one), so the unstable sort gives the one order.
-        list.sort_unstable_by_key(|&(_, i, r)| (r.start, i));
+        list.sort_unstable_by_key(|&k| (rows[k as usize].1.start, rows[k as usize].0));
         let mut prev: Option<(i64, u32)> = None;
-        for (k, i, r) in list {
+        for k in list {
+            let (k, (i, r)) = (k as usize, rows[k as usize]);
             let (a, b) = (g.node(r.start), g.node(r.start + r.dur));
             g.edge(a, b, r.dur, Piece::Gpu(i as u32));
             longest_row = longest_row.max(r.dur);

@@ -7,6 +7,8 @@ use super::cpath_graph::{Edge, Graph, Inputs, Piece};
 use crate::analysis::model::collect::NO_NAME;
 use crate::report::{CriticalPath, PathSegment, PathSide, PathStream, StepPath};
 use rustc_hash::FxHashMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// The name slot of an event wait's gap (no interned name is this large).
 pub(super) const EVENT_WAIT: u32 = NO_NAME - 1;
@@ -26,6 +28,45 @@ struct Raw {
     stream: Option<PathStream>,
 }
 
+/// The `keep` longest of the pieces offered, in a min-heap of their lengths; ties go to the
+/// piece offered first (what sorting all of them by length, then path order, would keep).
+struct Longest {
+    keep: usize,
+    /// (length, later-first order, slot in `slab`): the top is the piece to drop first.
+    heap: BinaryHeap<Reverse<(i64, Reverse<usize>, usize)>>,
+    slab: Vec<(usize, Raw)>,
+    seen: usize,
+}
+
+impl Longest {
+    fn new(keep: usize) -> Self {
+        Longest { keep, heap: BinaryHeap::new(), slab: Vec::new(), seen: 0 }
+    }
+
+    fn offer(&mut self, piece: Option<Raw>) {
+        let Some(raw) = piece else { return };
+        let (order, len) = (self.seen, raw.end - raw.start);
+        self.seen += 1;
+        if self.heap.len() < self.keep {
+            self.slab.push((order, raw));
+            self.heap.push(Reverse((len, Reverse(order), self.slab.len() - 1)));
+        } else if let Some(&Reverse((shortest, _, slot))) = self.heap.peek() {
+            // Only a longer piece displaces one kept: on a tie the earlier one stays.
+            if len > shortest {
+                self.heap.pop();
+                self.slab[slot] = (order, raw);
+                self.heap.push(Reverse((len, Reverse(order), slot)));
+            }
+        }
+    }
+
+    /// The pieces kept, in path order, and how many were offered.
+    fn in_path_order(mut self) -> (Vec<Raw>, usize) {
+        self.slab.sort_unstable_by_key(|&(order, _)| order);
+        (self.slab.into_iter().map(|(_, raw)| raw).collect(), self.seen)
+    }
+}
+
 impl Segments {
     pub fn new() -> Self {
         Segments { names: Vec::new(), index: FxHashMap::default(), budget: StepPath::SEGMENT_BUDGET }
@@ -33,10 +74,19 @@ impl Segments {
 
     /// The step's `segments` and `segments_left_out` from its path (edges, first to last).
     pub fn step(&mut self, x: &Inputs, g: &Graph, path: &[u32], p: &mut StepPath) {
-        let mut raw: Vec<Raw> = Vec::new();
+        // The longest pieces, found as the path streams by: a path can be millions of edges
+        // long (a trace of tiny kernels), and holding every piece at once cost as much memory
+        // as the graph.
+        let mut kept = Longest::new(StepPath::MAX_SEGMENTS.min(self.budget));
+        let mut cur: Option<Raw> = None;
         for e in path.iter().map(|&k| g.edges[k as usize]) {
             let Some(key) = side_of(x, &e).filter(|_| e.w > 0) else { continue };
             let start = g.ts[e.from as usize];
+            // Back-to-back stretches of one op on a thread read as one piece.
+            if let Some(c) = cur.as_mut().filter(|c| key.0 == PathSide::Cpu && c.key == key && c.end == start) {
+                c.end += e.w;
+                continue;
+            }
             let stream = match e.piece {
                 Piece::Gpu(r) | Piece::Gap(r) | Piece::Event(r) => {
                     let row = x.c.gpu.get(r as usize);
@@ -44,24 +94,12 @@ impl Segments {
                 }
                 _ => None,
             };
-            // Back-to-back stretches of one op on a thread read as one piece.
-            match raw.last_mut() {
-                Some(last) if key.0 == PathSide::Cpu && last.key == key && last.end == start => last.end += e.w,
-                _ => raw.push(Raw { start, end: start + e.w, key, stream }),
-            }
+            kept.offer(cur.replace(Raw { start, end: start + e.w, key, stream }));
         }
-        let keep = raw.len().min(StepPath::MAX_SEGMENTS).min(self.budget);
-        p.segments_left_out = (raw.len() - keep) as u32;
-        self.budget -= keep;
-        if keep < raw.len() {
-            // The longest, kept in path order.
-            let mut by_len: Vec<usize> = (0..raw.len()).collect();
-            by_len.sort_by_key(|&i| (std::cmp::Reverse(raw[i].end - raw[i].start), i));
-            let mut kept: Vec<bool> = vec![false; raw.len()];
-            by_len.into_iter().take(keep).for_each(|i| kept[i] = true);
-            let mut k = kept.into_iter();
-            raw.retain(|_| k.next().unwrap_or(false));
-        }
+        kept.offer(cur);
+        let (raw, seen) = kept.in_path_order();
+        p.segments_left_out = (seen - raw.len()) as u32;
+        self.budget -= raw.len();
         p.segments = raw
             .into_iter()
             .map(|s| PathSegment {
