@@ -98,13 +98,7 @@ fn the_sync_fix_fits_the_call_that_blocked() {
         );
     }
     // A sync that holds a small part of the idle leaves the idle advice as it was.
-    let mut t = Trace::new("NVIDIA A100", (8, 0));
-    t.cpu = 0;
-    t.launch(&["aten::mm"], GEMM, 0, 100);
-    t.span("cuda_runtime", "cudaFree", 100, 100, CPU_TID, None);
-    t.cpu = 950;
-    t.launch(&["aten::mm"], GEMM, 1_000, 100);
-    let r = t.report();
+    let r = Trace::call_in_gpu_gap_for("cudaFree", 100, GEMM).report();
     let idle = hint(&r, HintId::GpuIdle).expect("gpu_idle fires");
     assert!(!idle.fix.contains("synchronising calls (see host_sync)"), "{}", idle.fix);
 }

@@ -279,10 +279,15 @@ impl Trace {
     /// A kernel at GPU 0-100 us, then `call` blocking the CPU at 100-900 us inside the GPU's gap,
     /// then the next kernel at 1000 us.
     pub fn call_in_gpu_gap(call: &str, kernel: &str) -> Trace {
+        Trace::call_in_gpu_gap_for(call, 800, kernel)
+    }
+
+    /// The same with the call lasting `dur` us from 100 us.
+    pub fn call_in_gpu_gap_for(call: &str, dur: i64, kernel: &str) -> Trace {
         let mut t = Trace::new("NVIDIA A100", (8, 0));
         t.cpu = 0;
         t.launch(&["aten::mm"], kernel, 0, 100);
-        t.span("cuda_runtime", call, 100, 800, CPU_TID, None);
+        t.span("cuda_runtime", call, 100, dur, CPU_TID, None);
         t.cpu = 950;
         t.launch(&["aten::mm"], kernel, 1_000, 100);
         t
