@@ -33,3 +33,10 @@ pub const MAX_DEPTH: usize = 128;
 /// exact; hostile input (10 million tiny kernels, a gzip bomb) fills the GPU rows' limit in
 /// about 230 MB, see docs/performance.md.
 pub const MAX_ROWS: usize = 1 << 23;
+
+/// Items (GPU rows, runtime calls, CPU op spans, synchronising calls) one step's critical path
+/// is built from. Its graph costs about 100-134 bytes an item, so a step past this (a trace of
+/// 8 M tiny kernels with no ProfilerStep is one step) would cost over a gigabyte: its path is
+/// not computed and the report names the step (`steps_too_large`); every other figure stays
+/// exact. Real steps hold thousands to a few hundred thousand.
+pub const MAX_PATH_ITEMS: usize = 1 << 20;

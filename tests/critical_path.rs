@@ -301,3 +301,37 @@ fn dlrm_ranks_give_a_job_path() {
         job.critical_path.first()
     );
 }
+
+/// A step past `limits::MAX_PATH_ITEMS` (its graph would cost over 100 bytes an item) gets no
+/// path, and the report names it; the step before it keeps its path and every other figure
+/// (GPU time) stays exact.
+#[test]
+fn a_step_too_large_for_a_path_is_named_not_computed() {
+    use std::io::Write;
+    let n = tracesight::limits::MAX_PATH_ITEMS + 1;
+    let mut t = sync_step();
+    cpu(&mut t, "user_annotation", "ProfilerStep#2", 2000, 2 * n as i64 + 10, json!({}));
+    let mut bytes = t.bytes();
+    // Written by hand: a million `json!` values take longer than the analysis.
+    let close = bytes.iter().rposition(|&b| b == b']').expect("the events array");
+    let tail = bytes.split_off(close);
+    for k in 0..n {
+        write!(bytes, r#",{{"ph":"X","cat":"kernel","name":"{ADD}","pid":0,"tid":7,"ts":{},"dur":1,"args":{{"device":0,"stream":7}}}}"#, 2001 + 2 * k as i64).unwrap();
+    }
+    bytes.extend_from_slice(&tail);
+    let r = analyze_reader("synthetic.json", &bytes[..], &Options::default(), &mut |_| true).unwrap();
+    let cp = r.critical_path.as_ref().expect("a critical path");
+    assert_eq!(cp.steps.len(), 1, "only the first step has a path");
+    assert_eq!(cp.steps[0].step, "ProfilerStep#1");
+    assert_eq!(cp.steps_too_large.len(), 1);
+    assert_eq!(cp.steps_too_large[0].step, "ProfilerStep#2");
+    // The kernels and the step's own span.
+    assert_eq!(cp.steps_too_large[0].items, n as u64 + 1);
+    // The kernels are still counted: 800 + 10 us of the first step and 1 us each.
+    assert_eq!(r.gpu.kernel_time_us, 810.0 + n as f64);
+    let text = tracesight::text::render(&tracesight::combine(vec![Ok(r)]));
+    assert!(
+        text.contains(&format!("the path of step ProfilerStep#2 was not computed: it holds {} rows", n + 1)),
+        "{text}"
+    );
+}

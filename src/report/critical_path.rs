@@ -43,6 +43,18 @@ pub struct CriticalPath {
     /// are drawn on); 0 in a report read from a trace.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub segments_not_carried: u64,
+    /// Steps whose path was not computed: they hold more items than
+    /// `limits::MAX_PATH_ITEMS` (memory); every other figure of theirs is exact.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps_too_large: Vec<StepTooLarge>,
+}
+
+/// A step left without a path, and how many items (GPU rows, runtime calls, CPU ops,
+/// synchronising calls) it held.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepTooLarge {
+    pub step: String,
+    pub items: u64,
 }
 
 impl CriticalPath {
@@ -70,6 +82,8 @@ impl CriticalPath {
             s.buckets.truncate(Self::LINK_BUCKETS);
         }
         p.arrivals.clear();
+        // Hostile input only (each needs a million items); names can be 4 KB.
+        p.steps_too_large.truncate(Self::LINK_STEPS);
         for s in &mut p.steps {
             s.segments.clear();
             s.segments_left_out = 0;

@@ -24,7 +24,8 @@ mod window;
 pub use bandwidth::{BandwidthRow, CollectiveBandwidth, CollectiveCall, BANDWIDTH_CAVEAT};
 pub use coverage::{BucketEvidence, LaunchCoverage};
 pub use critical_path::{
-    Arrival, CriticalPath, JobStretch, PathBucket, PathPiece, PathSegment, PathSide, PathStream, StepPath, WhatIf,
+    Arrival, CriticalPath, JobStretch, PathBucket, PathPiece, PathSegment, PathSide, PathStream, StepPath,
+    StepTooLarge, WhatIf,
 };
 pub use efficiency::{
     Bound, BucketWork, Efficiency, KernelWork, Mfu, ModelSize, Peaks, WorkCoverage, WorkSource, ABOVE_ROOF,

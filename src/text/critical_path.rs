@@ -85,5 +85,14 @@ pub(crate) fn unseen(cp: &CriticalPath) -> Vec<String> {
             cp.stream_waits_unseen
         ));
     }
+    for t in &cp.steps_too_large {
+        out.push(format!(
+            "the path of step {} was not computed: it holds {} rows, calls, ops and syncs, over the limit of {} a step \
+             (memory); the step's other figures are exact",
+            t.step,
+            t.items,
+            crate::limits::MAX_PATH_ITEMS
+        ));
+    }
     out
 }

@@ -848,7 +848,7 @@ test('critical path: per step the path against the step, its split and largest p
   const section = page.getByTestId('critical-path');
   await section.waitFor();
   assert.match(await section.textContent(), /HTA's lightweight model/);
-  assert.match(await section.textContent(), /cannot see waits between streams/);
+  assert.match(await section.textContent(), /A wait between streams \(cudaStreamWaitEvent\) is an edge where the trace's cuda_sync rows name it/);
   const rows = page.locator('[data-testid=critical-path-steps] tbody tr');
   assert.equal(await rows.count(), steps.length);
   const first = (await rows.first().textContent()).replace(/\s+/g, ' ');

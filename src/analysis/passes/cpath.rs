@@ -20,10 +20,11 @@ use super::cpath_what_if::Matcher;
 use super::cpath_windows::InWindows;
 use super::steps::us;
 use crate::analysis::model::attribution::NO;
-use crate::analysis::model::collect::{GpuRow, NO_NAME};
+use crate::analysis::model::collect::NO_NAME;
 use crate::analysis::model::frozen::Model;
 pub use crate::analysis::options::WhatIfSpec;
-use crate::report::{Arrival, CriticalPath, PathBucket, PathPiece, PathSide, StepPath, WhatIf};
+use crate::limits::MAX_PATH_ITEMS;
+use crate::report::{Arrival, CriticalPath, PathBucket, PathPiece, PathSide, StepPath, StepTooLarge, WhatIf};
 use crate::vocab::Bucket;
 use rustc_hash::FxHashMap;
 
@@ -40,14 +41,8 @@ fn critical_path<'a>(x: &'a Inputs<'a>) -> Option<CriticalPath> {
         return None;
     }
     // Each GPU row belongs to the step its launch (else its start) falls in.
-    let key: Vec<i64> = (0..x.c.gpu.len())
-        .map(|i| match x.at.runtime[i] {
-            NO => x.c.gpu.start(i),
-            r => x.runtime[r as usize].start,
-        })
-        .collect();
     let windows: Vec<(String, i64, i64)> = if x.steps.is_empty() {
-        let lo = key.iter().copied().chain(x.c.cpu_extent.map(|e| e.0)).min().unwrap_or(0);
+        let lo = (0..x.c.gpu.len()).map(|i| x.key(i)).chain(x.c.cpu_extent.map(|e| e.0)).min().unwrap_or(0);
         vec![("whole trace".to_string(), lo, i64::MAX)]
     } else {
         x.steps.iter().map(|s| (s.name.clone(), s.start, s.end)).collect()
@@ -55,12 +50,17 @@ fn critical_path<'a>(x: &'a Inputs<'a>) -> Option<CriticalPath> {
     let matcher = x.what_if.map(|w| Matcher::new(w, x.c, x.buckets));
     let ids = Ids::new(x);
     let bounds: Vec<(i64, i64)> = windows.iter().map(|w| (w.1, w.2)).collect();
-    let inw = InWindows::new(x, &key, &bounds);
+    let inw = InWindows::new(x, &bounds);
     let mut out = CriticalPath::default();
     let mut segments = Segments::new();
     let (mut before, mut after, mut spans, mut naive) = (0.0, 0.0, 0.0, 0i64);
     for (w, (name, s, e)) in windows.into_iter().enumerate() {
-        let built = step_graph(x, &ids, &key, &inw, w, (s, e));
+        let items = inw.rows[w].len() + inw.spans[w].len() + inw.runtime[w].len() + inw.syncs[w].len();
+        if items > MAX_PATH_ITEMS {
+            out.steps_too_large.push(StepTooLarge { step: name, items: items as u64 });
+            continue;
+        }
+        let built = step_graph(x, &ids, &inw, w, (s, e));
         out.unmatched_syncs += built.waits.unmatched;
         out.syncs_by_id += built.waits.by_id;
         out.event_waits += built.waits.events.len() as u64;
@@ -114,17 +114,17 @@ struct Item {
     rank: u8,
 }
 
-fn step_graph(x: &Inputs, ids: &Ids, key: &[i64], inw: &InWindows, w: usize, (s, e): (i64, i64)) -> StepGraph {
-    // Each row decoded from its columns once for the step, not at every use.
-    let rows: Vec<(usize, GpuRow)> = inw.rows[w].iter().map(|&i| (i, x.c.gpu.get(i))).collect();
-    let waits = step_waits(x, ids, key, (&rows, &inw.runtime[w], &inw.syncs[w]), e);
+fn step_graph<'a>(x: &'a Inputs<'a>, ids: &Ids, inw: &InWindows, w: usize, (s, e): (i64, i64)) -> StepGraph {
+    // Rows by index, decoded on use: a copy of each (40 bytes) cost more memory than the graph.
+    let rows = &inw.rows[w];
+    let waits = step_waits(x, ids, (rows, &inw.runtime[w], &inw.syncs[w]), e);
     let mut threads: FxHashMap<u32, Vec<Item>> = FxHashMap::default();
     let clip = |a: i64, b: i64| (a.max(s), b.min(e));
-    for o in inw.spans[w].iter().map(|&i| &x.at.ops.spans[i]) {
+    for o in inw.spans[w].iter().map(|&i| &x.at.ops.spans[i as usize]) {
         let (start, end) = clip(o.start, o.end);
         threads.entry(o.thread).or_default().push(Item { start, end, name: o.name, rank: 0 });
     }
-    for r in inw.runtime[w].iter().map(|&i| &x.runtime[i]) {
+    for r in inw.runtime[w].iter().map(|&i| &x.runtime[i as usize]) {
         let (start, end) = clip(r.start, r.start + r.dur);
         threads.entry(r.thread).or_default().push(Item { start, end, name: r.name, rank: 1 });
     }
@@ -142,7 +142,7 @@ fn step_graph(x: &Inputs, ids: &Ids, key: &[i64], inw: &InWindows, w: usize, (s,
     let at_point = |thread: u32, t: i64| {
         points.get(&thread).and_then(|(pts, base)| pts.binary_search(&t).ok().map(|k| base + k as u32))
     };
-    let (nodes, longest_row, gpu_end) = gpu_rows(x, &mut g, &rows, &waits.events, at_point);
+    let (nodes, longest_row, gpu_end) = gpu_rows(x, &mut g, rows, &waits.events, at_point);
     end = end.max(gpu_end);
     for w in &waits.waits {
         if let (Some((_, from)), Some(to)) = (nodes.get(w.row), at_point(w.thread, w.end)) {
@@ -154,13 +154,13 @@ fn step_graph(x: &Inputs, ids: &Ids, key: &[i64], inw: &InWindows, w: usize, (s,
 
 /// Each GPU row's (start, end) nodes, in the order of the step's rows (by index).
 struct RowNodes<'r> {
-    rows: &'r [(usize, GpuRow)],
+    rows: &'r [u32],
     nodes: Vec<(u32, u32)>,
 }
 
 impl RowNodes<'_> {
     fn get(&self, row: usize) -> Option<(u32, u32)> {
-        self.rows.binary_search_by_key(&row, |r| r.0).ok().map(|k| self.nodes[k])
+        self.rows.binary_search(&(row as u32)).ok().map(|k| self.nodes[k])
     }
 }
 
@@ -169,29 +169,30 @@ impl RowNodes<'_> {
 fn gpu_rows<'r>(
     x: &Inputs,
     g: &mut Graph,
-    rows: &'r [(usize, GpuRow)],
+    rows: &'r [u32],
     events: &[(usize, usize)],
     at_point: impl Fn(u32, i64) -> Option<u32>,
 ) -> (RowNodes<'r>, i64, i64) {
-    let row_end = |i: usize| x.c.gpu.start(i) + x.c.gpu.get(i).dur;
+    let row_end = |i: usize| x.row_end(i);
     let mut waited: FxHashMap<usize, i64> = FxHashMap::default();
     for &(from, to) in events {
         let t = waited.entry(to).or_insert(i64::MIN);
         *t = (*t).max(row_end(from));
     }
     // Each stream's rows by their place in `rows` (4 bytes a row: a step can hold millions).
-    let mut streams: FxHashMap<(i32, i32), Vec<u32>> = FxHashMap::default();
-    for (k, &(_, r)) in rows.iter().enumerate() {
-        streams.entry((r.device, r.stream)).or_default().push(k as u32);
+    let mut streams: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+    for (k, &i) in rows.iter().enumerate() {
+        streams.entry(x.c.gpu.lane_of(i as usize)).or_default().push(k as u32);
     }
     let mut nodes = RowNodes { rows, nodes: vec![(u32::MAX, u32::MAX); rows.len()] };
     let (mut longest_row, mut end) = (0, i64::MIN);
     for (_, mut list) in streams {
         // The keys are distinct (the index is one), so the unstable sort gives the one order.
-        list.sort_unstable_by_key(|&k| (rows[k as usize].1.start, rows[k as usize].0));
+        list.sort_unstable_by_key(|&k| (x.c.gpu.start(rows[k as usize] as usize), rows[k as usize]));
         let mut prev: Option<(i64, u32)> = None;
         for k in list {
-            let (k, (i, r)) = (k as usize, rows[k as usize]);
+            let (k, i) = (k as usize, rows[k as usize] as usize);
+            let r = x.c.gpu.get(i);
             let (a, b) = (g.node(r.start), g.node(r.start + r.dur));
             g.edge(a, b, r.dur, Piece::Gpu(i as u32));
             longest_row = longest_row.max(r.dur);

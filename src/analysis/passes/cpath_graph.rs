@@ -3,7 +3,7 @@
 //! op's or a GPU row's start and end), edges carry the time between them (op and row spans,
 //! launch delays, gaps between rows on a stream) or none (dependencies, synchronisation).
 
-use crate::analysis::model::attribution::Attribution;
+use crate::analysis::model::attribution::{Attribution, NO};
 use crate::analysis::model::collect::{Collector, RuntimeCall};
 use crate::analysis::model::frozen::StepWindow;
 use crate::analysis::options::WhatIfSpec;
@@ -17,6 +17,23 @@ pub(super) struct Inputs<'a> {
     pub buckets: &'a [Bucket],
     pub steps: &'a [StepWindow],
     pub what_if: Option<&'a WhatIfSpec>,
+}
+
+impl Inputs<'_> {
+    /// The time that places GPU row `i` in a step and orders a stream's launches: its launch
+    /// call's start, else its own start. Read on use: a step can hold millions of rows.
+    pub fn key(&self, i: usize) -> i64 {
+        match self.at.runtime[i] {
+            NO => self.c.gpu.start(i),
+            r => self.runtime[r as usize].start,
+        }
+    }
+
+    /// Row `i`'s end.
+    pub fn row_end(&self, i: usize) -> i64 {
+        let r = self.c.gpu.get(i);
+        r.start + r.dur
+    }
 }
 
 /// What an edge's time is spent on.

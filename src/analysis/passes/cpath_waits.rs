@@ -14,7 +14,7 @@
 
 use super::cpath_graph::Inputs;
 use crate::analysis::model::attribution::NO;
-use crate::analysis::model::collect::{GpuRow, GpuSync, RuntimeCall, SyncKind, NONE};
+use crate::analysis::model::collect::{GpuSync, RuntimeCall, SyncKind, NONE};
 use rustc_hash::FxHashMap;
 
 /// A blocking call that waited for a GPU row (clipped to the step).
@@ -53,20 +53,20 @@ impl Ids {
 
 /// The step's rows per (device, stream), in launch order.
 struct Launched<'a> {
-    key: &'a [i64],
-    streams: FxHashMap<(i32, i32), Vec<usize>>,
+    x: &'a Inputs<'a>,
+    streams: FxHashMap<(i32, i32), Vec<u32>>,
 }
 
 impl Launched<'_> {
     fn last_before(&self, device: i32, stream: i32, t: i64) -> Option<usize> {
         let list = self.streams.get(&(device, stream))?;
-        let k = list.partition_point(|&i| self.key[i] <= t);
-        k.checked_sub(1).map(|k| list[k])
+        let k = list.partition_point(|&i| self.x.key(i as usize) <= t);
+        k.checked_sub(1).map(|k| list[k] as usize)
     }
 
     fn first_after(&self, device: i32, stream: i32, t: i64) -> Option<usize> {
         let list = self.streams.get(&(device, stream))?;
-        list.get(list.partition_point(|&i| self.key[i] < t)).copied()
+        list.get(list.partition_point(|&i| self.x.key(i as usize) < t)).map(|&i| i as usize)
     }
 }
 
@@ -86,26 +86,21 @@ fn recorded_row(x: &Inputs, l: &Launched, g: &GpuSync) -> Option<usize> {
     l.last_before(g.device, g.record_stream, rec.start)
 }
 
-/// `held`: the step's GPU rows (index, row), runtime calls and synchronising calls (indices).
-pub(super) fn step_waits(
-    x: &Inputs,
-    ids: &Ids,
-    key: &[i64],
-    held: (&[(usize, GpuRow)], &[usize], &[usize]),
-    e: i64,
-) -> StepWaits {
+/// `held`: the step's GPU rows, runtime calls and synchronising calls (indices).
+pub(super) fn step_waits<'a>(x: &'a Inputs<'a>, ids: &Ids, held: (&[u32], &[u32], &[u32]), e: i64) -> StepWaits {
     let (rows, runtime, syncs) = held;
-    let mut streams: FxHashMap<(i32, i32), Vec<usize>> = FxHashMap::default();
-    for &(i, r) in rows {
-        streams.entry((r.device, r.stream)).or_default().push(i);
+    let lanes = x.c.gpu.lanes();
+    let mut streams: FxHashMap<(i32, i32), Vec<u32>> = FxHashMap::default();
+    for &i in rows {
+        streams.entry(lanes[x.c.gpu.lane_of(i as usize) as usize]).or_default().push(i);
     }
     for list in streams.values_mut() {
         // Distinct keys (the index is one): the unstable sort gives the one order.
-        list.sort_unstable_by_key(|&i| (key[i], i));
+        list.sort_unstable_by_key(|&i| (x.key(i as usize), i));
     }
-    let l = Launched { key, streams };
+    let l = Launched { x, streams };
     let mut out = StepWaits::default();
-    for r in runtime.iter().map(|&i| &x.runtime[i]) {
+    for r in runtime.iter().map(|&i| &x.runtime[i as usize]) {
         match ids.of_call.get(&r.correlation).filter(|g| g.kind == SyncKind::StreamWaitEvent) {
             Some(g) => {
                 let to = l.first_after(g.device, g.stream, r.start);
@@ -124,18 +119,11 @@ pub(super) fn step_waits(
 
 /// A synchronising call waits for the row its `cuda_sync` row names; else (a device sync, or
 /// no such row) for the last row launched before it that ended inside it.
-fn sync_waits(
-    x: &Inputs,
-    ids: &Ids,
-    l: &Launched,
-    (rows, syncs): (&[(usize, GpuRow)], &[usize]),
-    e: i64,
-    out: &mut StepWaits,
-) {
-    let row_end = |i: usize| x.c.gpu.start(i) + x.c.gpu.get(i).dur;
-    let mut ends: Vec<(i64, usize)> = rows.iter().map(|&(i, r)| (r.start + r.dur, i)).collect();
+fn sync_waits(x: &Inputs, ids: &Ids, l: &Launched, (rows, syncs): (&[u32], &[u32]), e: i64, out: &mut StepWaits) {
+    let mut ends: Vec<(i64, u32)> =
+        if syncs.is_empty() { Vec::new() } else { rows.iter().map(|&i| (x.row_end(i as usize), i)).collect() };
     ends.sort_unstable();
-    for y in syncs.iter().map(|&i| &x.c.syncs[i]) {
+    for y in syncs.iter().map(|&i| &x.c.syncs[i as usize]) {
         let told = match ids.of_call.get(&y.correlation) {
             Some(g) if g.kind == SyncKind::StreamSync => Some(l.last_before(g.device, g.stream, y.start)),
             Some(g) if g.kind == SyncKind::EventSync && call(x, g.record_correlation).is_some() => {
@@ -147,14 +135,17 @@ fn sync_waits(
             Some(row) => {
                 out.by_id += 1;
                 // A row done before the call began: the call did not wait, its time is CPU.
-                row.filter(|&i| row_end(i) >= y.start)
+                row.filter(|&i| x.row_end(i) >= y.start)
             }
             None => {
                 let k = ends.partition_point(|&(t, _)| t <= y.end);
-                let found =
-                    ends[..k].iter().rev().take_while(|&&(t, _)| t >= y.start).find(|&&(_, i)| l.key[i] <= y.start);
+                let found = ends[..k]
+                    .iter()
+                    .rev()
+                    .take_while(|&&(t, _)| t >= y.start)
+                    .find(|&&(_, i)| x.key(i as usize) <= y.start);
                 out.unmatched += u64::from(found.is_none());
-                found.map(|&(_, i)| i)
+                found.map(|&(_, i)| i as usize)
             }
         };
         if let Some(row) = row {
@@ -165,11 +156,14 @@ fn sync_waits(
 
 /// A `*MemcpyAsync` (which HTA also counts as blocking) waits for its own copy, when the copy
 /// ended inside the call.
-fn copy_waits(x: &Inputs, rows: &[(usize, GpuRow)], e: i64, out: &mut Vec<Wait>) {
-    for &(i, r) in rows {
+fn copy_waits(x: &Inputs, rows: &[u32], e: i64, out: &mut Vec<Wait>) {
+    for i in rows.iter().map(|&i| i as usize) {
         let Some(c) = (x.at.runtime[i] != NO).then(|| x.runtime[x.at.runtime[i] as usize]) else { continue };
-        let (t, end) = (r.start + r.dur, (c.start + c.dur).min(e));
-        if x.c.names.get(c.name).ends_with("MemcpyAsync") && c.start <= t && t <= end {
+        if !x.c.names.get(c.name).ends_with("MemcpyAsync") {
+            continue;
+        }
+        let (t, end) = (x.row_end(i), (c.start + c.dur).min(e));
+        if c.start <= t && t <= end {
             out.push(Wait { start: c.start, end, thread: c.thread, name: c.name, row: i });
         }
     }

@@ -4,13 +4,14 @@
 
 use super::cpath_graph::Inputs;
 
-/// The indices of what each window holds, in the lists' own order (as a filter gives them).
+/// The indices of what each window holds, in the lists' own order (as a filter gives them);
+/// 4 bytes each (the lists hold at most `limits::MAX_ROWS` of a kind).
 #[derive(Default)]
 pub(super) struct InWindows {
-    pub rows: Vec<Vec<usize>>,
-    pub spans: Vec<Vec<usize>>,
-    pub runtime: Vec<Vec<usize>>,
-    pub syncs: Vec<Vec<usize>>,
+    pub rows: Vec<Vec<u32>>,
+    pub spans: Vec<Vec<u32>>,
+    pub runtime: Vec<Vec<u32>>,
+    pub syncs: Vec<Vec<u32>>,
 }
 
 /// One item: a point `(t, t)` belongs to a window `[s, e)` when `s <= t < e`; an interval
@@ -31,11 +32,11 @@ impl Item {
 }
 
 impl InWindows {
-    /// `key[i]`: the time that places GPU row `i` in a step (its launch, else its start).
-    pub fn new(x: &Inputs, key: &[i64], windows: &[(i64, i64)]) -> Self {
+    /// A GPU row falls in the window of its [`Inputs::key`].
+    pub fn new(x: &Inputs, windows: &[(i64, i64)]) -> Self {
         let spans = x.at.ops.spans.iter().map(|o| Item::Span(o.start, o.end));
         InWindows {
-            rows: assign(windows, key.iter().map(|&t| Item::Point(t))),
+            rows: assign(windows, (0..x.c.gpu.len()).map(|i| Item::Point(x.key(i)))),
             spans: assign(windows, spans),
             runtime: assign(windows, x.runtime.iter().map(|r| Item::Point(r.start))),
             syncs: assign(windows, x.c.syncs.iter().map(|y| Item::Point(y.start))),
@@ -46,14 +47,14 @@ impl InWindows {
 /// Each item's windows. Steps are sorted and do not overlap, so a binary search finds the
 /// first window an item can meet and the walk stops at the first it cannot; windows that
 /// overlap (a hand-made trace) are each tested, as a filter per window would.
-fn assign(windows: &[(i64, i64)], items: impl Iterator<Item = Item>) -> Vec<Vec<usize>> {
+fn assign(windows: &[(i64, i64)], items: impl Iterator<Item = Item>) -> Vec<Vec<u32>> {
     let mut out = vec![Vec::new(); windows.len()];
     let ordered = windows.windows(2).all(|w| w[0].0 <= w[0].1 && w[0].1 <= w[1].0);
     for (i, item) in items.enumerate() {
         if !ordered {
             for (w, &(s, e)) in windows.iter().enumerate() {
                 if item.meets(s, e) {
-                    out[w].push(i);
+                    out[w].push(i as u32);
                 }
             }
             continue;
@@ -70,7 +71,7 @@ fn assign(windows: &[(i64, i64)], items: impl Iterator<Item = Item>) -> Vec<Vec<
                 }
                 continue;
             }
-            out[w].push(i);
+            out[w].push(i as u32);
             if matches!(item, Item::Point(_)) {
                 break;
             }
@@ -108,7 +109,7 @@ mod tests {
         for windows in [ordered, overlapping, vec![(i64::MIN, i64::MAX)], vec![]] {
             let got = assign(&windows, items.iter().copied());
             for (w, &(s, e)) in windows.iter().enumerate() {
-                let want: Vec<usize> = (0..items.len()).filter(|&i| items[i].meets(s, e)).collect();
+                let want: Vec<u32> = (0..items.len() as u32).filter(|&i| items[i as usize].meets(s, e)).collect();
                 assert_eq!(got[w], want, "window {w} of {windows:?}");
             }
         }

@@ -100,10 +100,10 @@ pub fn CriticalPathSection(path: CriticalPath, on_what_if: Option<Callback<Strin
             <h2 id="cpath-h">"Critical path"</h2>
             <p class="muted">"What each step waited on: the longest chain through CPU op nesting and order on each thread, \
                 launch call → GPU row, stream order, and GPU row → the synchronising call that waited for it \
-                (HTA's lightweight model; see docs/definitions.md). It cannot see waits between streams \
-                (cudaStreamWaitEvent); ops that launch nothing count as their parent's time; a path is never longer \
+                (HTA's lightweight model; see docs/definitions.md). A wait between streams (cudaStreamWaitEvent) is an \
+                edge where the trace's cuda_sync rows name it; ops that launch nothing count as their parent's time; a path is never longer \
                 than its step nor shorter than its longest GPU row."</p>
-            {path.steps.is_empty().then(|| view! { <p class="notice info" data-testid="critical-path-not-carried">{format!(
+            {(path.steps.is_empty() && path.steps_too_large.is_empty()).then(|| view! { <p class="notice info" data-testid="critical-path-not-carried">{format!(
                 "This share link of several ranks carries the job's critical path (in the ranks view), not each rank's \
                  {more} step path(s): open the trace for them.")}</p> })}
             {(!path.steps.is_empty()).then(|| view! {
@@ -120,8 +120,7 @@ pub fn CriticalPathSection(path: CriticalPath, on_what_if: Option<Callback<Strin
                 "This share link carries neither the GPU timeline nor the path's pieces in time, so the path cannot be \
                  drawn here: open the trace to see it on the timeline."</p> })}
             {(more > 0 && !path.steps.is_empty()).then(|| view! { <p class="muted" data-testid="critical-path-more">{format!("… {more} more steps ({where_rest}).")}</p> })}
-            {(path.unmatched_syncs > 0).then(|| view! { <p class="muted">{format!(
-                "{} synchronising call(s) waited on no GPU row seen: their time stays on the CPU.", path.unmatched_syncs)}</p> })}
+            {crate::text::unseen(&path).into_iter().map(|l| view! { <p class="muted" data-testid="critical-path-unseen">{l}"."</p> }).collect_view()}
             {what_if.map(|w| view! { <p data-testid="what-if"><strong>{w}</strong></p> })}
             {on_what_if.map(|cb| view! { <WhatIfField applied=applied on_apply=cb /> })}
         </section>
