@@ -302,23 +302,29 @@ fn dlrm_ranks_give_a_job_path() {
     );
 }
 
-/// A step past `limits::MAX_PATH_ITEMS` (its graph would cost over 100 bytes an item) gets no
-/// path, and the report names it; the step before it keeps its path and every other figure
-/// (GPU time) stays exact.
-#[test]
-fn a_step_too_large_for_a_path_is_named_not_computed() {
+/// `t` with a step at 2000 us of `n` 1-us kernels (no launch calls) appended.
+fn with_big_step(t: &mut Trace, n: usize) -> Vec<u8> {
     use std::io::Write;
-    let n = tracesight::limits::MAX_PATH_ITEMS + 1;
-    let mut t = sync_step();
-    cpu(&mut t, "user_annotation", "ProfilerStep#2", 2000, 2 * n as i64 + 10, json!({}));
+    cpu(t, "user_annotation", "ProfilerStep#2", 2000, 2 * n as i64 + 10, json!({}));
     let mut bytes = t.bytes();
     // Written by hand: a million `json!` values take longer than the analysis.
     let close = bytes.iter().rposition(|&b| b == b']').expect("the events array");
     let tail = bytes.split_off(close);
     for k in 0..n {
-        write!(bytes, r#",{{"ph":"X","cat":"kernel","name":"{ADD}","pid":0,"tid":7,"ts":{},"dur":1,"args":{{"device":0,"stream":7}}}}"#, 2001 + 2 * k as i64).unwrap();
+        let ts = 2001 + 2 * k as i64;
+        write!(bytes, r#",{{"ph":"X","cat":"kernel","name":"{ADD}","pid":0,"tid":7,"ts":{ts},"dur":1,"args":{{"device":0,"stream":7}}}}"#).unwrap();
     }
     bytes.extend_from_slice(&tail);
+    bytes
+}
+
+/// A step past `limits::MAX_PATH_ITEMS` (its graph would cost over 100 bytes an item) gets no
+/// path, and the report names it; the step before it keeps its path and every other figure
+/// (GPU time) stays exact. A trace whose only step is too large says so too.
+#[test]
+fn a_step_too_large_for_a_path_is_named_not_computed() {
+    let n = tracesight::limits::MAX_PATH_ITEMS + 1;
+    let bytes = with_big_step(&mut sync_step(), n);
     let r = analyze_reader("synthetic.json", &bytes[..], &Options::default(), &mut |_| true).unwrap();
     let cp = r.critical_path.as_ref().expect("a critical path");
     assert_eq!(cp.steps.len(), 1, "only the first step has a path");
@@ -329,9 +335,17 @@ fn a_step_too_large_for_a_path_is_named_not_computed() {
     assert_eq!(cp.steps_too_large[0].items, n as u64 + 1);
     // The kernels are still counted: 800 + 10 us of the first step and 1 us each.
     assert_eq!(r.gpu.kernel_time_us, 810.0 + n as f64);
+    let said = format!("the path of step ProfilerStep#2 was not computed: it holds {} rows", n + 1);
     let text = tracesight::text::render(&tracesight::combine(vec![Ok(r)]));
-    assert!(
-        text.contains(&format!("the path of step ProfilerStep#2 was not computed: it holds {} rows", n + 1)),
-        "{text}"
-    );
+    assert!(text.contains(&said), "{text}");
+
+    let mut alone = Trace::new("NVIDIA A100", (8, 0));
+    let r =
+        analyze_reader("alone.json", &with_big_step(&mut alone, n)[..], &Options::default(), &mut |_| true).unwrap();
+    assert!(r.critical_path.as_ref().is_some_and(|p| p.steps.is_empty() && p.has_steps()));
+    let report = tracesight::combine(vec![Ok(r)]);
+    assert!(tracesight::text::render(&report).contains(&said), "text");
+    let md = tracesight::export::markdown::render(&report);
+    assert!(md.contains("### Critical path") && md.contains("was not computed: it holds"), "{md}");
+    assert!(!md.contains("| step | path |"), "no empty table: {md}");
 }

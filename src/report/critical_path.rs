@@ -58,6 +58,9 @@ pub struct StepTooLarge {
 }
 
 impl CriticalPath {
+    /// The step name of a trace without ProfilerSteps, whose path is the whole trace's.
+    pub const WHOLE_TRACE: &'static str = "whole trace";
+
     /// Steps a share link of one trace carries (the text report lists as many).
     pub const LINK_STEPS: usize = 4;
     /// Largest pieces and path buckets a link carries per step.
@@ -99,6 +102,11 @@ impl CriticalPath {
     /// Every step the path was found for, carried or not.
     pub fn step_count(&self) -> u64 {
         self.steps.len() as u64 + self.steps_not_carried
+    }
+
+    /// Whether there is anything per step to show: a path, or a step too large for one.
+    pub fn has_steps(&self) -> bool {
+        self.step_count() > 0 || !self.steps_too_large.is_empty()
     }
 }
 

@@ -11,7 +11,7 @@ const STEPS_LISTED: usize = 4;
 
 pub(super) fn render_critical_path(o: &mut String, t: &TraceReport) {
     let Some(cp) = &t.critical_path else { return };
-    if cp.steps.is_empty() {
+    if cp.steps.is_empty() && cp.steps_too_large.is_empty() {
         return;
     }
     let _ = writeln!(o, "\n Critical path (what each step waited on; HTA's model, see docs/definitions.md):");
@@ -86,10 +86,13 @@ pub(crate) fn unseen(cp: &CriticalPath) -> Vec<String> {
         ));
     }
     for t in &cp.steps_too_large {
+        let of = match t.step.as_str() {
+            CriticalPath::WHOLE_TRACE => "the trace (it has no ProfilerStep)".to_string(),
+            step => format!("step {step}"),
+        };
         out.push(format!(
-            "the path of step {} was not computed: it holds {} rows, calls, ops and syncs, over the limit of {} a step \
-             (memory); the step's other figures are exact",
-            t.step,
+            "the path of {of} was not computed: it holds {} rows, calls, ops and syncs, over the limit of {} a step \
+             (memory); every other figure is exact",
             t.items,
             crate::limits::MAX_PATH_ITEMS
         ));

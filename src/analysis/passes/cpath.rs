@@ -43,7 +43,7 @@ fn critical_path<'a>(x: &'a Inputs<'a>) -> Option<CriticalPath> {
     // Each GPU row belongs to the step its launch (else its start) falls in.
     let windows: Vec<(String, i64, i64)> = if x.steps.is_empty() {
         let lo = (0..x.c.gpu.len()).map(|i| x.key(i)).chain(x.c.cpu_extent.map(|e| e.0)).min().unwrap_or(0);
-        vec![("whole trace".to_string(), lo, i64::MAX)]
+        vec![(CriticalPath::WHOLE_TRACE.to_string(), lo, i64::MAX)]
     } else {
         x.steps.iter().map(|s| (s.name.clone(), s.start, s.end)).collect()
     };

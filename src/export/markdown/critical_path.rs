@@ -16,7 +16,7 @@ const STRETCHES_LISTED: usize = 10;
 pub(super) fn critical_path(o: &mut String, t: &TraceReport, several: bool) {
     let Some(cp) = &t.critical_path else { return };
     let n = cp.step_count();
-    if n == 0 {
+    if !cp.has_steps() {
         return;
     }
     if several {
@@ -32,8 +32,10 @@ pub(super) fn critical_path(o: &mut String, t: &TraceReport, several: bool) {
         o,
         "What each step waited on (HTA's lightweight model; docs/definitions.md says what it cannot see).\n"
     );
-    let _ = writeln!(o, "| step | path | of the step | CPU | GPU | launch delay | queue gaps | largest pieces |");
-    let _ = writeln!(o, "|---|---:|---:|---:|---:|---:|---:|---|");
+    if !cp.steps.is_empty() {
+        let _ = writeln!(o, "| step | path | of the step | CPU | GPU | launch delay | queue gaps | largest pieces |");
+        let _ = writeln!(o, "|---|---:|---:|---:|---:|---:|---:|---|");
+    }
     for s in cp.steps.iter().take(CriticalPath::LINK_STEPS) {
         let p = s.path_us.max(f64::MIN_POSITIVE);
         let share = |v: f64| format!("{:.0}%", v / p * 100.0);

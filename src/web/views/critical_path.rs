@@ -76,12 +76,20 @@ fn WhatIfField(applied: String, on_apply: Callback<String>) -> impl IntoView {
     }
 }
 
+/// A line of `text::unseen` as a sentence: capitalised, with its full stop.
+fn sentence(line: &str) -> String {
+    let mut c = line.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect::<String>() + ".").unwrap_or_default()
+}
+
 /// Per step, what its time waited on; the what-if when one was asked for, and its field when
 /// the trace can be read again (`on_what_if`).
 #[component]
 pub fn CriticalPathSection(path: CriticalPath, on_what_if: Option<Callback<String>>) -> impl IntoView {
     let applied = path.what_if.as_ref().map(|w| format!("{}={}%", w.target, w.faster_pct)).unwrap_or_default();
     let shown = path.steps.len().min(STEPS_SHOWN);
+    // A what-if recomputes paths: none when every step was too large for one.
+    let has_path = !path.steps.is_empty();
     let more = path.step_count() - shown as u64;
     let where_rest = if path.steps_not_carried > 0 {
         format!("this share link carries the first {}; the JSON export of the trace has every one", path.steps.len())
@@ -120,9 +128,9 @@ pub fn CriticalPathSection(path: CriticalPath, on_what_if: Option<Callback<Strin
                 "This share link carries neither the GPU timeline nor the path's pieces in time, so the path cannot be \
                  drawn here: open the trace to see it on the timeline."</p> })}
             {(more > 0 && !path.steps.is_empty()).then(|| view! { <p class="muted" data-testid="critical-path-more">{format!("… {more} more steps ({where_rest}).")}</p> })}
-            {crate::text::unseen(&path).into_iter().map(|l| view! { <p class="muted" data-testid="critical-path-unseen">{l}"."</p> }).collect_view()}
+            {crate::text::unseen(&path).into_iter().map(|l| view! { <p class="muted" data-testid="critical-path-unseen">{sentence(&l)}</p> }).collect_view()}
             {what_if.map(|w| view! { <p data-testid="what-if"><strong>{w}</strong></p> })}
-            {on_what_if.map(|cb| view! { <WhatIfField applied=applied on_apply=cb /> })}
+            {on_what_if.filter(|_| has_path).map(|cb| view! { <WhatIfField applied=applied on_apply=cb /> })}
         </section>
     }
 }

@@ -2,7 +2,7 @@
 //! trace's sections.
 
 use crate::analysis::passes::diagnostics::DiagnosticId;
-use crate::report::{Report, Severity};
+use crate::report::{CriticalPath, Report, Severity};
 use crate::web::format;
 use crate::web::state::{Page, ViewSignals};
 use crate::web::view_state::CompareSets;
@@ -130,7 +130,7 @@ pub fn TraceView(trace: TraceRef, view: ViewSignals, page: Option<Page>, rules: 
             csv_name=name("ops") csv=csv("ops") />
         {efficiency.map(|e| view! { <EfficiencySection efficiency=e given=figures /> })}
         <StepTable steps=trace.steps.clone() csv_name=name("steps") csv=csv("steps") />
-        {trace.critical_path.clone().filter(|p| p.step_count() > 0).map(|path| view! { <CriticalPathSection path=path on_what_if=on_what_if /> })}
+        {trace.critical_path.clone().filter(CriticalPath::has_steps).map(|path| view! { <CriticalPathSection path=path on_what_if=on_what_if /> })}
         {(trace.idle.gaps > 0).then(|| view! { <IdleSection idle=trace.idle.clone() gpu_idle_us=trace.gpu.idle_us /> })}
         {(!trace.layers.is_empty()).then(|| view! { <LayerSection layers=trace.layers.clone() /> })}
         {trace.has_gpu.then(|| view! { <MemorySection memory=trace.memory.clone() /> })}
