@@ -11,6 +11,7 @@
 // Needs the site in dist/ (scripts/build-web.sh) and tests/browser's node_modules (npm ci
 // there). CHROMIUM, FIREFOX: the browsers (default /usr/bin/chromium, /usr/bin/firefox-esr;
 // BROWSERS=chromium,firefox picks); TRACESIGHT_BIN: the CLI (default target/release/tracesight);
+// DIST: the site (default dist/); FIREFOX_PREFS: a JSON object of Firefox prefs (e.g. {"javascript.options.wasm_baselinejit":false});
 // RUNS (default 3); PICK_AFTER_MS: how long after the page is ready the file is picked (a
 // user takes a while; meanwhile the browser may finish optimising the worker's wasm); THREADS=1: print each reading's CPU seconds by browser thread.
 import fs from 'node:fs';
@@ -37,7 +38,7 @@ const site = await serve(DIST);
 
 function launch(name) {
   if (name === 'firefox') {
-    return puppeteer.launch({ browser: 'firefox', executablePath: EXE.firefox, headless: true, protocol: 'webDriverBiDi' });
+    return puppeteer.launch({ browser: 'firefox', executablePath: EXE.firefox, headless: true, protocol: 'webDriverBiDi', extraPrefsFirefox: JSON.parse(process.env.FIREFOX_PREFS || '{}') });
   }
   return puppeteer.launch({
     executablePath: EXE.chromium, headless: true,
@@ -125,7 +126,12 @@ async function measure(browser, name, file) {
   const input = await page.$('[data-testid=file-input]');
   await input.uploadFile(path.resolve(file));
   await page.waitForSelector('[data-testid=summary], [data-testid=error]', { timeout: 3_600_000 });
-  await page.waitForFunction(() => window.__bench.drawn, { timeout: 60_000 });
+  // Polled with evaluate: waitForFunction builds a Function in the page, which the page's CSP
+  // blocks in Firefox.
+  for (const t0 = Date.now(); !(await page.evaluate(() => window.__bench.drawn)); ) {
+    if (Date.now() - t0 > 60_000) throw new Error(`${name}: the report was not drawn within 60 s`);
+    await new Promise((ok) => setTimeout(ok, 20));
+  }
   const { picked, drawn } = await page.evaluate(() => window.__bench);
   const doneMs = Number(await page.$eval('.report', (e) => e.dataset.workerDoneMs).catch(() => NaN));
   const spent = watch();
