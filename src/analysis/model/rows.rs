@@ -61,9 +61,60 @@ impl Packed {
         self.code.truncate(n);
         self.wide.split_off(&(n as u32));
     }
+}
+
+/// Ids (correlation, External id) as 4-byte offsets from a base per block of [`BLOCK`] rows.
+/// Kineto counts them up from a small base, but a long trace's ids (and `gen_trace.py`'s, whose
+/// steps start far apart) pass 2^32: with one base of 0 every such row went to the side table
+/// (nearly all rows of a 2 GB `gen_trace.py` trace: about 40 bytes and a tree insert each).
+#[derive(Default, Serialize, Deserialize)]
+struct Ids {
+    values: Packed,
+    /// Per block: its first id less 2^31 (so ids either side of it fit), or `NO_BASE` while
+    /// the block has held only `NONE`. A base once set never changes: the block's codes use it.
+    bases: Vec<i64>,
+}
+
+const NO_BASE: i64 = i64::MIN;
+
+impl Ids {
+    fn base(&mut self, i: usize, v: i64) -> i64 {
+        let b = i / BLOCK;
+        if self.bases.len() <= b {
+            self.bases.resize(b + 1, NO_BASE);
+        }
+        if self.bases[b] == NO_BASE && v != NONE {
+            self.bases[b] = v.saturating_sub(1 << 31).max(NO_BASE + 1);
+        }
+        self.bases[b]
+    }
+
+    fn push(&mut self, v: i64) {
+        let base = self.base(self.values.code.len(), v);
+        self.values.push(v, base);
+    }
+
+    fn set(&mut self, i: usize, v: i64) {
+        let base = self.base(i, v);
+        self.values.set(i, v, base);
+    }
+
+    fn get(&self, i: usize) -> i64 {
+        // A block with an offset code has its base set.
+        self.values.get(i, self.bases.get(i / BLOCK).copied().unwrap_or(0))
+    }
+
+    fn is_empty(&self) -> bool {
+        self.values.code.is_empty()
+    }
+
+    fn truncate(&mut self, n: usize) {
+        self.values.truncate(n);
+        self.bases.truncate(n.div_ceil(BLOCK));
+    }
 
     fn clear(&mut self) {
-        *self = Packed::default();
+        *self = Ids::default();
     }
 }
 
@@ -155,8 +206,8 @@ const LANE_WIDE: u16 = u16::MAX;
 pub struct GpuRows {
     start: Starts,
     dur: Packed,
-    correlation: Packed,
-    external: Packed,
+    correlation: Ids,
+    external: Ids,
     name: Vec<u32>,
     lane: Vec<u16>,
     /// Lane ids past `LANE_WIDE` (only hostile input has that many streams).
@@ -179,8 +230,8 @@ impl GpuRows {
         let i = self.len();
         self.start.push(row.start);
         self.dur.push(row.dur, 0);
-        self.correlation.push(correlation, 0);
-        self.external.push(external, 0);
+        self.correlation.push(correlation);
+        self.external.push(external);
         self.name.push(row.name);
         let key = (row.device, row.stream);
         let next = self.lanes.len() as u32;
@@ -200,7 +251,7 @@ impl GpuRows {
     /// Gives back the room the columns grew into but did not fill.
     pub fn shrink_to_fit(&mut self) {
         self.start.shrink_to_fit();
-        for p in [&mut self.dur, &mut self.correlation, &mut self.external] {
+        for p in [&mut self.dur, &mut self.correlation.values, &mut self.external.values] {
             p.code.shrink_to_fit();
         }
         self.name.shrink_to_fit();
@@ -244,12 +295,12 @@ impl GpuRows {
 
     /// The row's args.correlation, or NONE. Only before [`GpuRows::drop_links`].
     pub fn correlation(&self, i: usize) -> i64 {
-        self.correlation.get(i, 0)
+        self.correlation.get(i)
     }
 
     /// The External id the row itself carries, or NONE. Only before [`GpuRows::drop_links`].
     pub fn external(&self, i: usize) -> i64 {
-        self.external.get(i, 0)
+        self.external.get(i)
     }
 
     /// Frees the correlation ids (read once, by attribution).
@@ -269,7 +320,7 @@ impl GpuRows {
         let mut index = vec![u32::MAX; self.len()];
         let mut kept = 0;
         let mut starts = Starts::default();
-        let links = !self.correlation.code.is_empty();
+        let links = !self.correlation.is_empty();
         for (i, slot) in index.iter_mut().enumerate() {
             let Some((start, dur)) = f(self.get(i)) else { continue };
             let (lane, kind, name) = (self.lane_of(i), self.kind[i], self.name[i]);
@@ -277,8 +328,8 @@ impl GpuRows {
             starts.push(start);
             self.dur.set(kept, dur, 0);
             if links {
-                self.correlation.set(kept, c, 0);
-                self.external.set(kept, e, 0);
+                self.correlation.set(kept, c);
+                self.external.set(kept, e);
             }
             self.name[kept] = name;
             self.kind[kept] = kind;

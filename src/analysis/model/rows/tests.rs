@@ -70,3 +70,27 @@ fn many_lanes() {
     g.retain_clipped(|r| (r.stream % 3 == 0).then_some((r.start, r.dur)));
     assert!(g.iter().enumerate().all(|(i, r)| r.stream == 3 * i as i32));
 }
+
+#[test]
+fn ids_past_four_billion_stay_out_of_the_side_table() {
+    // As a long trace (or gen_trace.py's steps) numbers them: far past 2^32, close in a block;
+    // a block may open with rows that carry none.
+    let mut g = GpuRows::default();
+    let ids: Vec<i64> =
+        (0..10_000i64).map(|i| if i % 4096 < 3 { NONE } else { 79_720_000_000 + i * 3 - (i % 7) * 1000 }).collect();
+    for (i, &c) in ids.iter().enumerate() {
+        g.push(row(i as i64, 5, 7), c, c.checked_add(1).filter(|_| c != NONE).unwrap_or(NONE));
+    }
+    assert!(g.correlation.values.wide.is_empty() && g.external.values.wide.is_empty());
+    assert!((0..ids.len()).all(|i| g.correlation(i) == ids[i]));
+    // Extremes are kept exactly, in the side table; a block's base never moves.
+    let odd = [i64::MIN + 1, 5, i64::MAX, -3, 1 << 40];
+    let mut h = GpuRows::default();
+    for (k, &c) in odd.iter().enumerate() {
+        h.push(row(k as i64, 1, 7), c, NONE);
+    }
+    assert!((0..odd.len()).all(|k| h.correlation(k) == odd[k]));
+    // Kept rows move to earlier places (other blocks): their ids stay exact.
+    let index = g.retain_clipped(|r| (r.start % 3 == 0).then_some((r.start, r.dur)));
+    assert!((0..ids.len()).filter(|i| i % 3 == 0).all(|i| g.correlation(index[i] as usize) == ids[i]));
+}
