@@ -124,7 +124,8 @@ fn truncation_is_truncated_on_every_path() {
 }
 
 /// A gzip bomb (~12 MB inflating to 4 GiB of tiny kernel events): read to its end with
-/// progress all the way, memory bounded by the row limit (`row_limit`, a warning).
+/// progress all the way, memory bounded by the row limit (`row_limit`, a warning); its one
+/// step is too large for a critical path (`path_step_too_large`).
 #[test]
 fn gzip_bomb_streams_with_progress_to_the_end() {
     let bomb = corpus::gzip_bomb(64);
@@ -142,7 +143,7 @@ fn gzip_bomb_streams_with_progress_to_the_end() {
     assert!(r.json_bytes > 4_000_000_000, "{} bytes of JSON", r.json_bytes);
     assert_eq!(
         outcome(&Ok(r)),
-        "report 82595521 events: unattributed_gpu_rows/info, gpu_row_without_correlation/info, row_limit/warning"
+        "report 82595521 events: unattributed_gpu_rows/info, gpu_row_without_correlation/info, row_limit/warning, path_step_too_large/warning"
     );
 }
 
@@ -168,7 +169,7 @@ fn ten_million_tiny_events() {
     let _ = std::fs::remove_file(&path);
     assert_eq!(
         outcome(&r),
-        "report 10000000 events: unattributed_gpu_rows/info, gpu_row_without_correlation/info, row_limit/warning"
+        "report 10000000 events: unattributed_gpu_rows/info, gpu_row_without_correlation/info, row_limit/warning, path_step_too_large/warning"
     );
 }
 

@@ -333,6 +333,8 @@ fn a_step_too_large_for_a_path_is_named_not_computed() {
     assert_eq!(cp.steps_too_large[0].step, "ProfilerStep#2");
     // The kernels and the step's own span.
     assert_eq!(cp.steps_too_large[0].items, n as u64 + 1);
+    let d = r.diagnostics.iter().find(|d| d.id == tracesight::vocab::DiagnosticId::PathStepTooLarge);
+    assert_eq!(d.map(|d| d.count), Some(1), "{:?}", r.diagnostics);
     // The kernels are still counted: 800 + 10 us of the first step and 1 us each.
     assert_eq!(r.gpu.kernel_time_us, 810.0 + n as f64);
     let said = format!("the path of step ProfilerStep#2 was not computed: it holds {} rows", n + 1);

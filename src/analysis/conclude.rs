@@ -102,6 +102,7 @@ pub(super) fn report(
         diagnostics: diagnostics::diagnostics(&c, outcome, &b.extra),
         ..b.report
     };
+    diagnostics::path_limit(r.critical_path.as_ref(), &mut r.diagnostics);
     r.efficiency = efficiency(&c, b.work, &r, opts);
     r.hints = hints::hints(&r, &b.extra);
     r

@@ -119,10 +119,11 @@ pub enum DiagnosticId {
     LongName,
     NameLimit,
     RowLimit,
+    PathStepTooLarge,
 }
 
 impl DiagnosticId {
-    pub const ALL: [DiagnosticId; 28] = [
+    pub const ALL: [DiagnosticId; 29] = [
         DiagnosticId::Truncated,
         DiagnosticId::InvalidJson,
         DiagnosticId::CorruptGzip,
@@ -151,6 +152,7 @@ impl DiagnosticId {
         DiagnosticId::LongName,
         DiagnosticId::NameLimit,
         DiagnosticId::RowLimit,
+        DiagnosticId::PathStepTooLarge,
     ];
 
     pub fn severity(self) -> Severity {
@@ -158,7 +160,8 @@ impl DiagnosticId {
         match self {
             Truncated | InvalidJson | CorruptGzip | InputError | ValueTooLarge => Severity::Error,
             NoGpuRows | GpuActivityLost | MalformedEvent | UnknownCategory | MissingTimestamp | NegativeDuration
-            | ExternalIdMismatch | BeginEndEvents | TrailingData | LongName | NameLimit | RowLimit => Severity::Warning,
+            | ExternalIdMismatch | BeginEndEvents | TrailingData | LongName | NameLimit | RowLimit
+            | PathStepTooLarge => Severity::Warning,
             DanglingCorrelation
             | UnattributedGpuRows
             | GpuRowWithoutCorrelation
@@ -222,6 +225,9 @@ impl DiagnosticId {
             NameLimit => "past the limit of distinct names, new names were merged into one placeholder",
             RowLimit => {
                 "past the limit of kept rows of one kind (GPU rows, runtime calls, CPU ops), later events were counted, not analysed"
+            }
+            PathStepTooLarge => {
+                "steps holding more than the 2^20 items (rows, calls, ops, syncs) a critical path is built from got none (memory); every other figure is exact"
             }
         }
     }

@@ -3,7 +3,7 @@
 
 use crate::analysis::model::collect::Collector;
 use crate::analysis::passes::extra::Extra;
-use crate::report::Diagnostic;
+use crate::report::{CriticalPath, Diagnostic};
 use crate::trace::{self, End};
 pub use crate::vocab::DiagnosticId;
 
@@ -62,6 +62,21 @@ pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnost
         ));
     }
     d
+}
+
+/// Steps too large for a critical path (`limits::MAX_PATH_ITEMS`), named in the path's section.
+pub fn path_limit(cp: Option<&CriticalPath>, d: &mut Vec<Diagnostic>) {
+    let Some(cp) = cp else { return };
+    let n = cp.steps_too_large.len() as u64;
+    count(
+        d,
+        DiagnosticId::PathStepTooLarge,
+        n,
+        format!(
+            "{n} step(s) hold more than {} rows, calls, ops and syncs: their critical path was not computed (memory); every other figure is exact",
+            crate::limits::MAX_PATH_ITEMS
+        ),
+    );
 }
 
 /// `id` with its count, where there is something to count.
