@@ -215,33 +215,55 @@ pub(crate) fn launching_ops_per_step(
     launching: &FxHashMap<u32, i64>,
     steps: &[StepWindow],
 ) -> Vec<LaunchingOps> {
-    let mut per_step: Vec<FxHashMap<u32, i64>> = vec![FxHashMap::default(); steps.len()];
+    // Sums of integers: the map's order does not change them.
+    let blocked = Blocked::new(c);
+    let mut out = vec![LaunchingOps::default(); steps.len()];
     for (&op, &ns) in launching {
-        let s = step_of(steps, tree.spans[op as usize].start);
+        let o = &tree.spans[op as usize];
+        let s = step_of(steps, o.start);
         if s != NO {
-            per_step[s as usize].insert(op, ns);
+            blocked.add(&mut out[s as usize], o, ns);
         }
     }
-    per_step.iter().map(|m| launching_ops(c, tree, m)).collect()
+    out
 }
 
 /// The ops that launched kernels one by one: their CPU time less the time they spent blocked
 /// in synchronising calls (waiting on the GPU is not the cost of issuing work), and their
 /// kernels' time.
 fn launching_ops(c: &Collector, tree: &SpanTree, launching: &FxHashMap<u32, i64>) -> LaunchingOps {
-    let mut syncs: FxHashMap<u32, Vec<(i64, i64)>> = FxHashMap::default();
-    for s in &c.syncs {
-        syncs.entry(s.thread).or_default().push((s.start, s.end));
+    let blocked = Blocked::new(c);
+    let mut out = LaunchingOps::default();
+    for (&op, &ns) in launching {
+        blocked.add(&mut out, &tree.spans[op as usize], ns);
     }
-    syncs.values_mut().for_each(|v| v.sort_unstable());
-    let blocked = |o: &OpRow| -> i64 {
-        let Some(v) = syncs.get(&o.thread) else { return 0 };
-        let first = v.partition_point(|s| s.0 < o.start);
-        v[first..].iter().take_while(|s| s.0 < o.end).map(|s| s.1.min(o.end) - s.0).sum()
-    };
-    let cpu_ns =
-        launching.keys().map(|&o| &tree.spans[o as usize]).map(|o| (o.end - o.start - blocked(o)).max(0)).sum();
-    LaunchingOps { ops: launching.len() as u64, cpu_ns, kernel_ns: launching.values().sum(), idle_ns: 0 }
+    out
+}
+
+/// Each thread's synchronising calls, by start: built once, not per step (a trace of
+/// thousands of steps and syncs made that quadratic).
+struct Blocked(FxHashMap<u32, Vec<(i64, i64)>>);
+
+impl Blocked {
+    fn new(c: &Collector) -> Self {
+        let mut syncs: FxHashMap<u32, Vec<(i64, i64)>> = FxHashMap::default();
+        for s in &c.syncs {
+            syncs.entry(s.thread).or_default().push((s.start, s.end));
+        }
+        syncs.values_mut().for_each(|v| v.sort_unstable());
+        Blocked(syncs)
+    }
+
+    /// Op `o`, which launched kernels of `kernel_ns`, counted into `to`.
+    fn add(&self, to: &mut LaunchingOps, o: &OpRow, kernel_ns: i64) {
+        let blocked = self.0.get(&o.thread).map_or(0, |v| {
+            let first = v.partition_point(|s| s.0 < o.start);
+            v[first..].iter().take_while(|s| s.0 < o.end).map(|s| s.1.min(o.end) - s.0).sum()
+        });
+        to.ops += 1;
+        to.cpu_ns += (o.end - o.start - blocked).max(0);
+        to.kernel_ns += kernel_ns;
+    }
 }
 
 /// A row's time by how it was launched: `launched` (a launch call found), by a graph launch
