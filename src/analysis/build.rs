@@ -145,7 +145,10 @@ fn assemble(
 ) -> Built {
     let Made { time, totals, parts } = made;
     let (names, tree) = (&c.names, &at.ops);
-    let mut extra = extra_of(at, &totals, time.idle_gaps, parts.eager_idle_ns);
+    let (launching_ops, per_step) =
+        crate::analysis::passes::row_passes::launching_ops(c, tree, &totals.launching, steps);
+    let mut extra =
+        extra_of(at, &totals, time.idle_gaps, LaunchingOps { idle_ns: parts.eager_idle_ns, ..launching_ops });
     let Totals { evidence, mut launch, copies, tensor_cores, mut collectives, coverage, .. } = totals;
     let TimePass { mut gpu, mut devices, .. } = time;
     let Parts { step_times, tables: t, layers, memory, mut work, idle, step_waits, timeline, critical_path, .. } =
@@ -158,7 +161,6 @@ fn assemble(
     // In a range, only the steps that ran GPU work inside it.
     let kept: Vec<bool> = step_times.iter().map(|t| opts.window.is_none() || t.kernel_count > 0).collect();
     work.retain_steps(&kept);
-    let per_step = crate::analysis::passes::row_passes::launching_ops_per_step(c, tree, &totals.launching, steps);
     let steps_out = step_rows(steps, step_times, step_waits, per_step, &kept, &mut extra);
     extra.cpu_extent_ns = c.cpu_extent.map(|(a, b)| b - a).unwrap_or(0);
     // Training shows backward ops or optimizer work; inference shows neither. The optimizer
@@ -200,7 +202,7 @@ fn assemble(
 
 /// What the hints and diagnostics read besides the report (the steps' CPU time and the CPU
 /// extent are added later).
-fn extra_of(at: &Attribution, totals: &Totals, idle_gaps: (u64, i64, i64), eager_idle_ns: i64) -> Extra {
+fn extra_of(at: &Attribution, totals: &Totals, idle_gaps: (u64, i64, i64), launching_ops: LaunchingOps) -> Extra {
     Extra {
         external_mismatch: at.external_mismatch,
         dangling_correlation: at.dangling_correlation,
@@ -208,7 +210,7 @@ fn extra_of(at: &Attribution, totals: &Totals, idle_gaps: (u64, i64, i64), eager
         unattributed: totals.unattributed,
         idle_gaps,
         external_only_us: totals.coverage.external_only_us,
-        launching_ops: LaunchingOps { idle_ns: eager_idle_ns, ..totals.launching_ops },
+        launching_ops,
         inductor_elementwise_ns: totals.unfusable_ns.0,
         index_copy_ns: totals.unfusable_ns.1,
         ..Default::default()

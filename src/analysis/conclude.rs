@@ -99,10 +99,9 @@ pub(super) fn report(
         rank: c.meta.rank,
         world_size: c.meta.world_size,
         distributed_backend: c.meta.backend.clone(),
-        diagnostics: diagnostics::diagnostics(&c, outcome, &b.extra),
+        diagnostics: diagnostics::diagnostics(&c, outcome, &b.extra, b.report.critical_path.as_ref()),
         ..b.report
     };
-    diagnostics::path_limit(r.critical_path.as_ref(), &mut r.diagnostics);
     r.efficiency = efficiency(&c, b.work, &r, opts);
     r.hints = hints::hints(&r, &b.extra);
     r

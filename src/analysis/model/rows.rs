@@ -289,6 +289,11 @@ impl GpuRows {
         self.start.get(i)
     }
 
+    /// Row `i`'s end, without decoding the rest of the row.
+    pub fn end(&self, i: usize) -> i64 {
+        self.start.get(i) + self.dur.get(i, 0)
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = GpuRow> + '_ {
         (0..self.len()).map(|i| self.get(i))
     }

@@ -173,11 +173,10 @@ fn gpu_rows<'r>(
     events: &[(usize, usize)],
     at_point: impl Fn(u32, i64) -> Option<u32>,
 ) -> (RowNodes<'r>, i64, i64) {
-    let row_end = |i: usize| x.row_end(i);
     let mut waited: FxHashMap<usize, i64> = FxHashMap::default();
     for &(from, to) in events {
         let t = waited.entry(to).or_insert(i64::MIN);
-        *t = (*t).max(row_end(from));
+        *t = (*t).max(x.c.gpu.end(from));
     }
     // Each stream's rows by their place in `rows` (4 bytes a row: a step can hold millions).
     let mut streams: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
@@ -222,8 +221,8 @@ fn gpu_rows<'r>(
     for &(from, to) in events {
         let (Some((_, f)), Some((t, _))) = (nodes.get(from), nodes.get(to)) else { continue };
         let call = (x.at.runtime[to] != NO).then(|| x.runtime[x.at.runtime[to] as usize]);
-        let held = call.is_none_or(|c| c.start < row_end(from));
-        g.edge(f, t, if held { x.c.gpu.start(to) - row_end(from) } else { 0 }, Piece::Event(to as u32));
+        let held = call.is_none_or(|c| c.start < x.c.gpu.end(from));
+        g.edge(f, t, if held { x.c.gpu.start(to) - x.c.gpu.end(from) } else { 0 }, Piece::Event(to as u32));
     }
     (nodes, longest_row, end)
 }

@@ -28,12 +28,6 @@ impl Inputs<'_> {
             r => self.runtime[r as usize].start,
         }
     }
-
-    /// Row `i`'s end.
-    pub fn row_end(&self, i: usize) -> i64 {
-        let r = self.c.gpu.get(i);
-        r.start + r.dur
-    }
 }
 
 /// What an edge's time is spent on.

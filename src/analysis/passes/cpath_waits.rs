@@ -121,7 +121,7 @@ pub(super) fn step_waits<'a>(x: &'a Inputs<'a>, ids: &Ids, held: (&[u32], &[u32]
 /// no such row) for the last row launched before it that ended inside it.
 fn sync_waits(x: &Inputs, ids: &Ids, l: &Launched, (rows, syncs): (&[u32], &[u32]), e: i64, out: &mut StepWaits) {
     let mut ends: Vec<(i64, u32)> =
-        if syncs.is_empty() { Vec::new() } else { rows.iter().map(|&i| (x.row_end(i as usize), i)).collect() };
+        if syncs.is_empty() { Vec::new() } else { rows.iter().map(|&i| (x.c.gpu.end(i as usize), i)).collect() };
     ends.sort_unstable();
     for y in syncs.iter().map(|&i| &x.c.syncs[i as usize]) {
         let told = match ids.of_call.get(&y.correlation) {
@@ -135,7 +135,7 @@ fn sync_waits(x: &Inputs, ids: &Ids, l: &Launched, (rows, syncs): (&[u32], &[u32
             Some(row) => {
                 out.by_id += 1;
                 // A row done before the call began: the call did not wait, its time is CPU.
-                row.filter(|&i| x.row_end(i) >= y.start)
+                row.filter(|&i| x.c.gpu.end(i) >= y.start)
             }
             None => {
                 let k = ends.partition_point(|&(t, _)| t <= y.end);
@@ -162,7 +162,7 @@ fn copy_waits(x: &Inputs, rows: &[u32], e: i64, out: &mut Vec<Wait>) {
         if !x.c.names.get(c.name).ends_with("MemcpyAsync") {
             continue;
         }
-        let (t, end) = (x.row_end(i), (c.start + c.dur).min(e));
+        let (t, end) = (x.c.gpu.end(i), (c.start + c.dur).min(e));
         if c.start <= t && t <= end {
             out.push(Wait { start: c.start, end, thread: c.thread, name: c.name, row: i });
         }

@@ -45,7 +45,7 @@ fn ending(o: &trace::Outcome) -> Option<Diagnostic> {
     Some(one)
 }
 
-pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnostic> {
+pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra, path: Option<&CriticalPath>) -> Vec<Diagnostic> {
     let mut d = Vec::new();
     d.extend(ending(o));
     d.extend(gpu_rows_missing(c, o));
@@ -54,6 +54,7 @@ pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnost
     linking(c, b, &mut d);
     not_analysed(c, o, &mut d);
     limits(c, &mut d);
+    path_limit(path, &mut d);
     if o.trailing_bytes {
         d.push(diag(
             DiagnosticId::TrailingData,
@@ -65,7 +66,7 @@ pub fn diagnostics(c: &Collector, o: &trace::Outcome, b: &Extra) -> Vec<Diagnost
 }
 
 /// Steps too large for a critical path (`limits::MAX_PATH_ITEMS`), named in the path's section.
-pub fn path_limit(cp: Option<&CriticalPath>, d: &mut Vec<Diagnostic>) {
+fn path_limit(cp: Option<&CriticalPath>, d: &mut Vec<Diagnostic>) {
     let Some(cp) = cp else { return };
     let n = cp.steps_too_large.len() as u64;
     count(

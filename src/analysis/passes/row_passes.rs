@@ -128,9 +128,8 @@ pub(crate) struct Totals {
     /// Rows with no launching op: count and time.
     pub(crate) unattributed: (u64, i64),
     pub(crate) coverage: LaunchCoverage,
-    /// The ops that launched kernels one by one (the idle between them is the idle pass's).
-    pub(crate) launching_ops: LaunchingOps,
-    /// Those ops and their kernels' time (ns), for the same figures per step.
+    /// The ops that launched kernels one by one and their kernels' time (ns), counted by
+    /// [`launching_ops`].
     pub(crate) launching: FxHashMap<u32, i64>,
     /// Elementwise time Inductor already fused, memory time in index copies (ns).
     pub(crate) unfusable_ns: (i64, i64),
@@ -202,42 +201,32 @@ pub(crate) fn totals_pass(
             out.unattributed.1 += row.dur;
         }
     }
-    out.launching_ops = launching_ops(c, tree, &launching);
     out.launching = launching;
     out
 }
 
-/// Per step, the ops that launched kernels one by one in it (by the op's start), as
-/// [`launching_ops`] counts them for the whole trace.
-pub(crate) fn launching_ops_per_step(
+/// The ops that launched kernels one by one, over the trace and per step (by the op's
+/// start): their CPU time less the time they spent blocked in synchronising calls (waiting on
+/// the GPU is not the cost of issuing work), and their kernels' time. The idle between them
+/// is the idle pass's.
+pub(crate) fn launching_ops(
     c: &Collector,
     tree: &SpanTree,
     launching: &FxHashMap<u32, i64>,
     steps: &[StepWindow],
-) -> Vec<LaunchingOps> {
+) -> (LaunchingOps, Vec<LaunchingOps>) {
     // Sums of integers: the map's order does not change them.
     let blocked = Blocked::new(c);
-    let mut out = vec![LaunchingOps::default(); steps.len()];
+    let (mut all, mut per_step) = (LaunchingOps::default(), vec![LaunchingOps::default(); steps.len()]);
     for (&op, &ns) in launching {
         let o = &tree.spans[op as usize];
+        blocked.add(&mut all, o, ns);
         let s = step_of(steps, o.start);
         if s != NO {
-            blocked.add(&mut out[s as usize], o, ns);
+            blocked.add(&mut per_step[s as usize], o, ns);
         }
     }
-    out
-}
-
-/// The ops that launched kernels one by one: their CPU time less the time they spent blocked
-/// in synchronising calls (waiting on the GPU is not the cost of issuing work), and their
-/// kernels' time.
-fn launching_ops(c: &Collector, tree: &SpanTree, launching: &FxHashMap<u32, i64>) -> LaunchingOps {
-    let blocked = Blocked::new(c);
-    let mut out = LaunchingOps::default();
-    for (&op, &ns) in launching {
-        blocked.add(&mut out, &tree.spans[op as usize], ns);
-    }
-    out
+    (all, per_step)
 }
 
 /// Each thread's synchronising calls, by start: built once, not per step (a trace of
