@@ -19,11 +19,27 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-fn tmp(name: &str) -> std::path::PathBuf {
+/// A scratch directory of one test, removed when the test ends (passed or failed).
+struct Scratch(std::path::PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn tmp(name: &str) -> Scratch {
     let d = std::env::temp_dir().join(format!("tracesight-cli-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    Scratch(d)
 }
 
 #[test]
@@ -227,7 +243,6 @@ fn broken_corpus_same_outcome_through_the_cli() {
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// `tracesight trace | head`: the reader going away is not a crash.
