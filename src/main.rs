@@ -242,17 +242,22 @@ mod cli {
         let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
     }
 
-    /// Prints `value` as pretty JSON; false (with a message) when it cannot be serialised.
+    /// Prints `value` as pretty JSON, streamed: a 2 GB trace's report is ~150 MB of JSON,
+    /// which as a String (and a copy with its newline) doubled the peak RSS. False (with a
+    /// message) when it cannot be serialised; a reader that went away is not an error.
     fn print_json(value: &impl serde::Serialize) -> bool {
-        match serde_json::to_string_pretty(value) {
-            Ok(s) => {
-                out(&format!("{s}\n"));
-                true
-            }
-            Err(e) => {
-                eprintln!("tracesight: cannot serialise the result: {e}");
+        use std::io::Write;
+        let mut w = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+        let written = serde_json::to_writer_pretty(&mut w, value)
+            .map_err(io::Error::from)
+            .and_then(|()| w.write_all(b"\n"))
+            .and_then(|()| w.flush());
+        match written {
+            Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+                eprintln!("tracesight: cannot write the result: {e}");
                 false
             }
+            _ => true,
         }
     }
 

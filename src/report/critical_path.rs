@@ -248,7 +248,9 @@ impl PathSide {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PathPiece {
-    pub name: String,
+    /// Shared by every step's piece of the same name (a 2 GB trace has 240 k pieces naming a
+    /// few dozen kernels: 41 MB as separate strings).
+    pub name: std::sync::Arc<str>,
     pub side: PathSide,
     pub us: f64,
     pub pct_of_path: f64,

@@ -320,7 +320,7 @@ fn summarise(
         .into_iter()
         .take(PIECES)
         .map(|((side, name), (ns, count))| PathPiece {
-            name: piece_name(x, side, name),
+            name: segments.piece_name(x, (side, name)),
             side,
             us: us(ns),
             pct_of_path: pct(ns),

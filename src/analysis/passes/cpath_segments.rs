@@ -9,6 +9,7 @@ use crate::report::{CriticalPath, PathSegment, PathSide, PathStream, StepPath};
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 
 /// The name slot of an event wait's gap (no interned name is this large).
 pub(super) const EVENT_WAIT: u32 = NO_NAME - 1;
@@ -18,6 +19,8 @@ pub(super) struct Segments {
     names: Vec<String>,
     index: FxHashMap<(PathSide, u32), u32>,
     budget: usize,
+    /// The steps' piece names, made once per name and shared (see `PathPiece::name`).
+    pieces: FxHashMap<(PathSide, u32), Arc<str>>,
 }
 
 /// A segment before its name is interned: the name's (side, id) key.
@@ -69,7 +72,12 @@ impl Longest {
 
 impl Segments {
     pub fn new() -> Self {
-        Segments { names: Vec::new(), index: FxHashMap::default(), budget: StepPath::SEGMENT_BUDGET }
+        Segments {
+            names: Vec::new(),
+            index: FxHashMap::default(),
+            budget: StepPath::SEGMENT_BUDGET,
+            pieces: FxHashMap::default(),
+        }
     }
 
     /// The step's `segments` and `segments_left_out` from its path (edges, first to last).
@@ -110,6 +118,11 @@ impl Segments {
                 stream: s.stream,
             })
             .collect();
+    }
+
+    /// A step's piece name, shared with every other step's piece of that name.
+    pub(super) fn piece_name(&mut self, x: &Inputs, key: (PathSide, u32)) -> Arc<str> {
+        self.pieces.entry(key).or_insert_with(|| piece_name(x, key.0, key.1).into()).clone()
     }
 
     fn name(&mut self, x: &Inputs, key: (PathSide, u32)) -> u32 {

@@ -36,7 +36,7 @@ fn step_row(s: &StepPath) -> impl IntoView {
         .collect_view();
     let pieces = s.pieces.iter().take(PIECES_SHOWN).map(|x| view! {
         <li><span class="num">{format!("{} {} ", format::us(x.us), format::pct(x.pct_of_path))}</span>
-            <span class="muted">{x.side.label()}" "</span><span class="kname" title=x.name.clone()>{x.name.clone()}</span></li>
+            <span class="muted">{x.side.label()}" "</span><span class="kname" title=x.name.to_string()>{x.name.to_string()}</span></li>
     }).collect_view();
     view! {
         <tr>
