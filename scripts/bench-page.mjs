@@ -134,6 +134,8 @@ async function measure(browser, name, file) {
   }
   const { picked, drawn } = await page.evaluate(() => window.__bench);
   const doneMs = Number(await page.$eval('.report', (e) => e.dataset.workerDoneMs).catch(() => NaN));
+  // The analysis worker's wasm memory when it finished (a wasm memory never shrinks: its peak).
+  const wasmBytes = Number(await page.$eval('.report', (e) => e.dataset.workerWasmBytes).catch(() => NaN));
   const spent = watch();
   await context.close();
   if (process.env.THREADS) console.log(`  ${name}: CPU s by thread: ${spent.map(([n, t]) => `${n} ${t.toFixed(2)}`).join(', ')}`);
@@ -141,7 +143,7 @@ async function measure(browser, name, file) {
   // on a loaded machine these say more than the clock does.
   const workerCpu = Math.max(0, ...spent.filter(([n]) => /DedicatedWorker|DOM Worker/.test(n)).map(([, t]) => t));
   const cpu = spent.reduce((sum, [, t]) => sum + t, 0);
-  return { read: (doneMs - picked) / 1000, shown: (drawn - picked) / 1000, workerCpu, cpu };
+  return { read: (doneMs - picked) / 1000, shown: (drawn - picked) / 1000, workerCpu, cpu, wasmMb: wasmBytes / 2 ** 20 };
 }
 
 /** The CLI on one thread: wall seconds and CPU seconds (user + system, bash's `time`). */
@@ -167,7 +169,7 @@ for (const file of files) {
   for (let run = 0; run < RUNS; run++) {
     for (const name of BROWSERS) {
       const m = await measure(browsers[name], name, file);
-      console.log(`  run ${run + 1} ${name.padEnd(8)} read ${fmt(m.read, file)}, shown ${fmt(m.shown, file)}; CPU s: analysis worker ${m.workerCpu.toFixed(2)}, browser ${m.cpu.toFixed(2)}`);
+      console.log(`  run ${run + 1} ${name.padEnd(8)} read ${fmt(m.read, file)}, shown ${fmt(m.shown, file)}; CPU s: analysis worker ${m.workerCpu.toFixed(2)}, browser ${m.cpu.toFixed(2)}; worker wasm memory ${m.wasmMb.toFixed(0)} MiB`);
       if (!best[name] || m.read < best[name].read) best[name] = m;
     }
     const c = cli(file);
@@ -180,7 +182,7 @@ for (const file of files) {
   for (const name of BROWSERS) {
     const m = best[name];
     const vsCli = cliBest ? `; ${(cliBest.wall / m.read).toFixed(2)}x the CLI by the clock, ${(cliBest.cpu / m.workerCpu).toFixed(2)}x by CPU (CLI / analysis worker)` : '';
-    console.log(`  ${name.padEnd(8)} read ${fmt(m.read, file)}, shown ${fmt(m.shown, file)}; CPU s: analysis worker ${m.workerCpu.toFixed(2)}, browser ${m.cpu.toFixed(2)}${vsCli}`);
+    console.log(`  ${name.padEnd(8)} read ${fmt(m.read, file)}, shown ${fmt(m.shown, file)}; CPU s: analysis worker ${m.workerCpu.toFixed(2)}, browser ${m.cpu.toFixed(2)}; worker wasm memory ${m.wasmMb.toFixed(0)} MiB${vsCli}`);
   }
   if (cliBest) console.log(`  CLI      --threads 1 ${fmt(cliBest.wall, file)}; CPU s ${cliBest.cpu.toFixed(2)}`);
   if (best.chromium && best.firefox) {

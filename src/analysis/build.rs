@@ -10,7 +10,7 @@ use super::passes::{idle, layers, memory, timeline};
 use crate::analysis::model::attribution::{attribute, Attribution};
 use crate::analysis::model::capture::{import, Capture};
 use crate::analysis::model::classify::Chains;
-use crate::analysis::model::collect::{Collector, NAME_BACKWARD};
+use crate::analysis::model::collect::{Call, Collector, NAME_BACKWARD};
 use crate::analysis::passes::attention::{find_eager, launch_order};
 pub use crate::analysis::passes::extra::{Extra, LaunchingOps};
 use crate::analysis::passes::hints::{launch_verdict, TRAINING_OPTIMIZER_PCT};
@@ -83,6 +83,12 @@ pub fn build(mut c: Collector, opts: &Options, capture: Option<Capture>) -> (Bui
         captured,
         &opts.fork,
     );
+    // Attribution was the last to read the calls' External ids: the rest read 32-byte calls
+    // (the 40-byte ones freed here, before the model's passes).
+    let runtime: Vec<Call> = {
+        let calls = runtime;
+        calls.iter().map(Call::from).collect()
+    };
     let names = &c.names;
     let tree = &at.ops;
     let chains = Chains::new(tree, names);
@@ -99,7 +105,7 @@ pub fn build(mut c: Collector, opts: &Options, capture: Option<Capture>) -> (Bui
     // The rows' two passes read the same rows and write different things: time (intervals
     // per lane and step) and totals (tables, launch, copy, tensor-core and attention figures).
     let time_pass = || time_pass(&c, &at, &runtime, &classes, &steps);
-    let totals_pass = || totals_pass(&c, &at, &runtime, &classes, &facts, &copy_kind);
+    let totals_pass = || totals_pass(&c, &at, &runtime, &classes, (&facts, &copy_kind), &steps);
     let (time, mut totals) = opts.fork.join(time_pass, totals_pass);
     let (rows, op_gpu) = (std::mem::take(&mut totals.rows), std::mem::take(&mut totals.op_gpu));
     let sums = RowSums { rows, op_gpu, total_ns: time.total_ns };
@@ -143,10 +149,9 @@ fn assemble(
     window: Option<TimeWindow>,
     opts: &Options,
 ) -> Built {
-    let Made { time, totals, parts } = made;
+    let Made { time, mut totals, parts } = made;
     let (names, tree) = (&c.names, &at.ops);
-    let (launching_ops, per_step) =
-        crate::analysis::passes::row_passes::launching_ops(c, tree, &totals.launching, steps);
+    let (launching_ops, per_step) = std::mem::take(&mut totals.launching);
     let mut extra =
         extra_of(at, &totals, time.idle_gaps, LaunchingOps { idle_ns: parts.eager_idle_ns, ..launching_ops });
     let Totals { evidence, mut launch, copies, tensor_cores, mut collectives, coverage, .. } = totals;

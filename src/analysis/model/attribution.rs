@@ -157,7 +157,7 @@ impl Attribution {
 
     /// Where row `row` was launched, as (thread, time) to find its modules at: the captured
     /// launch for a mapped replay row, else its launch call; None without a launch call.
-    pub fn launch_point(&self, row: usize, runtime: &[RuntimeCall]) -> Option<(u32, i64)> {
+    pub fn launch_point(&self, row: usize, runtime: &[super::collect::Call]) -> Option<(u32, i64)> {
         if let Some(c) = self.captured(row) {
             return Some((c.thread, c.t));
         }

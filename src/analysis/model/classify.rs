@@ -13,7 +13,7 @@
 //! 7. other.
 
 use crate::analysis::model::attribution::{Attribution, SpanTree, NO};
-use crate::analysis::model::collect::{GpuKind, Interner, RuntimeCall};
+use crate::analysis::model::collect::{Call, GpuKind, Interner};
 use crate::analysis::rules::taxonomy::{
     self, Bucket, Identity, KernelFacts, OpContext, KERNEL_RULES, LEAF_OP_RULES, OP_CONTEXT_RULES,
 };
@@ -208,7 +208,7 @@ impl Chains {
 
 /// The innermost `nn.Module` around row `i`'s launch that names a MoE gate, router or experts
 /// block (its name id), or NO.
-pub fn moe_module(names: &Interner, at: &Attribution, runtime: &[RuntimeCall], i: usize) -> u32 {
+pub fn moe_module(names: &Interner, at: &Attribution, runtime: &[Call], i: usize) -> u32 {
     let Some(call) = at.runtime.get(i).and_then(|&r| runtime.get(r as usize)) else { return NO };
     let m = at.modules.innermost(call.thread, call.start);
     let scope = at.modules.chain(m).find(|&j| taxonomy::is_moe_scope(names.get(at.modules.spans[j as usize].name)));

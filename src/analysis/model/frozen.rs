@@ -3,7 +3,7 @@
 //! part of the report; `build` lists them and hands them to the fork.
 
 use super::attribution::{Attribution, SpanTree, NO};
-use super::collect::{Collector, Interner, RuntimeCall, NAME_STEP};
+use super::collect::{Call, Collector, Interner, NAME_STEP};
 use super::intervals::Span;
 use crate::analysis::model::classify::Why;
 use crate::analysis::options::Options;
@@ -17,7 +17,7 @@ pub struct Model<'a> {
     /// Which op and runtime call launched each row; the op tree.
     pub at: &'a Attribution,
     /// The runtime calls, sorted by (correlation, start, thread).
-    pub runtime: &'a [RuntimeCall],
+    pub runtime: &'a [Call],
     pub steps: &'a [StepWindow],
     /// What each distinct row name says as a kernel (demangled and matched once).
     pub facts: &'a FxHashMap<u32, KernelFacts>,

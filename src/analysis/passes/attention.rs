@@ -34,11 +34,7 @@ const LINEAR_OPS: &[&str] = &["aten::linear", "aten::addmm", "aten::mm", "aten::
 /// The rows with a launch call, in launch order per CPU thread (what [`find_eager`] walks).
 /// Row indices only (sorted by a key looked up), not (thread, start, row) tuples: 4 bytes per
 /// row where the tuples took 16.
-pub fn launch_order(
-    gpu_rows: usize,
-    at: &Attribution,
-    runtime: &[crate::analysis::model::collect::RuntimeCall],
-) -> Vec<u32> {
+pub fn launch_order(gpu_rows: usize, at: &Attribution, runtime: &[crate::analysis::model::collect::Call]) -> Vec<u32> {
     let mut order: Vec<u32> = (0..gpu_rows as u32).filter(|&i| at.runtime[i as usize] != NO).collect();
     let call_of = |i: u32| &runtime[at.runtime[i as usize] as usize];
     order.sort_unstable_by_key(|&i| (call_of(i).thread, call_of(i).start, i));
@@ -50,7 +46,7 @@ pub fn launch_order(
 pub fn find_eager(
     c: &Collector,
     at: &Attribution,
-    runtime: &[crate::analysis::model::collect::RuntimeCall],
+    runtime: &[crate::analysis::model::collect::Call],
     order: Option<Vec<u32>>,
     classes: &mut Classes,
 ) {
@@ -150,12 +146,7 @@ impl State {
 
 /// The name of the attention block a row ran in: the innermost `nn.Module` or op whose name
 /// says attention, else the op around the launching op.
-fn scope_name(
-    c: &Collector,
-    at: &Attribution,
-    runtime: &[crate::analysis::model::collect::RuntimeCall],
-    row: usize,
-) -> u32 {
+fn scope_name(c: &Collector, at: &Attribution, runtime: &[crate::analysis::model::collect::Call], row: usize) -> u32 {
     let names = &c.names;
     let m = at.launch_point(row, runtime).map_or(NO, |(thread, t)| at.modules.innermost(thread, t));
     if let Some(module) =

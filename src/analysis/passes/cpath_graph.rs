@@ -4,7 +4,7 @@
 //! launch delays, gaps between rows on a stream) or none (dependencies, synchronisation).
 
 use crate::analysis::model::attribution::{Attribution, NO};
-use crate::analysis::model::collect::{Collector, RuntimeCall};
+use crate::analysis::model::collect::{Call, Collector};
 use crate::analysis::model::frozen::StepWindow;
 use crate::analysis::options::WhatIfSpec;
 use crate::vocab::Bucket;
@@ -13,7 +13,7 @@ use crate::vocab::Bucket;
 pub(super) struct Inputs<'a> {
     pub c: &'a Collector,
     pub at: &'a Attribution,
-    pub runtime: &'a [RuntimeCall],
+    pub runtime: &'a [Call],
     pub buckets: &'a [Bucket],
     pub steps: &'a [StepWindow],
     pub what_if: Option<&'a WhatIfSpec>,

@@ -14,7 +14,7 @@
 
 use super::cpath_graph::Inputs;
 use crate::analysis::model::attribution::NO;
-use crate::analysis::model::collect::{GpuSync, RuntimeCall, SyncKind, NONE};
+use crate::analysis::model::collect::{Call, GpuSync, SyncKind, NONE};
 use rustc_hash::FxHashMap;
 
 /// A blocking call that waited for a GPU row (clipped to the step).
@@ -71,7 +71,7 @@ impl Launched<'_> {
 }
 
 /// The runtime call of a correlation id (the calls are sorted by correlation).
-fn call<'a>(x: &Inputs<'a>, correlation: i64) -> Option<&'a RuntimeCall> {
+fn call<'a>(x: &Inputs<'a>, correlation: i64) -> Option<&'a Call> {
     if correlation == NONE {
         return None;
     }

@@ -4,7 +4,7 @@
 //! the op around its launch call, and how much of its time a capture trace mapped.
 
 use crate::analysis::model::attribution::{Attribution, NO};
-use crate::analysis::model::collect::{Collector, RuntimeCall, NAME_GRAPH_LAUNCH};
+use crate::analysis::model::collect::{Call, Collector, NAME_GRAPH_LAUNCH};
 use crate::report::{CaptureMatch, GraphReplays, MatchMethod, ReplayedGraph};
 use rustc_hash::FxHashMap;
 
@@ -44,7 +44,7 @@ fn signature(c: &Collector, rows: &[u32]) -> u64 {
 pub fn graph_replays(
     c: &Collector,
     at: &Attribution,
-    runtime: &[RuntimeCall],
+    runtime: &[Call],
     short: &dyn Fn(u32) -> String,
     capture: Option<CaptureMatch>,
 ) -> Option<GraphReplays> {

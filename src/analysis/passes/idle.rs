@@ -8,7 +8,7 @@
 
 use super::steps::us;
 use crate::analysis::model::attribution::NO;
-use crate::analysis::model::collect::{Collector, GpuKind, RuntimeCall, NAME_GRAPH_LAUNCH};
+use crate::analysis::model::collect::{Call, Collector, GpuKind, NAME_GRAPH_LAUNCH};
 use crate::analysis::model::frozen::{step_of, Model};
 use crate::analysis::model::intervals::Span;
 use crate::report::{IdleCauses, NameTime, StreamIdle};
@@ -154,7 +154,7 @@ struct DeviceGaps {
 impl DeviceGaps {
     /// A gap of the busy union, given the cause of the row `start` that ends it (`call`: its
     /// launch call; `eager`: an op launched that row one by one).
-    fn add(&mut self, m: &Model, (from, to): (i64, i64), call: Option<&RuntimeCall>, start: i64, eager: bool) {
+    fn add(&mut self, m: &Model, (from, to): (i64, i64), call: Option<&Call>, start: i64, eager: bool) {
         let cause = IdleCause::of_gap(from, to - from, call.map(|x| x.start));
         self.device[cause as usize] += to - from;
         if !m.steps.is_empty() {

@@ -5,7 +5,7 @@
 use crate::analysis::model::attribution::{Attribution, SpanTree, NO};
 use crate::analysis::model::classify::{moe_module, Chains, Classes, CopyKind, Why};
 use crate::analysis::model::collect::OpRow;
-use crate::analysis::model::collect::{Collector, GpuKind, RuntimeCall, NAME_GRAPH_LAUNCH};
+use crate::analysis::model::collect::{Call, Collector, GpuKind, NAME_GRAPH_LAUNCH};
 use crate::analysis::model::frozen::{step_of, RowMap, StepWindow};
 use crate::analysis::options::Options;
 use crate::analysis::passes::attention::AttentionEvidence;
@@ -22,7 +22,7 @@ use rustc_hash::FxHashMap;
 pub(crate) fn classify_rows(
     c: &Collector,
     at: &Attribution,
-    runtime: &[RuntimeCall],
+    runtime: &[Call],
     chains: &Chains,
     opts: &Options,
 ) -> (FxHashMap<u32, KernelFacts>, FxHashMap<u32, CopyKind>, Classes) {
@@ -66,7 +66,7 @@ pub(crate) struct TimePass {
 pub(crate) fn time_pass(
     c: &Collector,
     at: &Attribution,
-    runtime: &[RuntimeCall],
+    runtime: &[Call],
     classes: &Classes,
     steps: &[StepWindow],
 ) -> TimePass {
@@ -128,10 +128,9 @@ pub(crate) struct Totals {
     /// Rows with no launching op: count and time.
     pub(crate) unattributed: (u64, i64),
     pub(crate) coverage: LaunchCoverage,
-    /// Per op: the time (ns) of the kernels it launched one by one, or [`NOT_LAUNCHING`];
-    /// counted by [`launching_ops`]. A column, not a map: 8 bytes an op against a hash
-    /// map's ~22 (35 MB at 2 GB of trace).
-    pub(crate) launching: Vec<i64>,
+    /// The ops that launched kernels one by one, over the trace and per step
+    /// ([`launching_ops`]).
+    pub(crate) launching: (LaunchingOps, Vec<LaunchingOps>),
     /// Elementwise time Inductor already fused, memory time in index copies (ns).
     pub(crate) unfusable_ns: (i64, i64),
 }
@@ -139,16 +138,18 @@ pub(crate) struct Totals {
 pub(crate) fn totals_pass(
     c: &Collector,
     at: &Attribution,
-    runtime: &[RuntimeCall],
+    runtime: &[Call],
     classes: &Classes,
-    facts: &FxHashMap<u32, KernelFacts>,
-    copy_kind: &FxHashMap<u32, CopyKind>,
+    (facts, copy_kind): (&FxHashMap<u32, KernelFacts>, &FxHashMap<u32, CopyKind>),
+    steps: &[StepWindow],
 ) -> Totals {
     let names = &c.names;
     let tree = &at.ops;
     let mut out = Totals { op_gpu: vec![0; tree.spans.len()], ..Totals::default() };
     let mut graph_launch_ns = 0;
     // Per op that launched kernels one by one: their GPU time.
+    // Per op: the time (ns) of the kernels it launched one by one, or NOT_LAUNCHING. A
+    // column, not a map: 8 bytes an op against a hash map's ~22 (35 MB at 2 GB of trace).
     let mut launching = vec![NOT_LAUNCHING; tree.spans.len()];
     for r in runtime.iter().filter(|r| names.is(r.name, NAME_GRAPH_LAUNCH)) {
         out.launch.graph_launches += 1;
@@ -203,7 +204,8 @@ pub(crate) fn totals_pass(
             out.unattributed.1 += row.dur;
         }
     }
-    out.launching = launching;
+    // Counted here so that the column (8 bytes an op) is gone before the model's passes.
+    out.launching = launching_ops(c, tree, &launching, steps);
     out
 }
 
@@ -211,10 +213,10 @@ pub(crate) fn totals_pass(
 /// start): their CPU time less the time they spent blocked in synchronising calls (waiting on
 /// the GPU is not the cost of issuing work), and their kernels' time. The idle between them
 /// is the idle pass's.
-/// An op in [`Totals::launching`] that launched no kernel one by one.
-pub(crate) const NOT_LAUNCHING: i64 = -1;
+/// An op that launched no kernel one by one.
+const NOT_LAUNCHING: i64 = -1;
 
-pub(crate) fn launching_ops(
+fn launching_ops(
     c: &Collector,
     tree: &SpanTree,
     launching: &[i64],

@@ -13,6 +13,23 @@ pub struct RuntimeCall {
     pub name: u32,
 }
 
+/// A runtime call as the model's passes read it, once attribution has used its External id:
+/// 32 bytes instead of 40 (12 MB of a 2 GB trace's peak).
+#[derive(Debug, Clone, Copy)]
+pub struct Call {
+    pub correlation: i64,
+    pub start: i64,
+    pub dur: i64,
+    pub thread: u32,
+    pub name: u32,
+}
+
+impl From<&RuntimeCall> for Call {
+    fn from(r: &RuntimeCall) -> Self {
+        Call { correlation: r.correlation, start: r.start, dur: r.dur, thread: r.thread, name: r.name }
+    }
+}
+
 /// A replayed GPU row's graph and node, as the profiler wrote them.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct GraphNode {
