@@ -137,7 +137,7 @@ pub fn idle_causes(m: &Model, streams: &[Stream]) -> (IdleCauses, StepWaits, i64
             names.get(n).to_string()
         }
     });
-    out.syncs = sync_overlap(c, busy);
+    out.syncs = sync_overlap(c, busy, &idle);
     (out, step_waits, eager_ns)
 }
 
@@ -201,10 +201,10 @@ fn idle_gaps(busy: &[Span]) -> Vec<Span> {
     busy.windows(2).map(|w| (w[0].1, w[1].0)).filter(|g| g.1 > g.0).collect()
 }
 
-/// Time each synchronising call overlapped the GPU's idle time (the gaps of the busy union).
-fn sync_overlap(c: &Collector, busy: &[Span]) -> Vec<NameTime> {
+/// Time each synchronising call overlapped the GPU's idle time (`idle`: the gaps of the busy
+/// union, made once for this and the causes: 17 MB at 2 GB of trace).
+fn sync_overlap(c: &Collector, busy: &[Span], idle: &[Span]) -> Vec<NameTime> {
     let (Some(first), Some(last)) = (busy.first(), busy.last()) else { return Vec::new() };
-    let idle = idle_gaps(busy);
     let mut m: FxHashMap<u32, (i64, u64)> = FxHashMap::default();
     for s in &c.syncs {
         let (a, b) = (s.start.max(first.0), s.end.min(last.1));
