@@ -145,6 +145,27 @@ mod tests {
         );
     }
 
+    /// The string scan's first quote or backslash, at every length and offset, against a
+    /// byte loop; and its 16-byte mask against the scalar reference.
+    #[test]
+    fn quote_or_backslash_equals_a_byte_loop() {
+        use super::super::scan::quote_or_backslash;
+        let mut rng = Rng(7);
+        let alphabet: &[&[u8]] = &[b"\"", b"\\", b"a", b" ", b"[", "é".as_bytes(), &[0xff], &[0]];
+        for round in 0..20_000 {
+            let len = (rng.next() % 100) as usize;
+            // Mostly plain bytes, so that the hit falls anywhere in the first 100, or nowhere.
+            let b: Vec<u8> = (0..len)
+                .map(|_| if rng.next().is_multiple_of(2 + round % 60) { rng.pick(alphabet)[0] } else { b'x' })
+                .collect();
+            let want = b.iter().position(|&c| c == b'"' || c == b'\\');
+            assert_eq!(quote_or_backslash(&b), want, "{:?}", String::from_utf8_lossy(&b));
+            if let Some(block) = b.get(..16).and_then(|s| <&[u8; 16]>::try_from(s).ok()) {
+                assert_eq!(blocks::quote_or_backslash(block), blocks::quote_or_backslash_scalar(block));
+            }
+        }
+    }
+
     #[test]
     fn classify_equals_the_scalar_reference() {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
