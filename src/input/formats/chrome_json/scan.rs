@@ -38,7 +38,7 @@ struct Cur<'a> {
 
 /// The first `"` or `\` in `b`. Most strings of a trace are short (keys, phases,
 /// categories): their first 32 bytes are looked at 16 at a time in registers (a byte loop
-/// there was 12% of a read: memchr's call and setup cost more than such strings); longer ones
+/// there was 12% of a native read: memchr's call and setup cost more than such strings); longer ones
 /// (kernel names) go on with memchr, and fewer than 16 bytes (a window's end) byte by byte.
 #[inline(always)]
 pub(super) fn quote_or_backslash(b: &[u8]) -> Option<usize> {
@@ -48,9 +48,8 @@ pub(super) fn quote_or_backslash(b: &[u8]) -> Option<usize> {
         let Some(block) = b.get(at..at + 16).and_then(|s| <&[u8; 16]>::try_from(s).ok()) else {
             return b[at..].iter().position(|&c| c == b'"' || c == b'\\').map(|n| n + at);
         };
-        let hits = super::blocks::quote_or_backslash(block);
-        if hits != 0 {
-            return Some(at + hits.trailing_zeros() as usize);
+        if let Some(n) = super::blocks::first_quote_or_backslash(block) {
+            return Some(at + n);
         }
         at += 16;
     }

@@ -146,7 +146,7 @@ mod tests {
     }
 
     /// The string scan's first quote or backslash, at every length and offset, against a
-    /// byte loop; and its 16-byte mask against the scalar reference.
+    /// byte loop; and its 16-byte step (vector and word-at-a-time) against the reference.
     #[test]
     fn quote_or_backslash_equals_a_byte_loop() {
         use super::super::scan::quote_or_backslash;
@@ -161,7 +161,10 @@ mod tests {
             let want = b.iter().position(|&c| c == b'"' || c == b'\\');
             assert_eq!(quote_or_backslash(&b), want, "{:?}", String::from_utf8_lossy(&b));
             if let Some(block) = b.get(..16).and_then(|s| <&[u8; 16]>::try_from(s).ok()) {
-                assert_eq!(blocks::quote_or_backslash(block), blocks::quote_or_backslash_scalar(block));
+                let want = blocks::first_quote_or_backslash_scalar(block);
+                assert_eq!(blocks::first_quote_or_backslash(block), want);
+                // The word-at-a-time version wasm and other targets use, tested here too.
+                assert_eq!(blocks::swar::first_quote_or_backslash(block), want);
             }
         }
     }
