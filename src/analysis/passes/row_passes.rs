@@ -147,7 +147,6 @@ pub(crate) fn totals_pass(
     let tree = &at.ops;
     let mut out = Totals { op_gpu: vec![0; tree.spans.len()], ..Totals::default() };
     let mut graph_launch_ns = 0;
-    // Per op that launched kernels one by one: their GPU time.
     // Per op: the time (ns) of the kernels it launched one by one, or NOT_LAUNCHING. A
     // column, not a map: 8 bytes an op against a hash map's ~22 (35 MB at 2 GB of trace).
     let mut launching = vec![NOT_LAUNCHING; tree.spans.len()];
@@ -209,13 +208,13 @@ pub(crate) fn totals_pass(
     out
 }
 
+/// An op that launched no kernel one by one.
+const NOT_LAUNCHING: i64 = -1;
+
 /// The ops that launched kernels one by one, over the trace and per step (by the op's
 /// start): their CPU time less the time they spent blocked in synchronising calls (waiting on
 /// the GPU is not the cost of issuing work), and their kernels' time. The idle between them
 /// is the idle pass's.
-/// An op that launched no kernel one by one.
-const NOT_LAUNCHING: i64 = -1;
-
 fn launching_ops(
     c: &Collector,
     tree: &SpanTree,
