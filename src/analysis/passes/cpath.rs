@@ -221,8 +221,9 @@ fn gpu_rows<'r>(
     for &(from, to) in events {
         let (Some((_, f)), Some((t, _))) = (nodes.get(from), nodes.get(to)) else { continue };
         let call = (x.at.runtime[to] != NO).then(|| x.runtime[x.at.runtime[to] as usize]);
-        let held = call.is_none_or(|c| c.start < x.c.gpu.end(from));
-        g.edge(f, t, if held { x.c.gpu.start(to) - x.c.gpu.end(from) } else { 0 }, Piece::Event(to as u32));
+        let from_end = x.c.gpu.end(from);
+        let held = call.is_none_or(|c| c.start < from_end);
+        g.edge(f, t, if held { x.c.gpu.start(to) - from_end } else { 0 }, Piece::Event(to as u32));
     }
     (nodes, longest_row, end)
 }

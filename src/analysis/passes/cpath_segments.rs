@@ -129,11 +129,12 @@ impl Segments {
         if let Some(&i) = self.index.get(&key) {
             return i;
         }
-        let name = piece_name(x, key.0, key.1);
-        let i = match self.names.iter().position(|n| *n == name) {
+        // The pieces' shared name: made once per key for both.
+        let name = self.piece_name(x, key);
+        let i = match self.names.iter().position(|n| **n == *name) {
             Some(i) => i as u32,
             None => {
-                self.names.push(name);
+                self.names.push(name.to_string());
                 (self.names.len() - 1) as u32
             }
         };
