@@ -14,6 +14,7 @@ use crate::analysis::model::collect::{Call, Collector, NAME_BACKWARD};
 use crate::analysis::passes::attention::{find_eager, launch_order};
 pub use crate::analysis::passes::extra::{Extra, LaunchingOps};
 use crate::analysis::passes::hints::{launch_verdict, TRAINING_OPTIMIZER_PCT};
+use crate::analysis::passes::roofline::{self, OpKernelTable};
 use crate::analysis::passes::row_passes::{classify_rows, time_pass, totals_pass, TimePass, Totals};
 use crate::analysis::passes::steps::{step_times, us};
 use crate::analysis::passes::tables::{tables, Tables};
@@ -26,7 +27,7 @@ pub struct Built {
     /// the diagnostics, efficiency and hints are filled in by `conclude`.
     pub report: TraceReport,
     /// The ops' work summed per kernel and step, measured against the device in `conclude`.
-    pub work: crate::analysis::passes::roofline::WorkSums,
+    pub work: roofline::WorkSums,
     pub extra: Extra,
 }
 
@@ -36,7 +37,7 @@ struct Parts {
     tables: Tables,
     layers: Vec<LayerNode>,
     memory: Option<MemoryView>,
-    work: crate::analysis::passes::roofline::WorkSums,
+    work: roofline::WorkSums,
     idle: IdleCauses,
     step_waits: idle::StepWaits,
     /// Idle ending at kernels ops launched one by one (ns).
@@ -48,8 +49,12 @@ struct Parts {
 /// The passes over the frozen model, each a function of it returning one part of the report.
 /// The fork runs the two groups at once; idle and timeline share the rows per stream.
 fn passes(m: &Model) -> Parts {
-    let rows_and_ops =
-        || (step_times(m), tables(m), layers::layers(m), memory::memory(m), crate::analysis::passes::roofline::sums(m));
+    let rows_and_ops = || {
+        let (step_times, tables, memory) = (step_times(m), tables(m), memory::memory(m));
+        // The layers and the sums split each op's work over its kernels by the same table.
+        let per_op = OpKernelTable::new(m);
+        (step_times, tables, layers::layers(m, &per_op), memory, roofline::sums(m, &per_op))
+    };
     let streams = || {
         let streams = idle::streams(m.c);
         let path = crate::analysis::passes::cpath::pass(m);

@@ -6,7 +6,7 @@ use super::steps::us;
 use crate::analysis::model::attribution::Attribution;
 use crate::analysis::model::collect::{Collector, Interner, NAME_BACKWARD, NAME_STEP, NONE};
 use crate::analysis::model::frozen::Model;
-use crate::analysis::passes::roofline::RowWorks;
+use crate::analysis::passes::roofline::{OpKernelTable, RowWorks};
 use crate::analysis::rules::taxonomy::Bucket;
 use crate::report::LayerNode;
 use rustc_hash::FxHashMap;
@@ -35,19 +35,19 @@ fn module_path(at: &Attribution, thread: u32, t: i64) -> Vec<u32> {
     p
 }
 
-pub fn layers(m: &Model) -> Vec<LayerNode> {
-    let nodes = layer_times(m);
+pub fn layers(m: &Model, per_op: &OpKernelTable) -> Vec<LayerNode> {
+    let nodes = layer_times(m, per_op);
     pre_order(&m.c.names, &nodes)
 }
 
 /// GPU time per layer path, inclusive: every prefix of a row's path holds its time.
-fn layer_times(m: &Model) -> FxHashMap<Vec<u32>, Node> {
+fn layer_times(m: &Model, per_op: &OpKernelTable) -> FxHashMap<Vec<u32>, Node> {
     let (c, at, runtime, buckets) = (m.c, m.at, m.runtime, m.buckets);
     let tree = &at.ops;
     let have_modules = !at.modules.spans.is_empty();
     let forward = forward_ops(c, at);
     let mut nodes: FxHashMap<Vec<u32>, Node> = FxHashMap::default();
-    let mut works = RowWorks::new(m);
+    let mut works = RowWorks::new(m, per_op);
     for (i, g) in c.gpu.iter().enumerate() {
         let work = works.as_mut().and_then(|w| w.of(i));
         let Some((thread, start)) = at.launch_point(i, runtime) else { continue };

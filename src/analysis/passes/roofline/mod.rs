@@ -10,7 +10,7 @@ mod sums;
 
 use measure::{analytic_pct, bucket_rows, measure, mfu_pct};
 pub use measure::{rebase, MIN_KERNEL_US};
-pub use sums::{sums, RowWorks, WorkSums};
+pub use sums::{sums, OpKernelTable, RowWorks, WorkSums};
 use sums::{KernelSum, SOURCES, UNKNOWN_PRECISION};
 
 use crate::analysis::options::UserPeaks;

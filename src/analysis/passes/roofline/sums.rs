@@ -1,7 +1,7 @@
 //! The work summed over the rows: each kernel row's share of its op's work, per kernel name,
 //! step and source, and what could not be known.
 
-use crate::analysis::model::attribution::{Attribution, NO};
+use crate::analysis::model::attribution::NO;
 use crate::analysis::model::collect::{Collector, GpuKind, GpuRow, OpWork, NAME_GRAPH_LAUNCH, NAME_WORK};
 use crate::analysis::model::frozen::Model;
 use crate::report::WorkSource;
@@ -97,27 +97,36 @@ pub(super) fn source_index(s: WorkSource) -> usize {
 }
 
 /// Each working op's kernels: their time and count, and the time of those that do its math
-/// (GEMM, attention), to split its work by.
-fn kernels_per_op<'a>(
-    c: &Collector,
-    at: &Attribution,
-    buckets: &[Bucket],
-    op_work: &impl Fn(u32) -> Option<&'a OpWork>,
-) -> FxHashMap<u32, OpKernels> {
-    let mut per_op: FxHashMap<u32, OpKernels> = FxHashMap::default();
-    for (i, row) in c.gpu.iter().enumerate() {
-        let leaf = at.leaf[i];
-        if row.kind == GpuKind::Kernel && leaf != NO && op_work(leaf).is_some() {
-            let e = per_op.entry(leaf).or_default();
-            e.ns += row.dur;
-            e.count += 1;
-            if MATH.contains(&buckets[i]) {
-                e.math_ns += row.dur;
-                e.math_count += 1;
+/// (GEMM, attention), to split its work by. Made once for both readers (the sums and the
+/// layers' [`RowWorks`]).
+pub struct OpKernelTable(FxHashMap<u32, OpKernels>);
+
+impl OpKernelTable {
+    pub fn new(m: &Model) -> OpKernelTable {
+        let (c, at) = (m.c, m.at);
+        let mut per_op: FxHashMap<u32, OpKernels> = FxHashMap::default();
+        if c.op_work.is_empty() {
+            return OpKernelTable(per_op);
+        }
+        for (i, row) in c.gpu.iter().enumerate() {
+            let leaf = at.leaf[i];
+            if row.kind == GpuKind::Kernel && leaf != NO && op_work(m, leaf).is_some() {
+                let e = per_op.entry(leaf).or_default();
+                e.ns += row.dur;
+                e.count += 1;
+                if MATH.contains(&m.buckets[i]) {
+                    e.math_ns += row.dur;
+                    e.math_count += 1;
+                }
             }
         }
+        OpKernelTable(per_op)
     }
-    per_op
+}
+
+/// The work of the op at `leaf` (an index into the op tree), when its shapes gave one.
+fn op_work<'m>(m: &Model<'m>, leaf: u32) -> Option<&'m OpWork> {
+    m.c.op_work.get(&m.at.ops.spans.get(leaf as usize)?.external)
 }
 
 /// One kernel row's work.
@@ -157,19 +166,17 @@ impl RowWork {
 /// work by its kernels' time). Communication has no work here, as on the roofline.
 pub struct RowWorks<'m> {
     m: &'m Model<'m>,
-    per_op: FxHashMap<u32, OpKernels>,
+    per_op: &'m OpKernelTable,
     counted: std::iter::Peekable<std::slice::Iter<'m, crate::analysis::model::collect::KernelCount>>,
 }
 
 impl<'m> RowWorks<'m> {
     /// None when the trace has no work to split (no shapes and no counts): nothing to ask.
-    pub fn new(m: &'m Model<'m>) -> Option<RowWorks<'m>> {
-        let (c, at) = (m.c, m.at);
+    pub fn new(m: &'m Model<'m>, per_op: &'m OpKernelTable) -> Option<RowWorks<'m>> {
+        let c = m.c;
         if c.op_work.is_empty() && c.gpu_work.is_empty() {
             return None;
         }
-        let op_work = |leaf: u32| c.op_work.get(&at.ops.spans.get(leaf as usize)?.external);
-        let per_op = kernels_per_op(c, at, m.buckets, &op_work);
         Some(RowWorks { m, per_op, counted: c.gpu_work.iter().peekable() })
     }
 
@@ -186,22 +193,16 @@ impl<'m> RowWorks<'m> {
             return Some((k.flops, k.bytes));
         }
         let leaf = at.leaf[i];
-        let w = c.op_work.get(&at.ops.spans.get(leaf as usize)?.external)?;
-        let r = RowWork::share_of(w, &self.per_op[&leaf], row.dur, MATH.contains(&self.m.buckets[i]));
+        let w = op_work(self.m, leaf)?;
+        let r = RowWork::share_of(w, &self.per_op.0[&leaf], row.dur, MATH.contains(&self.m.buckets[i]));
         Some((r.flops, r.bytes))
     }
 }
 
 /// Sums each kernel row's share of its op's work. `row_step` is each row's step (or NO), empty
 /// without steps.
-pub fn sums(m: &Model) -> WorkSums {
+pub fn sums(m: &Model, per_op: &OpKernelTable) -> WorkSums {
     let (c, at, buckets) = (m.c, m.at, m.buckets);
-    let tree = &at.ops;
-    let op_work = |leaf: u32| -> Option<&OpWork> {
-        let e = tree.spans.get(leaf as usize)?.external;
-        c.op_work.get(&e)
-    };
-    let per_op = kernels_per_op(c, at, buckets, &op_work);
     let s =
         WorkSums { steps: vec![[0.0; 8]; m.steps.len()], ops_with_shapes: c.ops_with_shapes, ..WorkSums::default() };
     let mut sum = Summer { s, ..Summer::default() };
@@ -222,7 +223,7 @@ pub fn sums(m: &Model) -> WorkSums {
         }
         sum.s.kernel_ns += row.dur;
         let leaf = at.leaf[i];
-        let work = match (own, op_work(leaf)) {
+        let work = match (own, op_work(m, leaf)) {
             (Some(k), w) => Some(RowWork {
                 flops: k.flops,
                 bytes: k.bytes,
@@ -231,7 +232,7 @@ pub fn sums(m: &Model) -> WorkSums {
                 split: false,
                 causal: false,
             }),
-            (None, Some(w)) => Some(RowWork::share_of(w, &per_op[&leaf], row.dur, MATH.contains(&buckets[i]))),
+            (None, Some(w)) => Some(RowWork::share_of(w, &per_op.0[&leaf], row.dur, MATH.contains(&buckets[i]))),
             (None, None) => None,
         };
         match work {
