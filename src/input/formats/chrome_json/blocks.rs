@@ -23,7 +23,7 @@ pub struct Masks {
 
 /// The reference: one byte at a time (what `classify` is on targets without SIMD; elsewhere
 /// only the tests call it).
-#[cfg_attr(any(target_arch = "x86_64", target_feature = "simd128"), allow(dead_code))]
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 pub fn classify_scalar(b: &[u8; 64], open: u8, close: u8) -> Masks {
     let mut m = Masks::default();
     for (i, &c) in b.iter().enumerate() {
@@ -89,7 +89,14 @@ pub(crate) mod swar {
 
 /// Whether [`classify`] uses vector instructions on this target (else it is the scalar one,
 /// and the caller does better with memchr).
-pub const VECTOR: bool = cfg!(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128")));
+///
+/// Not in wasm: the page is built without simd128 (`scripts/build-web.sh`), which LLVM can
+/// only enable for a whole wasm module, not per function. With it, this classification (in
+/// simd128, as SSE2 below) read a 500 MB trace faster in both browsers than memchr did, but the
+/// loops LLVM vectorised elsewhere and memchr's simd128 search cost Firefox more: its
+/// analysis worker took 4.56-4.60 CPU s with simd128 against 3.95-3.98 s without, Chromium's
+/// 2.06-2.08 s against 2.08-2.10 s.
+pub const VECTOR: bool = cfg!(target_arch = "x86_64");
 
 /// [`classify_scalar`], 16 bytes per instruction where the target has SIMD.
 #[inline(always)]
@@ -98,11 +105,7 @@ pub fn classify(b: &[u8; 64], open: u8, close: u8) -> Masks {
     {
         sse2::classify(b, open, close)
     }
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    {
-        simd128::classify(b, open, close)
-    }
-    #[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
+    #[cfg(not(target_arch = "x86_64"))]
     {
         classify_scalar(b, open, close)
     }
@@ -142,28 +145,6 @@ mod sse2 {
             m.backslash |= s << (16 * k);
             m.open |= o << (16 * k);
             m.close |= c << (16 * k);
-        }
-        m
-    }
-}
-
-#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-mod simd128 {
-    use crate::input::formats::chrome_json::blocks::Masks;
-    use core::arch::wasm32::*;
-
-    #[inline(always)]
-    pub fn classify(b: &[u8; 64], open: u8, close: u8) -> Masks {
-        let mut m = Masks::default();
-        for k in 0..4 {
-            // SAFETY: reads 16 bytes at offset 16k < 64 of a 64-byte array; v128_load allows
-            // unaligned addresses.
-            let v = unsafe { v128_load(b.as_ptr().add(16 * k) as *const v128) };
-            let eq = |x: u8| u8x16_bitmask(u8x16_eq(v, u8x16_splat(x))) as u64;
-            m.quote |= eq(b'"') << (16 * k);
-            m.backslash |= eq(b'\\') << (16 * k);
-            m.open |= eq(open) << (16 * k);
-            m.close |= eq(close) << (16 * k);
         }
         m
     }
