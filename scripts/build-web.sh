@@ -24,8 +24,9 @@ TRACESIGHT_TRACE_ORIGINS=$(echo $TRACESIGHT_TRACE_ORIGINS)   # one space between
 export TRACESIGHT_TRACE_ORIGINS
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
-# 1. Compile both binaries for wasm32. Without simd128 for the crate as a whole: only the
-#    container skip enables it, per function (src/input/formats/chrome_json/blocks.rs says why).
+# 1. Compile both binaries for wasm32, without simd128: LLVM enables it for a whole wasm module
+#    or not at all, and with it Firefox read traces 16% slower (blocks::VECTOR in
+#    src/input/formats/chrome_json/blocks.rs, figures in docs/performance.md).
 sysroot=$(rustc --print sysroot 2>/dev/null || true)
 if [ -n "$sysroot" ] && [ -d "$sysroot/lib/rustlib/$TARGET" ]; then
   say "cargo build (toolchain at $sysroot)"

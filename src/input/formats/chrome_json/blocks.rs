@@ -93,9 +93,9 @@ pub(crate) mod swar {
 /// Not in wasm: the page is built without simd128 (`scripts/build-web.sh`), which LLVM can
 /// only enable for a whole wasm module, not per function. With it, this classification (in
 /// simd128, as SSE2 below) read a 500 MB trace faster in both browsers than memchr did, but the
-/// loops LLVM vectorised elsewhere and memchr's simd128 search cost Firefox more: its
-/// analysis worker took 4.56-4.60 CPU s with simd128 against 3.95-3.98 s without, Chromium's
-/// 2.06-2.08 s against 2.08-2.10 s.
+/// loops LLVM vectorised elsewhere and memchr's simd128 search cost Firefox more: its analysis
+/// worker took 4.55-4.63 CPU s with simd128 against 3.92-4.01 s without, Chromium's about the
+/// same either way (docs/performance.md).
 pub const VECTOR: bool = cfg!(target_arch = "x86_64");
 
 /// [`classify_scalar`], 16 bytes per instruction where the target has SIMD.

@@ -7,7 +7,8 @@
 //!
 //! Kineto's `args` are mostly skipped containers (shapes, strides, concrete inputs), so this is
 //! the scanner's hottest loop. [`container_end_scalar`] (memchr and a string skip) is the
-//! reference, and is used where the target has no SIMD (`blocks::VECTOR`).
+//! reference, and is used where `blocks::VECTOR` is false (wasm, which is built without
+//! simd128, and targets other than x86_64).
 
 use super::blocks;
 
