@@ -122,6 +122,11 @@ impl OpKernelTable {
         }
         OpKernelTable(per_op)
     }
+
+    /// The kernels of the op at `leaf`: there for every op with work that launched a kernel.
+    fn of(&self, leaf: u32) -> &OpKernels {
+        &self.0[&leaf]
+    }
 }
 
 /// The work of the op at `leaf` (an index into the op tree), when its shapes gave one.
@@ -194,7 +199,7 @@ impl<'m> RowWorks<'m> {
         }
         let leaf = at.leaf[i];
         let w = op_work(self.m, leaf)?;
-        let r = RowWork::share_of(w, &self.per_op.0[&leaf], row.dur, MATH.contains(&self.m.buckets[i]));
+        let r = RowWork::share_of(w, self.per_op.of(leaf), row.dur, MATH.contains(&self.m.buckets[i]));
         Some((r.flops, r.bytes))
     }
 }
@@ -232,7 +237,7 @@ pub fn sums(m: &Model, per_op: &OpKernelTable) -> WorkSums {
                 split: false,
                 causal: false,
             }),
-            (None, Some(w)) => Some(RowWork::share_of(w, &per_op.0[&leaf], row.dur, MATH.contains(&buckets[i]))),
+            (None, Some(w)) => Some(RowWork::share_of(w, per_op.of(leaf), row.dur, MATH.contains(&buckets[i]))),
             (None, None) => None,
         };
         match work {
