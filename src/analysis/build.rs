@@ -10,7 +10,7 @@ use super::passes::{idle, layers, memory, timeline};
 use crate::analysis::model::attribution::{attribute, Attribution};
 use crate::analysis::model::capture::{import, Capture};
 use crate::analysis::model::classify::Chains;
-use crate::analysis::model::collect::{Call, Collector, NAME_BACKWARD};
+use crate::analysis::model::collect::{Call, CallIds, Collector, NAME_BACKWARD};
 use crate::analysis::passes::attention::{find_eager, launch_order};
 pub use crate::analysis::passes::extra::{Extra, LaunchingOps};
 use crate::analysis::passes::hints::{launch_verdict, TRAINING_OPTIMIZER_PCT};
@@ -88,8 +88,9 @@ pub fn build(mut c: Collector, opts: &Options, capture: Option<Capture>) -> (Bui
         captured,
         &opts.fork,
     );
-    // Attribution was the last to read the calls' External ids: the rest read 32-byte calls
-    // (the 40-byte ones freed here, before the model's passes).
+    // Attribution was the last to read the calls' ids but for the few the `cuda_sync` rows name:
+    // the rest read 24-byte calls (the 40-byte ones freed here, before the model's passes).
+    let call_ids = CallIds::new(&runtime, &c.gpu_syncs);
     let runtime: Vec<Call> = {
         let calls = runtime;
         calls.iter().map(Call::from).collect()
@@ -120,6 +121,7 @@ pub fn build(mut c: Collector, opts: &Options, capture: Option<Capture>) -> (Bui
         c: &c,
         at: &at,
         runtime: &runtime,
+        call_ids: &call_ids,
         steps: &steps,
         facts: &facts,
         buckets: &row_buckets,

@@ -3,7 +3,7 @@
 //! part of the report; `build` lists them and hands them to the fork.
 
 use super::attribution::{Attribution, SpanTree, NO};
-use super::collect::{Call, Collector, Interner, NAME_STEP};
+use super::collect::{Call, CallIds, Collector, Interner, NAME_STEP};
 use super::intervals::Span;
 use crate::analysis::model::classify::Why;
 use crate::analysis::options::Options;
@@ -18,6 +18,8 @@ pub struct Model<'a> {
     pub at: &'a Attribution,
     /// The runtime calls, sorted by (correlation, start, thread).
     pub runtime: &'a [Call],
+    /// The calls the `cuda_sync` rows name, by correlation id.
+    pub call_ids: &'a CallIds,
     pub steps: &'a [StepWindow],
     /// What each distinct row name says as a kernel (demangled and matched once).
     pub facts: &'a FxHashMap<u32, KernelFacts>,

@@ -32,8 +32,8 @@ use rustc_hash::FxHashMap;
 const PIECES: usize = 10;
 
 pub fn pass(m: &Model) -> Option<CriticalPath> {
-    let (c, at, runtime, buckets, steps) = (m.c, m.at, m.runtime, m.buckets, m.steps);
-    critical_path(&Inputs { c, at, runtime, buckets, steps, what_if: m.opts.what_if.as_ref() })
+    let (c, at, runtime, call_ids, buckets, steps) = (m.c, m.at, m.runtime, m.call_ids, m.buckets, m.steps);
+    critical_path(&Inputs { c, at, runtime, call_ids, buckets, steps, what_if: m.opts.what_if.as_ref() })
 }
 
 fn critical_path<'a>(x: &'a Inputs<'a>) -> Option<CriticalPath> {

@@ -4,7 +4,7 @@
 //! launch delays, gaps between rows on a stream) or none (dependencies, synchronisation).
 
 use crate::analysis::model::attribution::{Attribution, NO};
-use crate::analysis::model::collect::{Call, Collector};
+use crate::analysis::model::collect::{Call, CallIds, Collector};
 use crate::analysis::model::frozen::StepWindow;
 use crate::analysis::options::WhatIfSpec;
 use crate::vocab::Bucket;
@@ -14,6 +14,7 @@ pub(super) struct Inputs<'a> {
     pub c: &'a Collector,
     pub at: &'a Attribution,
     pub runtime: &'a [Call],
+    pub call_ids: &'a CallIds,
     pub buckets: &'a [Bucket],
     pub steps: &'a [StepWindow],
     pub what_if: Option<&'a WhatIfSpec>,

@@ -14,7 +14,7 @@
 
 use super::cpath_graph::Inputs;
 use crate::analysis::model::attribution::NO;
-use crate::analysis::model::collect::{Call, GpuSync, SyncKind, NONE};
+use crate::analysis::model::collect::{Call, GpuSync, SyncKind};
 use rustc_hash::FxHashMap;
 
 /// A blocking call that waited for a GPU row (clipped to the step).
@@ -40,14 +40,18 @@ pub(super) struct StepWaits {
     pub unseen: u64,
 }
 
-/// The `cuda_sync` rows by their call's correlation id.
+/// The `cuda_sync` rows by their call: a runtime call's index, or a synchronising call's
+/// correlation id.
 pub(super) struct Ids {
-    of_call: FxHashMap<i64, GpuSync>,
+    of_runtime: FxHashMap<u32, GpuSync>,
+    of_sync: FxHashMap<i64, GpuSync>,
 }
 
 impl Ids {
     pub fn new(x: &Inputs) -> Ids {
-        Ids { of_call: x.c.gpu_syncs.iter().map(|g| (g.correlation, *g)).collect() }
+        let of_runtime =
+            x.c.gpu_syncs.iter().flat_map(|g| x.call_ids.calls(g.correlation).map(move |i| (i as u32, *g))).collect();
+        Ids { of_runtime, of_sync: x.c.gpu_syncs.iter().map(|g| (g.correlation, *g)).collect() }
     }
 }
 
@@ -70,13 +74,9 @@ impl Launched<'_> {
     }
 }
 
-/// The runtime call of a correlation id (the calls are sorted by correlation).
+/// The runtime call of a correlation id (the first, as the calls are sorted by correlation).
 fn call<'a>(x: &Inputs<'a>, correlation: i64) -> Option<&'a Call> {
-    if correlation == NONE {
-        return None;
-    }
-    let k = x.runtime.partition_point(|r| r.correlation < correlation);
-    x.runtime.get(k).filter(|r| r.correlation == correlation)
+    x.call_ids.calls(correlation).next().map(|i| &x.runtime[i])
 }
 
 /// The row an event wait or event sync waited on: the last launched on the recording stream
@@ -100,8 +100,8 @@ pub(super) fn step_waits<'a>(x: &'a Inputs<'a>, ids: &Ids, held: (&[u32], &[u32]
     }
     let l = Launched { x, streams };
     let mut out = StepWaits::default();
-    for r in runtime.iter().map(|&i| &x.runtime[i as usize]) {
-        match ids.of_call.get(&r.correlation).filter(|g| g.kind == SyncKind::StreamWaitEvent) {
+    for (i, r) in runtime.iter().map(|&i| (i, &x.runtime[i as usize])) {
+        match ids.of_runtime.get(&i).filter(|g| g.kind == SyncKind::StreamWaitEvent) {
             Some(g) => {
                 let to = l.first_after(g.device, g.stream, r.start);
                 if let (Some(from), Some(to)) = (recorded_row(x, &l, g), to) {
@@ -124,7 +124,7 @@ fn sync_waits(x: &Inputs, ids: &Ids, l: &Launched, (rows, syncs): (&[u32], &[u32
         if syncs.is_empty() { Vec::new() } else { rows.iter().map(|&i| (x.c.gpu.end(i as usize), i)).collect() };
     ends.sort_unstable();
     for y in syncs.iter().map(|&i| &x.c.syncs[i as usize]) {
-        let told = match ids.of_call.get(&y.correlation) {
+        let told = match ids.of_sync.get(&y.correlation) {
             Some(g) if g.kind == SyncKind::StreamSync => Some(l.last_before(g.device, g.stream, y.start)),
             Some(g) if g.kind == SyncKind::EventSync && call(x, g.record_correlation).is_some() => {
                 Some(recorded_row(x, l, g))
