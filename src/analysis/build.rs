@@ -78,8 +78,9 @@ pub fn build(mut c: Collector, opts: &Options, capture: Option<Capture>) -> (Bui
     });
     let mut runtime = std::mem::take(&mut c.runtime);
     runtime.sort_unstable_by_key(|r| (r.correlation, r.start, r.thread));
+    let by_external = (std::mem::take(&mut c.op_work), std::mem::take(&mut c.op_comm));
     let at = attribute(
-        std::mem::take(&mut c.ops),
+        (std::mem::take(&mut c.ops), by_external),
         std::mem::take(&mut c.modules),
         &c.names,
         &mut c.gpu,

@@ -1,17 +1,17 @@
 //! What a collective kernel was: its call (name, group, sequence number, bytes) from its own
 //! metadata, the ops around its launch, or its kernel name.
 
-use crate::analysis::model::attribution::SpanTree;
+use crate::analysis::model::attribution::Attribution;
 use crate::analysis::model::collect::{Collector, CommArgs, NONE, NO_NAME};
 use crate::report::{BandwidthRow, CollectiveBandwidth, CollectiveCall, BANDWIDTH_CAVEAT};
 
 /// What a collective kernel was: its own metadata, else that of a `record_param_comms` op around
 /// its launch, else the name of a `nccl:*` op, else the collective in the kernel's name.
-pub(crate) fn collective_call(c: &Collector, tree: &SpanTree, row: usize, leaf: u32, short: &str) -> CollectiveCall {
-    let g = c.gpu.get(row);
+pub(crate) fn collective_call(c: &Collector, at: &Attribution, row: usize, leaf: u32, short: &str) -> CollectiveCall {
+    let (g, tree) = (c.gpu.get(row), &at.ops);
     let names = &c.names;
     let own = c.gpu_comm.binary_search_by_key(&(row as u32), |x| x.0).ok().map(|i| c.gpu_comm[i].1);
-    let from_ops = || tree.chain(leaf).find_map(|o| c.op_comm.get(&tree.spans[o as usize].external).copied());
+    let from_ops = || tree.chain(leaf).find_map(|o| at.op_comm.get(&o).copied());
     let args: Option<CommArgs> = own.or_else(from_ops);
     let text = |id: u32| (id != NO_NAME).then(|| names.get(id).to_string());
     let name = args

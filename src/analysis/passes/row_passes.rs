@@ -2,9 +2,9 @@
 //! row's step, the busy union) and totals (the rows summed for the tables, and the launch,
 //! copy, tensor-core, attention and collective figures); and each row's class before them.
 
+use crate::analysis::model::attribution::OpSpan;
 use crate::analysis::model::attribution::{Attribution, SpanTree, NO};
 use crate::analysis::model::classify::{moe_module, Chains, Classes, CopyKind, Why};
-use crate::analysis::model::collect::OpRow;
 use crate::analysis::model::collect::{Call, Collector, GpuKind, NAME_GRAPH_LAUNCH};
 use crate::analysis::model::frozen::{step_of, RowMap, StepWindow};
 use crate::analysis::options::Options;
@@ -191,7 +191,7 @@ pub(crate) fn totals_pass(
 
         // Kernels that are collectives by name (not helpers launched under a collective op).
         if bucket == Bucket::Communication && f.kernel_rule().is_some_and(|r| r.then.bucket == Bucket::Communication) {
-            out.collectives.push(collective_call(c, tree, i, leaf, &f.name.short));
+            out.collectives.push(collective_call(c, at, i, leaf, &f.name.short));
         }
 
         let leaf_name = if leaf == NO { NO } else { tree.spans[leaf as usize].name };
@@ -248,7 +248,7 @@ impl Blocked {
     }
 
     /// Op `o`, which launched kernels of `kernel_ns`, counted into `to`.
-    fn add(&self, to: &mut LaunchingOps, o: &OpRow, kernel_ns: i64) {
+    fn add(&self, to: &mut LaunchingOps, o: &OpSpan, kernel_ns: i64) {
         let blocked = self.0.get(&o.thread).map_or(0, |v| {
             let first = v.partition_point(|s| s.0 < o.start);
             v[first..].iter().take_while(|s| s.0 < o.end).map(|s| s.1.min(o.end) - s.0).sum()

@@ -105,7 +105,7 @@ impl OpKernelTable {
     pub fn new(m: &Model) -> OpKernelTable {
         let (c, at) = (m.c, m.at);
         let mut per_op: FxHashMap<u32, OpKernels> = FxHashMap::default();
-        if c.op_work.is_empty() {
+        if at.op_work.is_empty() {
             return OpKernelTable(per_op);
         }
         for (i, row) in c.gpu.iter().enumerate() {
@@ -131,7 +131,7 @@ impl OpKernelTable {
 
 /// The work of the op at `leaf` (an index into the op tree), when its shapes gave one.
 fn op_work<'m>(m: &Model<'m>, leaf: u32) -> Option<&'m OpWork> {
-    m.c.op_work.get(&m.at.ops.spans.get(leaf as usize)?.external)
+    m.at.op_work.get(&leaf)
 }
 
 /// One kernel row's work.
@@ -179,7 +179,7 @@ impl<'m> RowWorks<'m> {
     /// None when the trace has no work to split (no shapes and no counts): nothing to ask.
     pub fn new(m: &'m Model<'m>, per_op: &'m OpKernelTable) -> Option<RowWorks<'m>> {
         let c = m.c;
-        if c.op_work.is_empty() && c.gpu_work.is_empty() {
+        if m.at.op_work.is_empty() && c.gpu_work.is_empty() {
             return None;
         }
         Some(RowWorks { m, per_op, counted: c.gpu_work.iter().peekable() })
