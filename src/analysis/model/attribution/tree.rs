@@ -42,7 +42,8 @@ impl SpanTree {
     pub(super) fn with_externals(mut rows: Vec<OpRow>) -> (SpanTree, Vec<i64>) {
         rows.sort_unstable_by_key(|o| (o.thread, o.start, Reverse(o.end), o.name, o.external));
         let externals = rows.iter().map(|o| o.external).collect();
-        // Collected in place (the 40-byte rows' allocation), then shrunk to 32 bytes a span.
+        // The standard library collects into the rows' own block (the items shrink), then the
+        // block is shrunk to 32 bytes a span: no second list of spans is held beside the rows.
         let mut spans: Vec<OpSpan> = rows.into_iter().map(OpSpan::from).collect();
         spans.shrink_to_fit();
         let n = spans.len();
