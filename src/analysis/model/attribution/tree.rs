@@ -34,14 +34,20 @@ pub struct SpanTree {
 }
 
 impl SpanTree {
-    pub fn new(spans: Vec<OpRow>) -> SpanTree {
-        Self::with_externals(spans).0
+    /// The tree of `rows` (their External ids are not kept: the module tree's are not read).
+    pub fn new(rows: Vec<OpRow>) -> SpanTree {
+        Self::of_sorted(sorted(rows))
     }
 
     /// The tree, and its spans' External ids in the spans' order.
-    pub(super) fn with_externals(mut rows: Vec<OpRow>) -> (SpanTree, Vec<i64>) {
-        rows.sort_unstable_by_key(|o| (o.thread, o.start, Reverse(o.end), o.name, o.external));
+    pub(super) fn with_externals(rows: Vec<OpRow>) -> (SpanTree, Vec<i64>) {
+        let rows = sorted(rows);
         let externals = rows.iter().map(|o| o.external).collect();
+        (Self::of_sorted(rows), externals)
+    }
+
+    /// The tree of `rows` in [`sorted`] order.
+    fn of_sorted(rows: Vec<OpRow>) -> SpanTree {
         // The standard library collects into the rows' own block (the items shrink), then the
         // block is shrunk to 32 bytes a span: no second list of spans is held beside the rows.
         let mut spans: Vec<OpSpan> = rows.into_iter().map(OpSpan::from).collect();
@@ -71,7 +77,7 @@ impl SpanTree {
         if n > 0 {
             threads.insert(spans[n - 1].thread, (range_start, n));
         }
-        (SpanTree { spans, parent, threads }, externals)
+        SpanTree { spans, parent, threads }
     }
 
     /// Whether span `i` encloses time `t` on `thread` (half-open: start <= t < end).
@@ -142,4 +148,10 @@ impl SpanTree {
         }
         (SpanTree { spans, parent, threads }, remap)
     }
+}
+
+/// Rows in the trees' order: by thread, start, outermost first (the rest only makes it total).
+fn sorted(mut rows: Vec<OpRow>) -> Vec<OpRow> {
+    rows.sort_unstable_by_key(|o| (o.thread, o.start, Reverse(o.end), o.name, o.external));
+    rows
 }
