@@ -124,10 +124,13 @@ async function exportJson(page) {
   await page.click('[data-testid=export-json]');
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const saved = fs.readdirSync(downloads).filter((f) => !already.has(f) && f.endsWith('.json'));
-    if (saved.length === 1) {
-      // Firefox writes to a .part file and renames it when done: the .json is whole.
-      return fs.readFileSync(path.join(downloads, saved[0]), 'utf8');
+    const names = fs.readdirSync(downloads);
+    const saved = names.filter((f) => !already.has(f) && f.endsWith('.json'));
+    // Firefox writes to a .part file and renames it when done, but may first create the .json
+    // empty as a placeholder (an export once read as empty): whole once no .part is left.
+    if (saved.length === 1 && !names.some((f) => f.endsWith('.part'))) {
+      const file = path.join(downloads, saved[0]);
+      if (fs.statSync(file).size > 0) return fs.readFileSync(file, 'utf8');
     }
     assert.ok(Date.now() < deadline, `no export saved in ${downloads}: ${fs.readdirSync(downloads)}`);
     await new Promise((ok) => setTimeout(ok, 50));
