@@ -3,8 +3,8 @@
 //! part per worker. One worker is started at page load (so its script and wasm are fetched
 //! before any trace is opened); Cancel terminates them all and starts a fresh one.
 
-use super::protocol::{to_js, Job, Request, ToPage, ToWorker};
-use js_sys::Array;
+use super::protocol::{to_js, Done, Job, Request, ToPage, ToWorker};
+use js_sys::{Array, Uint8Array};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -18,8 +18,32 @@ pub enum WorkerEvent {
     PartDone {
         data: Option<JsValue>,
     },
+    /// All files analysed: how they were read, and the report's JSON gathered from the
+    /// message's pieces (or why it could not be).
+    Done {
+        done: Done,
+        json: Result<Vec<u8>, String>,
+    },
     /// The worker died or could not start: a one-line reason.
     Crashed(String),
+}
+
+/// The bytes of a JS array of Uint8Arrays, one after another (the report's JSON, as the worker
+/// hands it over in pieces).
+fn joined_bytes(data: Option<JsValue>) -> Result<Vec<u8>, String> {
+    let pieces: Array = data.and_then(|d| d.dyn_into().ok()).ok_or("the analysis worker sent no report")?;
+    let pieces: Vec<Uint8Array> = pieces
+        .iter()
+        .map(|p| p.dyn_into::<Uint8Array>().map_err(|_| "the analysis worker's report is not bytes".to_string()))
+        .collect::<Result<_, _>>()?;
+    let mut out = vec![0; pieces.iter().map(|p| p.length() as usize).sum()];
+    let mut at = 0;
+    for p in &pieces {
+        let n = p.length() as usize;
+        p.copy_to(&mut out[at..at + n]);
+        at += n;
+    }
+    Ok(out)
 }
 
 type Handler = Rc<dyn Fn(WorkerEvent)>;
@@ -151,12 +175,17 @@ impl Client {
         let this = self.clone();
         let on_message = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
             let data = ev.unchecked_into::<MessageEvent>().data();
-            // A part's bytes stay a JS buffer, handed on to the lead as they are.
+            // A part's bytes stay a JS buffer, handed on to the lead as they are; a report's
+            // pieces are gathered into this page's memory.
             let bytes = js_sys::Reflect::get(&data, &"data".into()).ok().filter(|d| !d.is_undefined());
             match serde_wasm_bindgen::from_value::<ToPage>(data) {
                 Ok(ToPage::PartDone { ok }) => {
                     let handler = this.0.borrow().on_event.clone();
                     handler(WorkerEvent::PartDone { data: bytes.filter(|_| ok) })
+                }
+                Ok(ToPage::Done(done)) => {
+                    let handler = this.0.borrow().on_event.clone();
+                    handler(WorkerEvent::Done { done, json: joined_bytes(bytes) })
                 }
                 Ok(ToPage::Malformed { from, message }) => {
                     this.crashed(format!("the analysis worker could not read {} ({message})", from.describe()))

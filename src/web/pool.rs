@@ -2,7 +2,7 @@
 //! inflating helper, and what each worker's events mean for the files.
 
 use super::client::{Client, WorkerEvent};
-use super::protocol::{Job, Request, ToPage};
+use super::protocol::{Done, Job, Request, ToPage};
 use crate::analysis::job::split::PartJob;
 use js_sys::Array;
 use std::cell::RefCell;
@@ -20,7 +20,7 @@ pub enum PoolEvent {
     Progress { file: usize, bytes: f64 },
     /// `file` is finished: the Report of that file alone (as `tracesight --json` prints it),
     /// or why its worker stopped; and how the workers read it.
-    Finished { file: usize, outcome: Result<String, String>, stats: WorkerStats },
+    Finished { file: usize, outcome: Result<Vec<u8>, String>, stats: WorkerStats },
     /// The first worker could not start (nothing is being read).
     Unavailable(String),
 }
@@ -347,15 +347,12 @@ fn on_client_event(pool: &Weak<RefCell<Pool>>, slot: usize, ev: WorkerEvent) {
         (WorkerEvent::Message(ToPage::InflateDone), Some(_), Role::Inflate) => pool.inflate_done(slot, false),
         // The inflating worker died: the lead reads the file alone.
         (WorkerEvent::Crashed(_), Some(_), Role::Inflate) => pool.inflate_done(slot, true),
-        (
-            WorkerEvent::Message(ToPage::Done { json, wasm_memory_bytes, parts, slices_read_here, inflated_by_reader }),
-            Some(file),
-            Role::Lead,
-        ) => {
+        (WorkerEvent::Done { done, json }, Some(file), Role::Lead) => {
             finished(&pool);
             let done_ms = js_sys::Date::now();
+            let Done { wasm_memory_bytes, parts, slices_read_here, inflated_by_reader } = done;
             let stats = WorkerStats { wasm_memory_bytes, parts, slices_read_here, inflated_by_reader, done_ms };
-            handler(PoolEvent::Finished { file, outcome: Ok(json), stats });
+            handler(PoolEvent::Finished { file, outcome: json, stats });
             pool.feed(slot);
         }
         // The worker died on this file: the file failed, the others go on (the client has

@@ -206,18 +206,34 @@ pub enum ToPage {
     /// A part is read; the message's `data` property holds its encoded bytes (a Uint8Array,
     /// transferred), absent when `ok` is false (the part cannot be joined).
     PartDone { ok: bool },
-    /// All files analysed: the combined Report exactly as `tracesight --json` prints it, the
-    /// worker's wasm memory size (its high-water mark: wasm memory never shrinks) and the most
-    /// parts a file was read in (1: whole), how many slices it read itself rather than through
-    /// its reader worker (0 when the reader read them all; see `worker::Slices`), and how many
-    /// files the reader inflated (see `worker::analyse_gunzipped`).
-    Done { json: String, wasm_memory_bytes: f64, parts: u32, slices_read_here: u32, inflated_by_reader: u32 },
+    /// All files analysed: the message's `data` property holds the combined Report as
+    /// `tracesight --json` prints it (compact), in UTF-8, cut into a JS array of Uint8Arrays
+    /// of up to [`REPORT_CHUNK`] bytes (transferred); the fields say how the files were read.
+    Done(Done),
     /// A message could not be decoded (unknown, or a field of the wrong type): the page's as
     /// a [`ToWorker`] (the worker did nothing with it), its reader's as a [`FromReader`], the
     /// other stage's as a [`FromInflater`] / [`ToInflater`]. The page shows this as the
     /// worker's error.
     Malformed { from: Sender, message: String },
 }
+
+/// How a worker read its files: its wasm memory size (its high-water mark: wasm memory never
+/// shrinks) and the most parts a file was read in (1: whole), how many slices it read itself
+/// rather than through its reader worker (0 when the reader read them all; see
+/// `worker::Slices`), and how many files the reader inflated (see `worker::analyse_gunzipped`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Done {
+    pub wasm_memory_bytes: f64,
+    pub parts: u32,
+    pub slices_read_here: u32,
+    pub inflated_by_reader: u32,
+}
+
+/// The largest piece of a report's JSON a worker hands over. The worker writes the JSON a piece
+/// at a time and copies each out of its wasm memory: written whole (94 MB for a 2 GB
+/// `gen_trace.py` trace, most of it each step's critical-path pieces) it grew the worker's
+/// memory by its size, as no hole the freed analysis left was large enough for it.
+pub const REPORT_CHUNK: usize = 1 << 20;
 
 /// The name the page gives its first worker (the one that stays while the page is open): that
 /// worker reads a small made-up trace before it says it is ready (see `worker::warm_up`).

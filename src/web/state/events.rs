@@ -41,12 +41,12 @@ impl Page {
     }
 
     /// One file's report (or why its worker stopped); the screen once every file is in.
-    fn file_finished(self, file: usize, outcome: Result<String, String>, stats: WorkerStats) {
+    fn file_finished(self, file: usize, outcome: Result<Vec<u8>, String>, stats: WorkerStats) {
         if !matches!(self.stage.get_untracked(), Stage::Reading) && !self.refreshing.get_untracked() {
             return;
         }
         let name = self.progress.with_untracked(|r| r.get(file).map(|f| f.with_untracked(|f| f.name.clone())));
-        let report = match outcome.map(|json| serde_json::from_str::<Report>(&json)) {
+        let report = match outcome.map(|json| serde_json::from_slice::<Report>(&json)) {
             Ok(Ok(report)) => report,
             Ok(Err(e)) => failed_file(name.clone(), format!("the analysis result could not be read: {e}")),
             Err(text) => failed_file(name.clone(), text),

@@ -6,7 +6,7 @@ use super::progress::*;
 use super::reader::*;
 use crate::analysis::job::split::{self, Joined, Part, PartJob, PartReader};
 use crate::input::{formats::Format, sniff, CarriedError, Encoding, InflateStage, Inflating};
-use crate::web::protocol::{FromInflater, Job, Request, ToInflater, ToPage, ToWorker};
+use crate::web::protocol::{Done, FromInflater, Job, Request, ToInflater, ToPage, ToWorker, REPORT_CHUNK};
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, File, MessagePort};
@@ -70,10 +70,8 @@ pub(super) async fn analyse_files(
     let report = crate::combine_all(results);
     // Compact: the page parses it back into a Report (its JSON export prints that as the
     // CLI's --json does); pretty printing would double the text it copies and parses.
-    let json = match report_json(&report) {
-        Ok(s) => s,
-        Err(e) => format!("{{\"error\": \"{e}\"}}"),
-    };
+    let chunks = report_chunks(&report);
+    drop(report);
     let wasm_memory_bytes = wasm_bindgen::memory()
         .unchecked_into::<js_sys::WebAssembly::Memory>()
         .buffer()
@@ -81,28 +79,52 @@ pub(super) async fn analyse_files(
         .byte_length() as f64;
     let slices_read_here = SLICES_READ_HERE.with(|n| n.replace(0));
     let inflated_by_reader = INFLATED_BY_READER.with(|n| n.replace(0));
-    post(scope, &ToPage::Done { json, wasm_memory_bytes, parts: most_parts, slices_read_here, inflated_by_reader });
+    let done = Done { wasm_memory_bytes, parts: most_parts, slices_read_here, inflated_by_reader };
+    let transfer: Array = chunks.iter().map(|c| c.unchecked_into::<Uint8Array>().buffer()).collect();
+    post_with_data(scope, &ToPage::Done(done), &chunks, &transfer);
 }
 
-/// `report` as compact JSON in a string of exactly its size: measured by a first pass that
-/// only counts. Grown by doubling, a 2 GB trace's ~100 MB of JSON held up to 1.5x that at the
-/// last copy, beside the report, at the worker's peak (a wasm memory never shrinks).
-fn report_json(report: &crate::Report) -> Result<String, String> {
-    struct Count(usize);
-    impl std::io::Write for Count {
+/// `report` as compact JSON in Uint8Arrays of up to [`REPORT_CHUNK`] bytes, each copied out of
+/// wasm memory as soon as it is full, so that the worker's memory grows by one chunk, not by
+/// the whole text (see [`REPORT_CHUNK`]). A report that cannot be written is sent as
+/// `{"error": ...}`, which the page names as the file's failure.
+fn report_chunks(report: &crate::Report) -> Array {
+    struct Chunks {
+        buf: Vec<u8>,
+        out: Array,
+    }
+    impl Chunks {
+        fn flush_chunk(&mut self) {
+            if !self.buf.is_empty() {
+                self.out.push(&Uint8Array::from(&self.buf[..]));
+                self.buf.clear();
+            }
+        }
+    }
+    impl std::io::Write for Chunks {
         fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0 += b.len();
+            if self.buf.len() + b.len() > REPORT_CHUNK {
+                self.flush_chunk();
+            }
+            if b.len() > REPORT_CHUNK {
+                // A single write longer than a chunk (a very long name) goes out as it is.
+                self.out.push(&Uint8Array::from(b));
+            } else {
+                self.buf.extend_from_slice(b);
+            }
             Ok(b.len())
         }
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
     }
-    let mut size = Count(0);
-    serde_json::to_writer(&mut size, report).map_err(|e| e.to_string())?;
-    let mut out = Vec::with_capacity(size.0);
-    serde_json::to_writer(&mut out, report).map_err(|e| e.to_string())?;
-    String::from_utf8(out).map_err(|e| e.to_string())
+    let mut chunks = Chunks { buf: Vec::with_capacity(REPORT_CHUNK), out: Array::new() };
+    if let Err(e) = serde_json::to_writer(&mut chunks, report) {
+        let error = serde_json::json!({ "error": e.to_string() }).to_string();
+        chunks = Chunks { buf: error.into_bytes(), out: Array::new() };
+    }
+    chunks.flush_chunk();
+    chunks.out
 }
 
 /// Reads `blob` whole into a push analysis.

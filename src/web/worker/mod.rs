@@ -18,9 +18,9 @@ mod warm_up;
 
 use super::protocol::{from_js, Job, Request, Sender, ToPage, ToWorker, WARM_UP_WORKER};
 use files::*;
-use js_sys::{Array, Reflect, Uint8Array};
+use js_sys::{Array, Uint8Array};
 use mailbox::*;
-use progress::post;
+use progress::{post, post_with_data};
 use reader::start_reader;
 use warm_up::warm_up;
 use wasm_bindgen::prelude::*;
@@ -63,14 +63,9 @@ async fn analyse_all(
         (Job::Part { job }, Some(file)) => {
             let encoded = read_part(&scope, file.into(), job, &mut scratch).await;
             let data = encoded.map(|bytes| Uint8Array::from(&bytes[..]));
-            if let Ok(msg) = serde_wasm_bindgen::to_value(&ToPage::PartDone { ok: data.is_some() }) {
-                let transfer = Array::new();
-                if let Some(data) = &data {
-                    let _ = Reflect::set(&msg, &"data".into(), data);
-                    transfer.push(&data.buffer());
-                }
-                let _ = scope.post_message_with_transfer(&msg, &transfer);
-            }
+            let transfer: Array = data.iter().map(|d| d.buffer()).collect();
+            let msg = ToPage::PartDone { ok: data.is_some() };
+            post_with_data(&scope, &msg, &data.map_or(JsValue::UNDEFINED, JsValue::from), &transfer);
         }
         (Job::Inflate, Some(file)) => {
             if let Some(port) = port {

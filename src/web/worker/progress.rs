@@ -1,6 +1,8 @@
 //! Progress messages to the page, at most every [`PROGRESS_MS`].
 
 use crate::web::protocol::ToPage;
+use js_sys::{Array, Reflect};
+use wasm_bindgen::JsValue;
 use web_sys::DedicatedWorkerGlobalScope;
 
 /// Milliseconds between two progress messages: each is a serialisation and a `postMessage`
@@ -10,6 +12,15 @@ pub(super) const PROGRESS_MS: f64 = 50.0;
 pub(super) fn post(scope: &DedicatedWorkerGlobalScope, msg: &ToPage) {
     if let Ok(value) = serde_wasm_bindgen::to_value(msg) {
         let _ = scope.post_message(&value);
+    }
+}
+
+/// Posts `msg` with `data` (bytes the serde form does not carry) as its `data` property,
+/// transferring the buffers in `transfer`.
+pub(super) fn post_with_data(scope: &DedicatedWorkerGlobalScope, msg: &ToPage, data: &JsValue, transfer: &Array) {
+    if let Ok(value) = serde_wasm_bindgen::to_value(msg) {
+        let _ = Reflect::set(&value, &"data".into(), data);
+        let _ = scope.post_message_with_transfer(&value, transfer);
     }
 }
 
