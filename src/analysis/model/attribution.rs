@@ -63,54 +63,65 @@ impl Attribution {
     }
 }
 
-/// Integer ids (correlation, External) to u32 values, the first value given for an id
-/// winning. Kineto counts these ids up from a small base, so a table indexed by `id - min`
-/// is usually no larger than the calls themselves and a lookup is one load; ids spread wider
-/// than that (merged or hand-made traces) are kept as sorted pairs and binary-searched.
+/// The first index of each integer id (correlation, External) in a list. Kineto counts these
+/// ids up from a small base, so a table indexed by `id - min` is usually no larger than the
+/// list itself and a lookup is one load; ids spread wider than that (merged or hand-made
+/// traces, `gen_trace.py`'s) are found by binary search in the indices sorted by id: 4 bytes
+/// an item, counted before they are collected, as a list grown by doubling leaves holes a wasm
+/// memory cannot give back (16-byte (id, index) pairs grown so took the page's worker from 69
+/// to 83 MiB on a 500 MB trace, `examples/wasm_heap.rs`).
 enum IdIndex {
-    Dense { min: i64, slot: Vec<u32> },
-    Sorted(Vec<(i64, u32)>),
+    Dense {
+        min: i64,
+        slot: Vec<u32>,
+    },
+    /// Indices sorted by id, equal ids in index order.
+    Sorted(Vec<u32>),
 }
 
 impl IdIndex {
-    /// `pairs` in order (it is walked twice); ids equal to NONE are skipped.
-    fn new<I: Iterator<Item = (i64, u32)>>(pairs: impl Fn() -> I) -> IdIndex {
+    /// Over the ids `id(0..n)`; ids equal to NONE are skipped.
+    fn new(n: usize, id: impl Fn(usize) -> i64) -> IdIndex {
+        let ids = || (0..n).filter(|&i| id(i) != NONE);
         let (mut count, mut min, mut max) = (0usize, i64::MAX, i64::MIN);
-        for (id, _) in pairs().filter(|p| p.0 != NONE) {
+        for i in ids() {
             count += 1;
-            min = min.min(id);
-            max = max.max(id);
+            min = min.min(id(i));
+            max = max.max(id(i));
         }
         let range = max.checked_sub(min).and_then(|r| usize::try_from(r).ok()).and_then(|r| r.checked_add(1));
         match range {
             Some(range) if count > 0 && range <= 2 * count + 1024 => {
                 let mut slot = vec![NO; range];
-                for (id, v) in pairs().filter(|p| p.0 != NONE) {
-                    let s = &mut slot[(id - min) as usize];
+                for i in ids() {
+                    let s = &mut slot[(id(i) - min) as usize];
                     if *s == NO {
-                        *s = v;
+                        *s = i as u32;
                     }
                 }
                 IdIndex::Dense { min, slot }
             }
             _ => {
-                let mut sorted: Vec<(i64, u32)> = pairs().filter(|p| p.0 != NONE).collect();
-                // Stable: equal ids keep their order, and the first is kept.
-                sorted.sort_by_key(|p| p.0);
-                sorted.dedup_by_key(|p| p.0);
+                let mut sorted: Vec<u32> = Vec::with_capacity(count);
+                sorted.extend(ids().map(|i| i as u32));
+                sorted.sort_unstable_by_key(|&i| (id(i as usize), i));
                 IdIndex::Sorted(sorted)
             }
         }
     }
 
-    fn get(&self, id: i64) -> u32 {
+    /// The first index whose id is `want` (the same `id` as given to [`IdIndex::new`]), or NO.
+    fn get(&self, want: i64, id: impl Fn(usize) -> i64) -> u32 {
         match self {
-            IdIndex::Dense { min, slot } => id
+            IdIndex::Dense { min, slot } => want
                 .checked_sub(*min)
                 .and_then(|k| usize::try_from(k).ok())
                 .and_then(|k| slot.get(k).copied())
                 .unwrap_or(NO),
-            IdIndex::Sorted(v) => v.binary_search_by_key(&id, |p| p.0).map_or(NO, |i| v[i].1),
+            IdIndex::Sorted(v) => {
+                let k = v.partition_point(|&i| id(i as usize) < want);
+                v.get(k).copied().filter(|&i| id(i as usize) == want).unwrap_or(NO)
+            }
         }
     }
 }
@@ -171,7 +182,8 @@ fn by_op<T: Copy>(externals: &[i64], map: &FxHashMap<i64, T>) -> FxHashMap<u32, 
 /// Each row's launch call: the first (earliest) call with its correlation id, and how many
 /// rows named a correlation id that no call has.
 fn launch_calls(rows: &GpuRows, runtime: &[RuntimeCall]) -> (Vec<u32>, u64) {
-    let by_correlation = IdIndex::new(|| runtime.iter().enumerate().map(|(i, r)| (r.correlation, i as u32)));
+    let correlation_of = |i: usize| runtime[i].correlation;
+    let by_correlation = IdIndex::new(runtime.len(), correlation_of);
     let mut dangling_correlation = 0u64;
     let runtime_of: Vec<u32> = (0..rows.len())
         .map(|i| {
@@ -179,7 +191,7 @@ fn launch_calls(rows: &GpuRows, runtime: &[RuntimeCall]) -> (Vec<u32>, u64) {
             if correlation == NONE {
                 return NO;
             }
-            let r = by_correlation.get(correlation);
+            let r = by_correlation.get(correlation, correlation_of);
             dangling_correlation += u64::from(r == NO);
             r
         })
@@ -219,7 +231,8 @@ fn leaf_ops(
     captured: &[CapturedRow],
 ) -> Launchers {
     // The op carrying each External id (the first, should several carry one).
-    let by_external = IdIndex::new(|| externals.iter().enumerate().map(|(i, &e)| (e, i as u32)));
+    let external_of = |i: usize| externals[i];
+    let by_external = IdIndex::new(externals.len(), external_of);
     // Each distinct launch call is checked once (a graph launch serves many rows).
     let mut external_mismatch = 0u64;
     let mut call_leaf: Vec<u32> = vec![UNSEEN; runtime.len()];
@@ -232,7 +245,7 @@ fn leaf_ops(
                 let call = runtime[r as usize];
                 let mut found = NO;
                 if call.external != NONE {
-                    let named = by_external.get(call.external);
+                    let named = by_external.get(call.external, external_of);
                     if named != NO && tree.encloses(named, call.thread, call.start) {
                         found = named;
                     } else if named != NO {
@@ -254,7 +267,7 @@ fn leaf_ops(
             }
         } else if gpu.external(i) != NONE {
             // No launch call in the trace: the row's own External id is all there is.
-            l = by_external.get(gpu.external(i));
+            l = by_external.get(gpu.external(i), external_of);
         }
         leaf.push(l);
     }

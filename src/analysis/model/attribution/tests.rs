@@ -5,18 +5,26 @@ fn op(start: i64, end: i64, name: u32, thread: u32) -> OpRow {
 }
 
 #[test]
-fn ids_are_found_dense_or_spread_and_the_first_value_wins() {
-    let dense = [(10, 0), (12, 1), (10, 2), (NONE, 3), (11, 4)];
-    let spread = [(10, 0), (i64::MAX, 1), (10, 2), (NONE, 3), (-5, 4), (i64::MIN + 1, 5)];
-    let d = IdIndex::new(|| dense.iter().copied());
-    let s = IdIndex::new(|| spread.iter().copied());
+fn ids_are_found_dense_or_spread_and_the_first_index_wins() {
+    let dense = [10, 12, 10, NONE, 11];
+    let spread = [10, i64::MAX, 10, NONE, -5, i64::MIN + 1];
+    let (of_dense, of_spread) = (|i: usize| dense[i], |i: usize| spread[i]);
+    let d = IdIndex::new(dense.len(), of_dense);
+    let s = IdIndex::new(spread.len(), of_spread);
     assert!(matches!(d, IdIndex::Dense { .. }));
     assert!(matches!(s, IdIndex::Sorted(_)));
-    assert_eq!([d.get(10), d.get(11), d.get(12), d.get(13), d.get(9), d.get(NONE)], [0, 4, 1, NO, NO, NO]);
-    assert_eq!([s.get(10), s.get(i64::MAX), s.get(-5), s.get(i64::MIN + 1), s.get(0)], [0, 1, 4, 5, NO]);
-    assert_eq!(s.get(NONE), NO);
-    let empty = IdIndex::new(|| [(NONE, 0)].into_iter());
-    assert_eq!(empty.get(0), NO);
+    let dg = |id| d.get(id, of_dense);
+    assert_eq!([dg(10), dg(11), dg(12), dg(13), dg(9), dg(NONE)], [0, 4, 1, NO, NO, NO]);
+    let sg = |id| s.get(id, of_spread);
+    assert_eq!([sg(10), sg(i64::MAX), sg(-5), sg(i64::MIN + 1), sg(0)], [0, 1, 4, 5, NO]);
+    assert_eq!(sg(NONE), NO);
+    let empty = IdIndex::new(1, |_| NONE);
+    assert_eq!(empty.get(0, |_| NONE), NO);
+    // Many equal ids out of order: still the first index of each.
+    let many: Vec<i64> = (0..1000).map(|i| [7, -3, i64::MAX / 2][i % 3]).collect();
+    let m = IdIndex::new(many.len(), |i| many[i]);
+    assert!(matches!(m, IdIndex::Sorted(_)));
+    assert_eq!([m.get(7, |i| many[i]), m.get(-3, |i| many[i]), m.get(i64::MAX / 2, |i| many[i])], [0, 1, 2]);
 }
 
 #[test]
