@@ -1,12 +1,12 @@
 //! The page's analysis worker's wasm memory, emulated natively: the worker's own steps (the
-//! file copied into one reused buffer 4 MB at a time and fed to an `Analysis`, the report
-//! built, then its compact JSON written 1 MB at a time) on the allocator Rust's wasm32
+//! file's size told to an `Analysis`, the file copied into one reused buffer 4 MB at a time and
+//! fed to it, the report built, then its compact JSON written 1 MB at a time) on the allocator Rust's wasm32
 //! standard library uses (dlmalloc), over a memory that, as a wasm memory, only grows at its
 //! top, is never given back and cannot remap a block in place. Prints the memory's size after
 //! each step (its high-water mark, as the page's `wasm memory` figure is) and the live bytes.
 //!
 //!   cargo run --release --example wasm_heap FILE.json
-//!   FEED_MB=16 JSON=whole cargo run --release --example wasm_heap FILE.json    (as before)
+//!   SIZED=0 FEED_MB=16 JSON=whole cargo run --release --example wasm_heap FILE.json   (as before)
 //!
 //! Natively the allocator remaps large blocks and returns freed ones to the system, so the
 //! CLI's peak RSS says little about the worker's memory; this does, in seconds, without a
@@ -135,7 +135,7 @@ fn say(step: &str) {
 
 fn main() -> std::process::ExitCode {
     let Some(path) = std::env::args().nth(1) else {
-        eprintln!("usage: [FEED_MB=4] [JSON=chunked|whole] wasm_heap FILE.json");
+        eprintln!("usage: [SIZED=0] [FEED_MB=4] [JSON=chunked|whole] wasm_heap FILE.json");
         return std::process::ExitCode::from(2);
     };
     let bytes = match std::fs::File::open(&path).and_then(|f| unsafe { memmap2::Mmap::map(&f) }) {
@@ -153,6 +153,10 @@ fn main() -> std::process::ExitCode {
     ensure_base();
     say("start");
     let mut analysis = tracesight::Analysis::new(&path, tracesight::analysis::Options::default());
+    // As the worker (src/web/worker/files.rs), unless SIZED=0 (as before).
+    if std::env::var("SIZED").as_deref() != Ok("0") {
+        analysis.expect_bytes(bytes.len() as u64);
+    }
     let mut scratch: Vec<u8> = Vec::new();
     for piece in bytes.chunks(feed_mb.max(1) << 20) {
         scratch.clear();

@@ -17,8 +17,12 @@ fn json(r: &Result<Vec<TraceReport>, TraceError>) -> String {
     }
 }
 
-fn push(name: &str, bytes: &[u8], piece: usize) -> Result<Vec<TraceReport>, TraceError> {
+/// `sized`: the file's size given first (the per-event lists then grow by the progress).
+fn push(name: &str, bytes: &[u8], piece: usize, sized: bool) -> Result<Vec<TraceReport>, TraceError> {
     let mut a = Analysis::new(name, Options::default());
+    if sized {
+        a.expect_bytes(bytes.len() as u64);
+    }
     for (k, p) in bytes.chunks(piece.max(1)).enumerate() {
         if !a.wants_more() {
             break;
@@ -36,13 +40,15 @@ fn push(name: &str, bytes: &[u8], piece: usize) -> Result<Vec<TraceReport>, Trac
 fn check(name: &str, bytes: &[u8], pieces: &[usize]) {
     let want = json(&analyze_any(name, bytes, &Options::default(), &mut |_| true));
     for &piece in pieces {
-        let got = json(&push(name, bytes, piece));
-        assert!(
-            got == want,
-            "{name} in pieces of {piece}:\n got {}\nwant {}",
-            &got[..got.len().min(300)],
-            &want[..want.len().min(300)]
-        );
+        for sized in [false, true] {
+            let got = json(&push(name, bytes, piece, sized));
+            assert!(
+                got == want,
+                "{name} in pieces of {piece} (size given: {sized}):\n got {}\nwant {}",
+                &got[..got.len().min(300)],
+                &want[..want.len().min(300)]
+            );
+        }
         // The pull path over the same pieces agrees too.
         if piece < 1 << 20 {
             let trickle =
@@ -120,7 +126,7 @@ fn check_two_stage(name: &str, bytes: &[u8]) -> bool {
     if !bytes.starts_with(&[0x1f, 0x8b]) {
         return false;
     }
-    let want = json(&push(name, bytes, 1 << 16));
+    let want = json(&push(name, bytes, 1 << 16, false));
     let mut staged = false;
     for (piece, chunk) in [(1 << 16, 4 << 20), (4096, 1000), (7, 1)] {
         if let Some(got) = two_stage(name, bytes, piece, chunk) {

@@ -154,13 +154,23 @@ impl Analysis {
         Analysis { file: file.to_string(), opts, import: Import::new(Collector::default()) }
     }
 
+    /// The file's size in bytes, as it will be fed (compressed for .gz), where it is known
+    /// before reading: the per-event lists then grow to the size the bytes fed so far predict
+    /// (`model::collect::Progress`), not by doubling, which keeps the page worker's memory
+    /// down. Changes no result.
+    pub fn expect_bytes(&mut self, total: u64) {
+        self.import.sink.progress.total = total;
+    }
+
     /// The next bytes of the file.
     pub fn feed(&mut self, bytes: &[u8]) {
+        self.import.sink.progress.read += bytes.len() as u64;
         self.import.push(Bytes::Slice(bytes));
     }
 
     /// The next bytes of the file, handed over (no copy for gzip input).
     pub fn feed_vec(&mut self, bytes: Vec<u8>) {
+        self.import.sink.progress.read += bytes.len() as u64;
         self.import.push(Bytes::Owned(bytes));
     }
 

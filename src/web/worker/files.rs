@@ -138,6 +138,9 @@ pub(super) async fn analyse_file(
 ) -> Result<Vec<crate::report::TraceReport>, crate::analysis::TraceError> {
     let mut analysis = crate::analysis::Analysis::new(name, opts.clone());
     let size = blob.size();
+    // Lets the per-event lists grow by the progress, not by doubling (a wasm memory cannot
+    // remap a growing list: 2 GB trace, emulated, 309 -> 267 MiB).
+    analysis.expect_bytes(size as u64);
     let read = read_range(scope, index, &blob, 0.0, size, scratch, &mut |piece| {
         analysis.feed(piece);
         analysis.wants_more()

@@ -13,6 +13,7 @@ mod graph_args;
 mod interner;
 mod join;
 mod meta;
+mod progress;
 mod records;
 mod sink;
 
@@ -20,6 +21,7 @@ use interner::cut_str;
 pub use interner::Interner;
 use meta::DeferredSums;
 pub use meta::{Metadata, NotJoinable};
+pub use progress::Progress;
 pub use records::*;
 
 pub const NO_NAME: u32 = u32::MAX;
@@ -86,6 +88,10 @@ pub struct Collector {
     /// In a later part of a split file: the duration-weighted terms, kept to be added in file
     /// order when the parts are joined (floating-point sums depend on the order).
     deferred: Option<Box<DeferredSums>>,
+    /// How far through its input the collector is, where the input's size is known: the
+    /// per-event lists grow by it ([`Progress`]). Not carried between workers.
+    #[serde(skip)]
+    pub progress: Progress,
 }
 
 impl Collector {
@@ -189,6 +195,7 @@ impl Collector {
             return;
         }
         let thread = self.thread_key(ev.process, ev.thread);
+        self.progress.make_room(&mut self.memory);
         self.memory.push(MemEvent {
             ts,
             bytes,

@@ -170,6 +170,7 @@ impl Collector {
             let correlation = args.and_then(|a| a.correlation).and_then(Loose::as_i64).unwrap_or(NONE);
             if self.syncs.len() < limits::MAX_ROWS {
                 let end = start.saturating_add(dur);
+                self.progress.make_room(&mut self.syncs);
                 self.syncs.push(SyncCall { start, end, name: id, thread, correlation });
             }
         }
@@ -182,6 +183,7 @@ impl Collector {
                 self.launch_calls += 1;
             }
             let thread = self.thread_key(ev.process, ev.thread);
+            self.progress.make_room(&mut self.runtime);
             self.runtime.push(RuntimeCall { correlation, external, start, dur, thread, name: id });
         }
     }
@@ -215,6 +217,7 @@ impl Collector {
             }
         }
         let seq = args.and_then(|a| a.sequence_number).and_then(Loose::as_i64).unwrap_or(NONE);
+        self.progress.make_room(&mut self.ops);
         self.ops.push(OpRow { start, end, external, seq, name, thread });
     }
 
@@ -241,6 +244,7 @@ impl Collector {
         } else if ev.name.starts_with(b"nn.Module: ") {
             let thread = self.thread_key(ev.process, ev.thread);
             let name = self.names.intern(ev.name);
+            self.progress.make_room(&mut self.modules);
             self.modules.push(OpRow { start, end: start.saturating_add(dur), external: NONE, seq: NONE, name, thread });
         }
     }
