@@ -1,9 +1,10 @@
 //! The page's analysis worker's wasm memory, emulated natively: the worker's own steps (the
-//! file's size told to an `Analysis`, the file copied into one reused buffer 4 MB at a time and
-//! fed to it, the report built, then its compact JSON written 1 MB at a time) on the allocator Rust's wasm32
-//! standard library uses (dlmalloc), over a memory that, as a wasm memory, only grows at its
-//! top, is never given back and cannot remap a block in place. Prints the memory's size after
-//! each step (its high-water mark, as the page's `wasm memory` figure is) and the live bytes.
+//! file copied into one reused buffer 4 MB at a time and fed to an `Analysis` told how far
+//! into the file each piece reaches, the report built, then its compact JSON written 1 MB at a
+//! time) on the allocator Rust's wasm32 standard library uses (dlmalloc), over a memory that,
+//! as a wasm memory, only grows at its top, is never given back and cannot remap a block in
+//! place. Prints the memory's size after each step (its high-water mark, as the page's `wasm
+//! memory` figure is) and the live bytes.
 //!
 //!   cargo run --release --example wasm_heap FILE.json
 //!   SIZED=0 FEED_MB=16 JSON=whole cargo run --release --example wasm_heap FILE.json   (as before)
@@ -154,13 +155,16 @@ fn main() -> std::process::ExitCode {
     say("start");
     let mut analysis = tracesight::Analysis::new(&path, tracesight::analysis::Options::default());
     // As the worker (src/web/worker/files.rs), unless SIZED=0 (as before).
-    if std::env::var("SIZED").as_deref() != Ok("0") {
-        analysis.expect_bytes(bytes.len() as u64);
-    }
+    let sized = std::env::var("SIZED").as_deref() != Ok("0");
+    let mut fed = 0;
     let mut scratch: Vec<u8> = Vec::new();
     for piece in bytes.chunks(feed_mb.max(1) << 20) {
         scratch.clear();
         scratch.extend_from_slice(piece);
+        fed += piece.len() as u64;
+        if sized {
+            analysis.progress(fed, bytes.len() as u64);
+        }
         analysis.feed(&scratch);
         if !analysis.wants_more() {
             break;

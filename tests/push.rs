@@ -20,12 +20,14 @@ fn json(r: &Result<Vec<TraceReport>, TraceError>) -> String {
 /// `sized`: the file's size given first (the per-event lists then grow by the progress).
 fn push(name: &str, bytes: &[u8], piece: usize, sized: bool) -> Result<Vec<TraceReport>, TraceError> {
     let mut a = Analysis::new(name, Options::default());
-    if sized {
-        a.expect_bytes(bytes.len() as u64);
-    }
+    let mut fed = 0;
     for (k, p) in bytes.chunks(piece.max(1)).enumerate() {
         if !a.wants_more() {
             break;
+        }
+        fed += p.len() as u64;
+        if sized {
+            a.progress(fed, bytes.len() as u64);
         }
         // Both ways of handing bytes over.
         if k % 2 == 0 {

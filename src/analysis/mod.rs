@@ -19,7 +19,7 @@ use conclude::*;
 pub use input::formats::Format;
 pub use job::combine::{combine, combine_all, merge, merge_labelled};
 pub use model::capture::Capture;
-use model::collect::Collector;
+use model::collect::{Collector, Progress};
 pub use options::{ErrorKind, Options, Range, TraceError, UserPeaks};
 pub use passes::cpath::WhatIfSpec;
 use std::io::Read;
@@ -154,23 +154,21 @@ impl Analysis {
         Analysis { file: file.to_string(), opts, import: Import::new(Collector::default()) }
     }
 
-    /// The file's size in bytes, as it will be fed (compressed for .gz), where it is known
-    /// before reading: the per-event lists then grow to the size the bytes fed so far predict
-    /// (`model::collect::Progress`), not by doubling, which keeps the page worker's memory
-    /// down. Changes no result.
-    pub fn expect_bytes(&mut self, total: u64) {
-        self.import.sink.progress.total = total;
+    /// Where the file's size is known: how far into it the bytes fed next reach (`read` of
+    /// `total` bytes; for a .gz, compressed bytes, even where the inflated ones are fed). The
+    /// per-event lists then grow to the size that predicts (`model::collect::Progress`), not by
+    /// doubling, which keeps the page worker's memory down. Changes no result.
+    pub fn progress(&mut self, read: u64, total: u64) {
+        self.import.sink.progress = Progress { read, total };
     }
 
     /// The next bytes of the file.
     pub fn feed(&mut self, bytes: &[u8]) {
-        self.import.sink.progress.read += bytes.len() as u64;
         self.import.push(Bytes::Slice(bytes));
     }
 
     /// The next bytes of the file, handed over (no copy for gzip input).
     pub fn feed_vec(&mut self, bytes: Vec<u8>) {
-        self.import.sink.progress.read += bytes.len() as u64;
         self.import.push(Bytes::Owned(bytes));
     }
 

@@ -138,10 +138,12 @@ pub(super) async fn analyse_file(
 ) -> Result<Vec<crate::report::TraceReport>, crate::analysis::TraceError> {
     let mut analysis = crate::analysis::Analysis::new(name, opts.clone());
     let size = blob.size();
-    // Lets the per-event lists grow by the progress, not by doubling (a wasm memory cannot
-    // remap a growing list: 2 GB trace, emulated, 309 -> 267 MiB).
-    analysis.expect_bytes(size as u64);
+    // The per-event lists grow by the progress, not by doubling (a wasm memory cannot remap a
+    // growing list: 2 GB trace, emulated, 309 -> 267 MiB).
+    let mut fed = 0;
     let read = read_range(scope, index, &blob, 0.0, size, scratch, &mut |piece| {
+        fed += piece.len() as u64;
+        analysis.progress(fed, size as u64);
         analysis.feed(piece);
         analysis.wants_more()
     })
@@ -222,6 +224,8 @@ pub(super) async fn analyse_gunzipped(
     let result = loop {
         match reader.next().await {
             Handed::Bytes { bytes, read } => {
+                // Compressed bytes read (the inflated total is not known).
+                analysis.progress(read as u64, blob.size() as u64);
                 analysis.feed(copy_all_in(&bytes, scratch));
                 progress.report(scope, read);
                 if analysis.format().is_some_and(|f| f != Format::ChromeJson) {
