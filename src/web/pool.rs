@@ -25,29 +25,26 @@ pub enum PoolEvent {
     Unavailable(String),
 }
 
-/// How a file was read: the lead worker's wasm memory size, the parts the file was read in
-/// (1: whole, by one worker), the slices the lead read itself rather than through its reader
-/// worker, the files its reader inflated, and when its report reached the page
-/// (`Date.now()`, before it is shown: the benchmark tells reading from drawing by it).
+/// How a file was read: what the lead worker said of its reading ([`Done`]), and when its
+/// report reached the page (`Date.now()`, before it is shown: the benchmark tells reading from
+/// drawing by it).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct WorkerStats {
-    pub wasm_memory_bytes: f64,
-    pub parts: u32,
-    pub slices_read_here: u32,
-    pub inflated_by_reader: u32,
+    pub read: Done,
     pub done_ms: f64,
 }
 
 impl WorkerStats {
     /// The larger figures of two files' readings (the counts: both together).
     pub fn max(self, other: WorkerStats) -> WorkerStats {
-        WorkerStats {
-            wasm_memory_bytes: self.wasm_memory_bytes.max(other.wasm_memory_bytes),
-            parts: self.parts.max(other.parts),
-            slices_read_here: self.slices_read_here + other.slices_read_here,
-            inflated_by_reader: self.inflated_by_reader + other.inflated_by_reader,
-            done_ms: self.done_ms.max(other.done_ms),
-        }
+        let (a, b) = (self.read, other.read);
+        let read = Done {
+            wasm_memory_bytes: a.wasm_memory_bytes.max(b.wasm_memory_bytes),
+            parts: a.parts.max(b.parts),
+            slices_read_here: a.slices_read_here + b.slices_read_here,
+            inflated_by_reader: a.inflated_by_reader + b.inflated_by_reader,
+        };
+        WorkerStats { read, done_ms: self.done_ms.max(other.done_ms) }
     }
 }
 
@@ -349,9 +346,7 @@ fn on_client_event(pool: &Weak<RefCell<Pool>>, slot: usize, ev: WorkerEvent) {
         (WorkerEvent::Crashed(_), Some(_), Role::Inflate) => pool.inflate_done(slot, true),
         (WorkerEvent::Done { done, json }, Some(file), Role::Lead) => {
             finished(&pool);
-            let done_ms = js_sys::Date::now();
-            let Done { wasm_memory_bytes, parts, slices_read_here, inflated_by_reader } = done;
-            let stats = WorkerStats { wasm_memory_bytes, parts, slices_read_here, inflated_by_reader, done_ms };
+            let stats = WorkerStats { read: done, done_ms: js_sys::Date::now() };
             handler(PoolEvent::Finished { file, outcome: json, stats });
             pool.feed(slot);
         }

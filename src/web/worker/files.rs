@@ -140,10 +140,8 @@ pub(super) async fn analyse_file(
     let size = blob.size();
     // The per-event lists grow by the progress, not by doubling (a wasm memory cannot remap a
     // growing list: 2 GB trace, emulated, 309 -> 267 MiB).
-    let mut fed = 0;
-    let read = read_range(scope, index, &blob, 0.0, size, scratch, &mut |piece| {
-        fed += piece.len() as u64;
-        analysis.progress(fed, size as u64);
+    let read = read_range(scope, index, &blob, 0.0, size, scratch, &mut |piece, read| {
+        analysis.progress(read, size as u64);
         analysis.feed(piece);
         analysis.wants_more()
     })
@@ -180,7 +178,7 @@ pub(super) async fn analyse_in_parts(
     let jobs = PartJob::all(&cuts, layout);
     post(scope, &ToPage::Split { parts: jobs[1..].to_vec() });
     let mut reader = PartReader::new(jobs[0]);
-    let read = read_range(scope, 0, &blob, jobs[0].from as f64, jobs[0].to as f64, scratch, &mut |piece| {
+    let read = read_range(scope, 0, &blob, jobs[0].from as f64, jobs[0].to as f64, scratch, &mut |piece, _| {
         reader.feed(piece);
         reader.wants_more()
     })
@@ -363,7 +361,7 @@ pub(super) async fn read_part(
     scratch: &mut Vec<u8>,
 ) -> Option<Vec<u8>> {
     let mut reader = PartReader::new(job);
-    read_range(scope, 0, &blob, job.from as f64, job.to as f64, scratch, &mut |piece| {
+    read_range(scope, 0, &blob, job.from as f64, job.to as f64, scratch, &mut |piece, _| {
         reader.feed(piece);
         reader.wants_more()
     })

@@ -204,8 +204,9 @@ impl<'a> Slices<'a> {
     }
 }
 
-/// Reads bytes `from..to` of `blob` slice by slice, handing each piece to `feed` until it
-/// wants no more; progress (bytes read of the range) goes to the page as file `index`'s.
+/// Reads bytes `from..to` of `blob` slice by slice, handing each piece to `feed` with the bytes
+/// of the range read so far (the piece included) until it wants no more; that progress goes to
+/// the page as file `index`'s.
 pub(super) async fn read_range(
     scope: &DedicatedWorkerGlobalScope,
     index: u32,
@@ -213,10 +214,10 @@ pub(super) async fn read_range(
     from: f64,
     to: f64,
     scratch: &mut Vec<u8>,
-    feed: &mut dyn FnMut(&[u8]) -> bool,
+    feed: &mut dyn FnMut(&[u8], u64) -> bool,
 ) -> Result<(), io::Error> {
     let mut slices = Slices::new(blob, from, to, SLICE);
-    let mut read = 0.0;
+    let mut read = 0;
     let mut progress = Progress::new(index);
     while let Some(buffer) = slices.next().await {
         let buffer = Uint8Array::new(&buffer?.into());
@@ -228,9 +229,9 @@ pub(super) async fn read_range(
         for at in (0..len).step_by(PROGRESS_STEP) {
             let end = (at + PROGRESS_STEP as u32).min(len);
             let piece = copy_in(&buffer.subarray(at, end), scratch);
-            let more = feed(piece);
-            read += piece.len() as f64;
-            progress.report(scope, read);
+            read += piece.len() as u64;
+            let more = feed(piece, read);
+            progress.report(scope, read as f64);
             if !more {
                 return Ok(());
             }

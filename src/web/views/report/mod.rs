@@ -42,10 +42,10 @@ pub fn ReportScreen(loaded: Arc<Loaded>, page: Page) -> impl IntoView {
     view! {
         <div
             class="report"
-            data-worker-wasm-bytes=workers.wasm_memory_bytes.to_string()
-            data-worker-parts=workers.parts.to_string()
-            data-worker-slices-read-here=workers.slices_read_here.to_string()
-            data-worker-inflated-by-reader=workers.inflated_by_reader.to_string()
+            data-worker-wasm-bytes=workers.read.wasm_memory_bytes.to_string()
+            data-worker-parts=workers.read.parts.to_string()
+            data-worker-slices-read-here=workers.read.slices_read_here.to_string()
+            data-worker-inflated-by-reader=workers.read.inflated_by_reader.to_string()
             data-worker-done-ms=workers.done_ms.to_string()
         >
             <Toolbar loaded=loaded.clone() view=view status=status page=page perfetto=rerun />
