@@ -271,8 +271,8 @@ mod tests {
             assert_eq!(gaps.ending_at(t), copied.binary_search_by_key(&t, |g| g.1).ok(), "ending at {t}");
             assert_eq!(gaps.first_ending_after(t), copied.partition_point(|g| g.1 <= t), "after {t}");
         }
-        for k in 0..copied.len() {
-            assert_eq!(gaps.get(k), copied[k]);
+        for (k, gap) in copied.iter().enumerate() {
+            assert_eq!(gaps.get(k), *gap);
         }
         assert_eq!(Gaps(&[]).len(), 0);
         assert_eq!(Gaps(&[(1, 2)]).ending_at(1), None);

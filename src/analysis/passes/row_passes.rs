@@ -70,7 +70,7 @@ pub(crate) fn time_pass(
     classes: &Classes,
     steps: &[StepWindow],
 ) -> TimePass {
-    let mut lanes = Lanes::default();
+    let mut lanes = Lanes::for_rows(c.gpu.kinds(), (0..c.gpu.len()).map(|i| classes.get(i).0));
     let mut device_lanes: Vec<(i32, Lanes)> = Vec::new();
     // Per-device lanes only when the file has several devices: with one they would copy the
     // whole trace's intervals for the same numbers.
