@@ -218,6 +218,11 @@ fn real_traces_keep_the_path_bounds() {
                 s.longest_row_us
             );
             let parts = s.cpu_us + s.gpu_us + s.launch_us + s.gap_us;
+            // Each part is whole nanoseconds converted once, not a sum of microseconds that
+            // prints float noise (4410.474000000002).
+            for x in [s.cpu_us, s.gpu_us, s.launch_us, s.gap_us] {
+                assert_eq!((x * 1e3).round() / 1e3, x, "{}: {} part {x}", f.display(), s.step);
+            }
             assert!((parts - s.path_us).abs() < 1e-3 * s.path_us.max(1.0), "{}: {} parts {parts}", f.display(), s.step);
             // The segments drawn: no more than the path, all of it when none was left out.
             let drawn = s.segments.iter().map(|x| x.end_ns - x.start_ns).sum::<i64>() as f64 / 1e3;

@@ -281,6 +281,7 @@ fn summarise(
     segments.step(x, &b.g, &path, &mut p);
     let mut by_bucket: FxHashMap<Bucket, i64> = FxHashMap::default();
     let mut by_name: FxHashMap<(PathSide, u32), (i64, u32)> = FxHashMap::default();
+    let mut sides = [0i64; 4];
     for &k in &path {
         let e = b.g.edges[k as usize];
         let (side, name) = match e.piece {
@@ -301,17 +302,14 @@ fn summarise(
             }
             Piece::Dep => continue,
         };
-        let t = us(e.w);
-        match side {
-            PathSide::Cpu => p.cpu_us += t,
-            PathSide::Gpu => p.gpu_us += t,
-            PathSide::Launch => p.launch_us += t,
-            PathSide::Gap => p.gap_us += t,
-        }
+        sides[side as usize] += e.w;
         let slot = by_name.entry((side, name)).or_default();
         slot.0 += e.w;
         slot.1 += 1;
     }
+    // Summed in ns and converted once: a sum of microseconds prints float noise (11510.404999999997).
+    [p.cpu_us, p.gpu_us, p.launch_us, p.gap_us] =
+        [PathSide::Cpu, PathSide::Gpu, PathSide::Launch, PathSide::Gap].map(|side| us(sides[side as usize]));
     let pct = |ns: i64| if len > 0 { ns as f64 / len as f64 * 100.0 } else { 0.0 };
     let mut buckets: Vec<_> = by_bucket.into_iter().filter(|b| b.1 > 0).collect();
     buckets.sort_by_key(|&(id, ns)| (std::cmp::Reverse(ns), id));
