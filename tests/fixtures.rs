@@ -229,3 +229,21 @@ fn gzip_trailer_is_verified() {
         Err(e) => assert!(e.message.contains("gzip"), "{e}"),
     }
 }
+
+/// Row time is summed in whole nanoseconds: 0.1 + 0.2 us of kernels is 0.3 us, not the
+/// 0.30000000000000004 a sum of microsecond figures gives.
+#[test]
+fn row_sums_are_whole_nanoseconds() {
+    let rows: Vec<String> = [(10.0, 0.1), (20.0, 0.2), (30.0, 0.1), (40.0, 0.2)]
+        .iter()
+        .map(|(ts, dur)| {
+            format!(
+                r#"{{"ph":"X","cat":"kernel","name":"void gemm_kernel()","pid":0,"tid":7,"ts":{ts},"dur":{dur},"args":{{"device":0,"stream":7}}}}"#
+            )
+        })
+        .collect();
+    let trace = format!(r#"{{"traceEvents":[{}]}}"#, rows.join(","));
+    let r = analyze_bytes("tiny.json", trace.as_bytes()).unwrap();
+    assert_eq!(r.launch_coverage.no_launch_us, 0.6);
+    assert_whole_ns(&r);
+}

@@ -146,7 +146,44 @@ pub fn assert_invariants(r: &TraceReport) {
     }
     let steps_idle: f64 = r.steps.iter().map(|s| s.idle_us).sum();
     assert!(steps_idle <= g.idle_us + 0.01, "{}: the steps' idle {steps_idle} > the idle {}", r.file, g.idle_us);
+    assert_whole_ns(r);
     assert_timeline(r);
+}
+
+/// Sums of row time are whole nanoseconds converted once, not sums of microsecond figures
+/// (which print float noise such as 4410.474000000002).
+pub fn assert_whole_ns(r: &TraceReport) {
+    let (c, k, t, e) = (&r.launch_coverage, &r.copies, &r.tensor_cores, &r.bucket_evidence);
+    let mut sums = vec![
+        c.graph_matched_us,
+        c.graph_us,
+        c.op_us,
+        c.no_op_us,
+        c.external_only_us,
+        c.no_launch_us,
+        k.host_to_device_us,
+        k.device_to_host_us,
+        k.pageable_us,
+        k.device_to_device_us,
+        k.peer_to_peer_us,
+        k.memset_us,
+        t.tensor_core_us,
+        t.simt_us,
+        t.vector_us,
+        t.unknown_us,
+        e.op_context_us,
+        e.kernel_name_us,
+        e.row_kind_us,
+        e.user_rule_us,
+        e.unmatched_us,
+    ];
+    for s in r.critical_path.iter().flat_map(|p| &p.steps) {
+        sums.extend([s.cpu_us, s.gpu_us, s.launch_us, s.gap_us]);
+    }
+    sums.extend(r.collective_bandwidth.iter().flat_map(|b| b.kinds.iter().map(|k| k.time_us)));
+    for (i, x) in sums.into_iter().enumerate() {
+        assert_eq!((x * 1e3).round() / 1e3, x, "{}: sum {i} is not whole ns: {x}", r.file);
+    }
 }
 
 /// The timeline's bins hold exact time: per stream, busy time summed over bins is the stream's

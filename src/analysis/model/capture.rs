@@ -198,6 +198,9 @@ pub fn import(c: &mut Collector, capture: Capture) -> (Vec<CapturedRow>, Capture
     let node_of: FxHashMap<u32, i64> = c.gpu_graph.iter().map(|g| (g.row, g.node)).collect();
     // The same replayed sequence maps the same way: worked out once per sequence.
     let mut done: FxHashMap<Vec<(u32, GpuKind)>, Option<Mapping>> = FxHashMap::default();
+    // Replayed, matched, by node order, by kernel sequence: summed in ns and converted once
+    // (a sum of microseconds prints float noise).
+    let mut ns = [0i64; 4];
     let mut out: Vec<CapturedRow> = Vec::new();
     let mut threads: FxHashMap<u32, u32> = FxHashMap::default();
     for mut rows in replays {
@@ -210,7 +213,7 @@ pub fn import(c: &mut Collector, capture: Capture) -> (Vec<CapturedRow>, Capture
         let seq: Vec<(u32, GpuKind)> =
             rows.iter().map(|&r| (c.gpu.get(r as usize).name, c.gpu.get(r as usize).kind)).collect();
         summary.replayed_rows += rows.len() as u64;
-        summary.replayed_us += rows.iter().map(|&r| c.gpu.get(r as usize).dur as f64 / 1000.0).sum::<f64>();
+        ns[0] += rows.iter().map(|&r| c.gpu.get(r as usize).dur).sum::<i64>();
         let found = done.entry(seq.clone()).or_insert_with(|| map_replay(c, &k, &graphs, &seq, by_node));
         let Some((g, pairs, method)) = found else { continue };
         for &(pos, node) in pairs.iter() {
@@ -220,18 +223,20 @@ pub fn import(c: &mut Collector, capture: Capture) -> (Vec<CapturedRow>, Capture
                 .entry(n.thread)
                 .or_insert_with(|| *c.threads.entry((IMPORT_PID, n.thread as i64)).or_insert(next));
             let row = rows[pos];
-            let us = c.gpu.get(row as usize).dur as f64 / 1000.0;
+            let dur = c.gpu.get(row as usize).dur;
             summary.matched_rows += 1;
-            summary.matched_us += us;
+            ns[1] += dur;
             match method {
-                MatchMethod::NodeOrder => summary.by_node_order_us += us,
-                MatchMethod::KernelSequence => summary.by_sequence_us += us,
+                MatchMethod::NodeOrder => ns[2] += dur,
+                MatchMethod::KernelSequence => ns[3] += dur,
             }
             out.push(CapturedRow { row, thread, t: n.start, method: *method });
         }
     }
     out.sort_unstable_by_key(|r| r.row);
     copy_spans(c, &k, &threads);
+    [summary.replayed_us, summary.matched_us, summary.by_node_order_us, summary.by_sequence_us] =
+        ns.map(|ns| ns as f64 / 1000.0);
     (out, summary)
 }
 

@@ -81,6 +81,8 @@ pub(crate) fn bandwidth(calls: &[CollectiveCall]) -> Option<CollectiveBandwidth>
     }
     let mut out = CollectiveBandwidth { caveat: BANDWIDTH_CAVEAT.to_string(), ..Default::default() };
     let mut unsized_ns = 0i64;
+    // Each kind's time in ns, converted once (a sum of microseconds prints float noise).
+    let mut kind_ns: Vec<i64> = Vec::new();
     for c in calls {
         match (c.bytes.max(c.out_bytes), c.group_size) {
             (Some(b), Some(n)) if b > 0 && c.dur_ns > 0 => {
@@ -97,13 +99,14 @@ pub(crate) fn bandwidth(calls: &[CollectiveCall]) -> Option<CollectiveBandwidth>
                             bus_factor: bus_factor(&c.name, n),
                             busbw_gb_s: None,
                         });
+                        kind_ns.push(0);
                         out.kinds.len() - 1
                     }
                 };
                 let r = &mut out.kinds[i];
                 r.calls += 1;
                 r.bytes += b as f64;
-                r.time_us += c.dur_ns as f64 / 1000.0;
+                kind_ns[i] += c.dur_ns;
             }
             _ => {
                 out.unsized_calls += 1;
@@ -112,7 +115,8 @@ pub(crate) fn bandwidth(calls: &[CollectiveCall]) -> Option<CollectiveBandwidth>
         }
     }
     out.unsized_us = unsized_ns as f64 / 1000.0;
-    for r in &mut out.kinds {
+    for (r, ns) in out.kinds.iter_mut().zip(kind_ns) {
+        r.time_us = ns as f64 / 1000.0;
         // bytes per us / 1e3 = GB/s (1e9 bytes).
         r.algbw_gb_s = r.bytes / r.time_us / 1e3;
         r.busbw_gb_s = r.bus_factor.map(|f| f * r.algbw_gb_s);

@@ -147,6 +147,7 @@ pub(crate) fn totals_pass(
     let tree = &at.ops;
     let mut out = Totals { op_gpu: vec![0; tree.spans.len()], ..Totals::default() };
     let mut graph_launch_ns = 0;
+    let mut ns = RowNs::default();
     // Per op: the time (ns) of the kernels it launched one by one, or NOT_LAUNCHING. A
     // column, not a map: 8 bytes an op against a hash map's ~22 (35 MB at 2 GB of trace).
     let mut launching = vec![NOT_LAUNCHING; tree.spans.len()];
@@ -169,7 +170,7 @@ pub(crate) fn totals_pass(
                 *ns = (*ns).max(0) + row.dur;
             }
         }
-        count_coverage(&mut out.coverage, rt.is_some(), graph, at.captured(i).is_some(), leaf != NO, us(row.dur));
+        *coverage_slot(&mut ns.coverage, rt.is_some(), graph, at.captured(i).is_some(), leaf != NO) += row.dur;
         let (bucket, why) = classes.get(i);
         let f = &facts[&row.name];
         match (f.unfusable, bucket) {
@@ -178,10 +179,10 @@ pub(crate) fn totals_pass(
             _ => {}
         }
         if row.kind != GpuKind::Kernel {
-            count_copy(&mut out.copies, copy_kind[&row.name], row.dur);
+            count_copy(&mut ns.copies, copy_kind[&row.name], row.dur);
         }
         if bucket == Bucket::Gemm && row.kind == GpuKind::Kernel {
-            count_tensor_cores(&mut out.tensor_cores, f.tensor_cores, row.dur);
+            *tensor_core_slot(&mut ns.tensor_cores, f.tensor_cores) += row.dur;
         }
         if bucket == Bucket::Attention {
             // cuDNN's SDPA kernels launched by TransformerEngine's FusedAttnFunc are TE's.
@@ -203,9 +204,41 @@ pub(crate) fn totals_pass(
             out.unattributed.1 += row.dur;
         }
     }
+    (out.coverage, out.copies, out.tensor_cores) = ns.into_us();
     // Counted here so that the column (8 bytes an op) is gone before the model's passes.
     out.launching = launching_ops(c, tree, &launching, steps);
     out
+}
+
+/// The rows' time by launch, copy direction and tensor-core use, summed in ns and converted
+/// once: a sum of millions of microsecond figures prints float noise (1234.5670000000002).
+/// Slots in the order [`RowNs::into_us`] names them.
+#[derive(Default)]
+struct RowNs {
+    coverage: [i64; 6],
+    copies: [i64; 6],
+    tensor_cores: [i64; 4],
+}
+
+impl RowNs {
+    fn into_us(self) -> (LaunchCoverage, Copies, TensorCoreUse) {
+        let [graph_matched_us, graph_us, op_us, no_op_us, external_only_us, no_launch_us] = self.coverage.map(us);
+        let [host_to_device_us, device_to_host_us, pageable_us, device_to_device_us, peer_to_peer_us, memset_us] =
+            self.copies.map(us);
+        let [tensor_core_us, simt_us, vector_us, unknown_us] = self.tensor_cores.map(us);
+        (
+            LaunchCoverage { graph_matched_us, graph_us, op_us, no_op_us, external_only_us, no_launch_us },
+            Copies {
+                host_to_device_us,
+                device_to_host_us,
+                pageable_us,
+                device_to_device_us,
+                peer_to_peer_us,
+                memset_us,
+            },
+            TensorCoreUse { tensor_core_us, simt_us, vector_us, unknown_us },
+        )
+    }
 }
 
 /// An op that launched no kernel one by one.
@@ -259,17 +292,17 @@ impl Blocked {
     }
 }
 
-/// A row's time by how it was launched: `launched` (a launch call found), by a graph launch
-/// (and matched to its capture), under an op.
-fn count_coverage(coverage: &mut LaunchCoverage, launched: bool, graph: bool, captured: bool, op: bool, t: f64) {
-    match (launched, graph) {
-        (true, true) if captured => coverage.graph_matched_us += t,
-        (true, true) => coverage.graph_us += t,
-        (true, false) if op => coverage.op_us += t,
-        (true, false) => coverage.no_op_us += t,
-        (false, _) if op => coverage.external_only_us += t,
-        (false, _) => coverage.no_launch_us += t,
-    }
+/// Where a row's time counts by how it was launched: `launched` (a launch call found), by a
+/// graph launch (and matched to its capture), under an op.
+fn coverage_slot(ns: &mut [i64; 6], launched: bool, graph: bool, captured: bool, op: bool) -> &mut i64 {
+    &mut ns[match (launched, graph) {
+        (true, true) if captured => 0,
+        (true, true) => 1,
+        (true, false) if op => 2,
+        (true, false) => 3,
+        (false, _) if op => 4,
+        (false, _) => 5,
+    }]
 }
 
 /// A kernel against its launch call; one graph launch replays many kernels, so comparing each
@@ -286,34 +319,28 @@ fn count_launch(launch: &mut LaunchStats, graph_launch: bool, kernel_ns: i64, ca
 }
 
 /// A copy or memset row's time, by direction (and pageable host memory).
-fn count_copy(copies: &mut Copies, kind: CopyKind, ns: i64) {
-    match kind {
-        CopyKind::HostToDevice { pageable } => {
-            copies.host_to_device_us += us(ns);
-            if pageable {
-                copies.pageable_us += us(ns);
-            }
-        }
-        CopyKind::DeviceToHost { pageable } => {
-            copies.device_to_host_us += us(ns);
-            if pageable {
-                copies.pageable_us += us(ns);
-            }
-        }
-        CopyKind::DeviceToDevice | CopyKind::Other => copies.device_to_device_us += us(ns),
-        CopyKind::PeerToPeer => copies.peer_to_peer_us += us(ns),
-        CopyKind::Memset => copies.memset_us += us(ns),
+fn count_copy(copies: &mut [i64; 6], kind: CopyKind, ns: i64) {
+    let (slot, pageable) = match kind {
+        CopyKind::HostToDevice { pageable } => (0, pageable),
+        CopyKind::DeviceToHost { pageable } => (1, pageable),
+        CopyKind::DeviceToDevice | CopyKind::Other => (3, false),
+        CopyKind::PeerToPeer => (4, false),
+        CopyKind::Memset => (5, false),
+    };
+    copies[slot] += ns;
+    if pageable {
+        copies[2] += ns;
     }
 }
 
 /// A matmul kernel's time, by whether its name says it runs on tensor cores.
-fn count_tensor_cores(tc: &mut TensorCoreUse, use_: Option<TensorCore>, ns: i64) {
-    match use_ {
-        Some(TensorCore::Yes) => tc.tensor_core_us += us(ns),
-        Some(TensorCore::Simt) => tc.simt_us += us(ns),
-        Some(TensorCore::VectorShaped) => tc.vector_us += us(ns),
-        None => tc.unknown_us += us(ns),
-    }
+fn tensor_core_slot(ns: &mut [i64; 4], use_: Option<TensorCore>) -> &mut i64 {
+    &mut ns[match use_ {
+        Some(TensorCore::Yes) => 0,
+        Some(TensorCore::Simt) => 1,
+        Some(TensorCore::VectorShaped) => 2,
+        None => 3,
+    }]
 }
 
 /// Attention backend evidence: eager shape, the kernel's own signature, else the op. `te` says
