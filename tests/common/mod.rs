@@ -181,6 +181,8 @@ pub fn assert_whole_ns(r: &TraceReport) {
         sums.extend([s.cpu_us, s.gpu_us, s.launch_us, s.gap_us]);
     }
     sums.extend(r.collective_bandwidth.iter().flat_map(|b| b.kinds.iter().map(|k| k.time_us)));
+    sums.extend(r.efficiency.iter().flat_map(|e| e.buckets.iter().map(|b| b.time_us)));
+    sums.extend(r.graphs.iter().map(|g| g.replayed_us));
     for (i, x) in sums.into_iter().enumerate() {
         assert_eq!((x * 1e3).round() / 1e3, x, "{}: sum {i} is not whole ns: {x}", r.file);
     }

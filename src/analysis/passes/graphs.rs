@@ -65,6 +65,9 @@ pub fn graph_replays(
     let mut groups: Vec<Group> = Vec::new();
     let mut index: FxHashMap<(Option<i64>, u64), usize> = FxHashMap::default();
     let mut out = GraphReplays { launches: calls.len() as u64, capture, ..Default::default() };
+    // Replayed, and matched to an op: summed in ns, converted once (a sum of microseconds
+    // prints float noise).
+    let (mut replayed_ns, mut matched_to_op_ns) = (0i64, 0i64);
     for (call, mut rows) in calls {
         rows.sort_unstable_by_key(|&r| (graph_of.get(&r).map_or(i64::MIN, |g| g.1), c.gpu.start(r as usize), r));
         let graph_id = rows.first().and_then(|r| graph_of.get(r)).map(|g| g.0);
@@ -85,15 +88,19 @@ pub fn graph_replays(
         for &r in &rows {
             let dur = c.gpu.get(r as usize).dur;
             g.ns += dur;
-            out.replayed_us += dur as f64 / 1000.0;
+            replayed_ns += dur;
             if let Some(m) = at.captured(r as usize) {
                 g.matched_ns += dur;
-                if let Some(k) = out.capture.as_mut().filter(|_| at.ops.innermost(m.thread, m.t) != NO) {
-                    k.matched_to_op_us += dur as f64 / 1000.0;
+                if out.capture.is_some() && at.ops.innermost(m.thread, m.t) != NO {
+                    matched_to_op_ns += dur;
                 }
                 g.methods[usize::from(m.method == MatchMethod::KernelSequence)] += dur;
             }
         }
+    }
+    out.replayed_us = replayed_ns as f64 / 1000.0;
+    if let Some(k) = out.capture.as_mut() {
+        k.matched_to_op_us += matched_to_op_ns as f64 / 1000.0;
     }
     groups.sort_by_key(|g| (std::cmp::Reverse(g.ns), g.signature));
     out.more_graphs = groups.len().saturating_sub(GraphReplays::MAX_GRAPHS) as u64;

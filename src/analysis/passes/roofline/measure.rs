@@ -42,22 +42,25 @@ pub fn measure(k: &mut KernelWork, peaks: Option<&Peaks>) {
 /// Per bucket: time, work, and the time-weighted % of roof of its kernels.
 pub fn bucket_rows(kernels: &[KernelWork]) -> Vec<BucketWork> {
     let mut buckets: Vec<BucketWork> = Vec::new();
+    // Each bucket's time in whole ns (a kernel's time is its rows' ns converted once, so the
+    // rounding recovers them exactly), converted once: a sum of microseconds prints float noise.
+    let mut ns: Vec<i64> = Vec::new();
     for k in kernels {
-        let b = match buckets.iter().position(|b| b.bucket == k.bucket) {
-            Some(i) => &mut buckets[i],
-            None => {
-                buckets.push(BucketWork { bucket: k.bucket, time_us: 0.0, flops: 0.0, bytes: 0.0, pct_of_roof: None });
-                buckets.last_mut().expect("just pushed")
-            }
-        };
-        b.time_us += k.time_us;
+        let i = buckets.iter().position(|b| b.bucket == k.bucket).unwrap_or_else(|| {
+            buckets.push(BucketWork { bucket: k.bucket, time_us: 0.0, flops: 0.0, bytes: 0.0, pct_of_roof: None });
+            ns.push(0);
+            buckets.len() - 1
+        });
+        let b = &mut buckets[i];
+        ns[i] = ns[i].saturating_add((k.time_us * 1e3).round() as i64);
         b.flops += k.flops;
         b.bytes += k.bytes;
         if let Some(r) = k.roof_pct() {
             *b.pct_of_roof.get_or_insert(0.0) += r * k.time_us;
         }
     }
-    for b in &mut buckets {
+    for (b, ns) in buckets.iter_mut().zip(ns) {
+        b.time_us = ns as f64 / 1e3;
         b.pct_of_roof = b.pct_of_roof.map(|w| w / b.time_us).filter(|v| v.is_finite());
     }
     buckets.sort_by(|a, b| b.time_us.total_cmp(&a.time_us).then(a.bucket.cmp(&b.bucket)));
