@@ -64,8 +64,9 @@ impl InWindows {
 fn assign<I: Iterator<Item = Item>>(windows: &[(i64, i64)], items: impl Fn() -> I) -> PerWindow {
     let ordered = windows.windows(2).all(|w| w[0].0 <= w[0].1 && w[0].1 <= w[1].0);
     let mut count = vec![0u32; windows.len() + 1];
+    let mut hint = 0;
     for item in items() {
-        each_window(windows, ordered, item, |w| count[w + 1] += 1);
+        each_window(windows, (ordered, &mut hint), item, |w| count[w + 1] += 1);
     }
     for w in 1..count.len() {
         count[w] += count[w - 1];
@@ -73,7 +74,7 @@ fn assign<I: Iterator<Item = Item>>(windows: &[(i64, i64)], items: impl Fn() -> 
     let mut next = count.clone();
     let mut out = vec![0u32; *count.last().unwrap_or(&0) as usize];
     for (i, item) in items().enumerate() {
-        each_window(windows, ordered, item, |w| {
+        each_window(windows, (ordered, &mut hint), item, |w| {
             out[next[w] as usize] = i as u32;
             next[w] += 1;
         });
@@ -81,9 +82,10 @@ fn assign<I: Iterator<Item = Item>>(windows: &[(i64, i64)], items: impl Fn() -> 
     PerWindow { from: count, items: out }
 }
 
-/// Calls `f` with each window `item` meets, in order.
+/// Calls `f` with each window `item` meets, in order. `hint`: the first window the previous
+/// item could meet; items come nearly in time order, so it or the next is usually this one's.
 #[inline]
-fn each_window(windows: &[(i64, i64)], ordered: bool, item: Item, mut f: impl FnMut(usize)) {
+fn each_window(windows: &[(i64, i64)], (ordered, hint): (bool, &mut usize), item: Item, mut f: impl FnMut(usize)) {
     if !ordered {
         for (w, &(s, e)) in windows.iter().enumerate() {
             if item.meets(s, e) {
@@ -92,9 +94,19 @@ fn each_window(windows: &[(i64, i64)], ordered: bool, item: Item, mut f: impl Fn
         }
         return;
     }
-    let from = match item {
-        Item::Point(t) | Item::Span(t, _) => windows.partition_point(|&(_, e)| e <= t),
+    let (Item::Point(t) | Item::Span(t, _)) = item;
+    // The first window ending after `t` (the ends ascend): the hint's or the next, checked, else
+    // a binary search.
+    let first_after =
+        |w: usize| w <= windows.len() && (w == windows.len() || windows[w].1 > t) && (w == 0 || windows[w - 1].1 <= t);
+    let from = if first_after(*hint) {
+        *hint
+    } else if first_after(*hint + 1) {
+        *hint + 1
+    } else {
+        windows.partition_point(|&(_, e)| e <= t)
     };
+    *hint = from;
     for (w, &(s, e)) in windows.iter().enumerate().skip(from) {
         if !item.meets(s, e) {
             // A point meets one window at most; a span none after the first it misses
@@ -137,13 +149,21 @@ mod tests {
             .collect();
         let ordered: Vec<(i64, i64)> = vec![(0, 100), (100, 250), (250, 250), (300, 700), (700, 1000)];
         let overlapping: Vec<(i64, i64)> = vec![(0, 500), (100, 300), (250, 900)];
-        for windows in [ordered, overlapping, vec![(i64::MIN, i64::MAX)], vec![]] {
-            let got = assign(&windows, || items.iter().copied());
-            for (w, &(s, e)) in windows.iter().enumerate() {
-                let want: Vec<u32> = (0..items.len() as u32).filter(|&i| items[i as usize].meets(s, e)).collect();
-                assert_eq!(got[w], want[..], "window {w} of {windows:?}");
+        // In time order too, as a trace's items mostly come (the previous item's window is
+        // then the hint that holds).
+        let mut sorted = items.clone();
+        sorted.sort_by_key(|&i| match i {
+            Item::Point(t) | Item::Span(t, _) => t,
+        });
+        for items in [items, sorted] {
+            for windows in [&ordered, &overlapping, &vec![(i64::MIN, i64::MAX)], &vec![]] {
+                let got = assign(windows, || items.iter().copied());
+                for (w, &(s, e)) in windows.iter().enumerate() {
+                    let want: Vec<u32> = (0..items.len() as u32).filter(|&i| items[i as usize].meets(s, e)).collect();
+                    assert_eq!(got[w], want[..], "window {w} of {windows:?}");
+                }
+                assert_eq!(got.from.len(), windows.len() + 1);
             }
-            assert_eq!(got.from.len(), windows.len() + 1);
         }
     }
 }
