@@ -289,11 +289,6 @@ impl GpuRows {
         self.start.get(i)
     }
 
-    /// Every row's kind, in row order (a column: no row decoded).
-    pub fn kinds(&self) -> &[GpuKind] {
-        &self.kind
-    }
-
     /// Row `i`'s end, without decoding the rest of the row.
     pub fn end(&self, i: usize) -> i64 {
         self.start.get(i) + self.dur.get(i, 0)

@@ -60,25 +60,6 @@ impl Lane {
 }
 
 impl Lanes {
-    /// Lanes for rows of these kinds and buckets, each list allocated once at its most (in the
-    /// page's wasm memory a list grown by doubling lands above everything else: 500 MB of
-    /// trace, 8 MiB for 6 MB of spans).
-    pub fn for_rows(kinds: &[GpuKind], buckets: impl Iterator<Item = Bucket>) -> Lanes {
-        let mut lanes = Lanes::default();
-        let (mut compute, mut comm, mut memory) = (0, 0, 0);
-        for (&kind, bucket) in kinds.iter().zip(buckets) {
-            *match Lane::of(kind, bucket) {
-                Lane::Compute => &mut compute,
-                Lane::Comm => &mut comm,
-                Lane::Memory => &mut memory,
-            } += 1;
-        }
-        lanes.compute.spans.reserve_exact(compute);
-        lanes.comm.spans.reserve_exact(comm);
-        lanes.memory.spans.reserve_exact(memory);
-        lanes
-    }
-
     pub fn add(&mut self, row: &GpuRow, bucket: Bucket) {
         let span = (row.start, row.start + row.dur);
         self.extent = Some(match self.extent {
