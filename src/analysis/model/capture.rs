@@ -18,6 +18,7 @@ use super::collect::{Collector, GpuKind, OpRow, NAME_DATALOADER, NAME_GRAPH_LAUN
 use super::collect::{NAME_SYNC, NO_NAME};
 use crate::limits;
 use crate::report::{CaptureMatch, MatchMethod};
+use crate::vocab::units::us;
 use rustc_hash::FxHashMap;
 
 /// The reading of a capture trace (or an eager trace of the same step), to be handed to the
@@ -235,8 +236,7 @@ pub fn import(c: &mut Collector, capture: Capture) -> (Vec<CapturedRow>, Capture
     }
     out.sort_unstable_by_key(|r| r.row);
     copy_spans(c, &k, &threads);
-    [summary.replayed_us, summary.matched_us, summary.by_node_order_us, summary.by_sequence_us] =
-        ns.map(|ns| ns as f64 / 1000.0);
+    [summary.replayed_us, summary.matched_us, summary.by_node_order_us, summary.by_sequence_us] = ns.map(us);
     (out, summary)
 }
 

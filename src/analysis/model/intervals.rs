@@ -28,8 +28,7 @@ pub fn union(mut v: Vec<Span>) -> Vec<Span> {
 /// copying them into one list first.
 pub fn union_of(lists: &[&[Span]]) -> Vec<Span> {
     let mut at = vec![0usize; lists.len()];
-    // At most every span; allocated once and shrunk where it lies, not grown by doubling.
-    let mut out: Vec<Span> = Vec::with_capacity(lists.iter().map(|l| l.len()).sum());
+    let mut out: Vec<Span> = Vec::new();
     loop {
         // The list whose next span starts first.
         let next = (0..lists.len()).filter(|&k| at[k] < lists[k].len()).min_by_key(|&k| lists[k][at[k]].0);

@@ -4,6 +4,7 @@
 use crate::analysis::model::attribution::Attribution;
 use crate::analysis::model::collect::{Collector, CommArgs, NONE, NO_NAME};
 use crate::report::{BandwidthRow, CollectiveBandwidth, CollectiveCall, BANDWIDTH_CAVEAT};
+use crate::vocab::units::us;
 
 /// What a collective kernel was: its own metadata, else that of a `record_param_comms` op around
 /// its launch, else the name of a `nccl:*` op, else the collective in the kernel's name.
@@ -116,7 +117,7 @@ pub(crate) fn bandwidth(calls: &[CollectiveCall]) -> Option<CollectiveBandwidth>
     }
     out.unsized_us = unsized_ns as f64 / 1000.0;
     for (r, ns) in out.kinds.iter_mut().zip(kind_ns) {
-        r.time_us = ns as f64 / 1000.0;
+        r.time_us = us(ns);
         // bytes per us / 1e3 = GB/s (1e9 bytes).
         r.algbw_gb_s = r.bytes / r.time_us / 1e3;
         r.busbw_gb_s = r.bus_factor.map(|f| f * r.algbw_gb_s);

@@ -6,6 +6,7 @@
 use crate::analysis::model::attribution::{Attribution, NO};
 use crate::analysis::model::collect::{Call, Collector, NAME_GRAPH_LAUNCH};
 use crate::report::{CaptureMatch, GraphReplays, MatchMethod, ReplayedGraph};
+use crate::vocab::units::us;
 use rustc_hash::FxHashMap;
 
 /// Op names in the "launched under" chain: the innermost few, each cut to this many chars.
@@ -98,9 +99,9 @@ pub fn graph_replays(
             }
         }
     }
-    out.replayed_us = replayed_ns as f64 / 1000.0;
+    out.replayed_us = us(replayed_ns);
     if let Some(k) = out.capture.as_mut() {
-        k.matched_to_op_us += matched_to_op_ns as f64 / 1000.0;
+        k.matched_to_op_us = us(matched_to_op_ns);
     }
     groups.sort_by_key(|g| (std::cmp::Reverse(g.ns), g.signature));
     out.more_graphs = groups.len().saturating_sub(GraphReplays::MAX_GRAPHS) as u64;

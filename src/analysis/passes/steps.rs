@@ -42,23 +42,6 @@ impl Merging {
     }
 }
 
-/// Which of the lanes' lists a row's span goes to.
-enum Lane {
-    Compute,
-    Comm,
-    Memory,
-}
-
-impl Lane {
-    fn of(kind: GpuKind, bucket: Bucket) -> Lane {
-        match (kind, bucket) {
-            (GpuKind::Kernel, Bucket::Communication) => Lane::Comm,
-            (GpuKind::Kernel, _) => Lane::Compute,
-            _ => Lane::Memory,
-        }
-    }
-}
-
 impl Lanes {
     pub fn add(&mut self, row: &GpuRow, bucket: Bucket) {
         let span = (row.start, row.start + row.dur);
@@ -68,10 +51,12 @@ impl Lanes {
         });
         self.kernel_ns += row.dur;
         self.count += 1;
-        match Lane::of(row.kind, bucket) {
-            Lane::Compute => self.compute.push(span),
-            Lane::Comm => self.comm.push(span),
-            Lane::Memory => self.memory.push(span),
+        if row.kind != GpuKind::Kernel {
+            self.memory.push(span);
+        } else if bucket == Bucket::Communication {
+            self.comm.push(span);
+        } else {
+            self.compute.push(span);
         }
     }
 

@@ -3,6 +3,7 @@
 //! reading the trace again.
 
 use crate::report::{Bound, BucketWork, Efficiency, KernelWork, ModelSize, Peaks, TARGET_PCT};
+use crate::vocab::units::us;
 use crate::vocab::Precision;
 
 /// A GPU kernel cannot take less than this for any work (us): the floor under the time a kernel
@@ -60,7 +61,7 @@ pub fn bucket_rows(kernels: &[KernelWork]) -> Vec<BucketWork> {
         }
     }
     for (b, ns) in buckets.iter_mut().zip(ns) {
-        b.time_us = ns as f64 / 1e3;
+        b.time_us = us(ns);
         b.pct_of_roof = b.pct_of_roof.map(|w| w / b.time_us).filter(|v| v.is_finite());
     }
     buckets.sort_by(|a, b| b.time_us.total_cmp(&a.time_us).then(a.bucket.cmp(&b.bucket)));
