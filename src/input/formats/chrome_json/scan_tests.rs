@@ -389,6 +389,17 @@ fn number_literals_classified_as_serde_json_does() {
         "-1e-400",
         "0.30000000000000004",
         "123456789.123456789e-3",
+        // Around the short-fraction fast path's bounds (digits below 2^53, at most 22 after the point).
+        "900719925474099.1",
+        "900719925474099.2",
+        "900719925474099.3",
+        "-900719925474099.1",
+        "0.0000000000000000000001",
+        "0.00000000000000000000001",
+        "1.2",
+        "9.6",
+        "0.1",
+        "-0.1",
         "00",
         "01",
         "-01",
@@ -436,6 +447,23 @@ fn number_literals_classified_as_serde_json_does() {
             s.push(['e', 'E'][next(2) as usize]);
             s.push_str(["", "+", "-"][next(3) as usize]);
             s.push_str(&next(330).to_string());
+        }
+        literals.push(s);
+    }
+    // Short fractions, as Kineto writes them (`1.2`, `1000093.758`), most of them within the
+    // fast path's bounds and some just past them.
+    for _ in 0..20_000 {
+        let mut s = String::new();
+        if next(4) == 0 {
+            s.push('-');
+        }
+        let int_len = 1 + next(16);
+        for i in 0..int_len {
+            s.push(char::from(b'0' + if i == 0 && int_len > 1 { 1 + next(9) as u8 } else { next(10) as u8 }));
+        }
+        s.push('.');
+        for _ in 0..1 + next(24 - int_len.min(16)) {
+            s.push(char::from(b'0' + next(10) as u8));
         }
         literals.push(s);
     }
