@@ -131,7 +131,8 @@ fn digits(b: &[u8], i: usize) -> usize {
 /// the power of ten are exact f64s and the one correctly rounded division is the nearest value,
 /// as the full parse gives. `frac` is the digits after the point, up to the number's end: None
 /// when it holds an exponent, or the number is beyond the fast path. Kineto's fractions
-/// (`"blocks per SM": 1.2`) are this short; the full parse cost ten times as much.
+/// (`"blocks per SM": 1.2`) are this short; the full parse (a UTF-8 check, then the standard
+/// library's) costs several times as much.
 #[inline]
 fn short_fraction(int: u64, frac: &[u8]) -> Option<f64> {
     const POW10: [f64; 23] = [

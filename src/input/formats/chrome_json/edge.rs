@@ -55,9 +55,8 @@ fn phase(ph: &[u8]) -> Phase {
 }
 
 /// The kind of row a category names, decided case-insensitively (old traces capitalise).
-/// Lower-cased into a small buffer and matched once: the chain of case-insensitive
-/// comparisons this replaced was 3.5% of a native read's instructions (every flow event's
-/// `ac2g` went through twenty of them).
+/// Lower-cased into a small buffer and matched once, rather than compared with each name in
+/// turn (every flow event's `ac2g` went through twenty comparisons).
 pub(crate) fn category(cat: &[u8]) -> Kind {
     let c = cat.trim_ascii();
     if c.is_empty() {

@@ -71,9 +71,9 @@ fn is_delim(c: u8) -> bool {
 }
 
 impl<'a> Cur<'a> {
-    /// The next byte that is not whitespace. Kineto writes one space after each `:` and `,`
-    /// and none elsewhere, so the byte at hand and the one after it are looked at before a loop
-    /// (the loop and its bounds checks were 7% of a native read's instructions).
+    /// The next byte that is not whitespace. Most whitespace inside an event is the one space
+    /// Kineto writes after a `:` or `,`, so the byte at hand and the one after it are looked at
+    /// before a loop (the loop alone was 7% of a native read's instructions).
     #[inline(always)]
     fn ws(&mut self) -> R<u8> {
         match self.b.get(self.i) {
@@ -114,7 +114,7 @@ impl<'a> Cur<'a> {
     /// A string starting at the current `"` ([`Cur::string`]), with its common case (no
     /// escape, within the window) inlined where it is read: keys and text values. Natively
     /// only: in the page's wasm this inlining (with `text`'s and `num`'s) made Chromium's
-    /// worker about 8% faster and Firefox's about 8% slower (500 MB, docs/performance.md).
+    /// worker about 8% faster and Firefox's 5-11% slower (500 MB, docs/performance.md).
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn plain_string(&mut self) -> R<Text<'a>> {
         let start = self.i + 1;
