@@ -115,7 +115,7 @@ pub(crate) fn bandwidth(calls: &[CollectiveCall]) -> Option<CollectiveBandwidth>
             }
         }
     }
-    out.unsized_us = unsized_ns as f64 / 1000.0;
+    out.unsized_us = us(unsized_ns);
     for (r, ns) in out.kinds.iter_mut().zip(kind_ns) {
         r.time_us = us(ns);
         // bytes per us / 1e3 = GB/s (1e9 bytes).

@@ -111,23 +111,11 @@ impl<'a> Cur<'a> {
         }
     }
 
-    /// A string starting at the current `"` ([`Cur::string`]), with its common case (no
-    /// escape, within the window) inlined where it is read: keys and text values. Natively
-    /// only: in the page's wasm this inlining (with `text`'s and `num`'s) made Chromium's
-    /// worker about 8% faster and Firefox's 5-11% slower (500 MB, docs/performance.md).
+    /// A string starting at the current `"`: borrowed when it has no escapes. Inlined where
+    /// it is read (keys, text values) natively only: in the page's wasm this inlining (with
+    /// `text`'s and `num`'s) made Chromium's worker about 8% faster and Firefox's 5-11% slower
+    /// (500 MB, docs/performance.md).
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    fn plain_string(&mut self) -> R<Text<'a>> {
-        let start = self.i + 1;
-        match quote_or_backslash(&self.b[start..]) {
-            Some(n) if self.b[start + n] == b'"' => {
-                self.i = start + n + 1;
-                Ok(Text(Cow::Borrowed(&self.b[start..start + n])))
-            }
-            _ => self.string(),
-        }
-    }
-
-    /// A string starting at the current `"`: borrowed when it has no escapes.
     fn string(&mut self) -> R<Text<'a>> {
         debug_assert_eq!(self.b[self.i], b'"');
         let start = self.i + 1;
@@ -137,15 +125,19 @@ impl<'a> Cur<'a> {
                 self.i = start + n + 1;
                 Ok(Text(Cow::Borrowed(&self.b[start..start + n])))
             }
-            Some(_) => {
-                // Escapes: find the end, then let serde_json decode the string exactly.
-                self.skip_string()?;
-                let raw = &self.b[start - 1..self.i];
-                match serde_json::from_slice::<Cow<str>>(raw) {
-                    Ok(s) => Ok(Text(Cow::Owned(s.into_owned().into_bytes()))),
-                    Err(_) => Err(Miss::Fallback),
-                }
-            }
+            Some(_) => self.escaped_string(),
+        }
+    }
+
+    /// A string with escapes, starting at the current `"`: its end found, then decoded by
+    /// serde_json exactly. Out of line: rare in traces.
+    #[inline(never)]
+    fn escaped_string(&mut self) -> R<Text<'a>> {
+        let start = self.i;
+        self.skip_string()?;
+        match serde_json::from_slice::<Cow<str>>(&self.b[start..self.i]) {
+            Ok(s) => Ok(Text(Cow::Owned(s.into_owned().into_bytes()))),
+            Err(_) => Err(Miss::Fallback),
         }
     }
 
@@ -301,7 +293,7 @@ impl<'a> Cur<'a> {
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn text(&mut self) -> R<Text<'a>> {
         if self.ws()? == b'"' {
-            self.plain_string()
+            self.string()
         } else {
             Err(Miss::Fallback)
         }
@@ -328,7 +320,7 @@ impl<'a> Cur<'a> {
             if self.ws()? != b'"' {
                 return Err(Miss::Fallback);
             }
-            let key = self.plain_string()?;
+            let key = self.string()?;
             self.expect(b':')?;
             // `f` reads the value through a reader that skips whitespace itself.
             f(self, key.bytes())?;
