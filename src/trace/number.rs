@@ -165,9 +165,97 @@ fn parse_f64(b: &[u8]) -> f64 {
     std::str::from_utf8(b).ok().and_then(|s| s.parse().ok()).unwrap_or(f64::NAN)
 }
 
+/// 10^n for the digit runs below.
+const POW10: [u64; 9] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];
+
+/// The eight bytes of `b` from `at`, the first in the lowest byte; None past its end.
+#[inline(always)]
+fn word(b: &[u8], at: usize) -> Option<u64> {
+    let w = b.get(at..at.checked_add(8)?)?;
+    Some(u64::from_le_bytes(w.try_into().ok()?))
+}
+
+/// [`word`], or past the end of `b` its last bytes followed by spaces (not digits).
+#[inline(always)]
+fn padded_word(b: &[u8], at: usize) -> u64 {
+    word(b, at).unwrap_or_else(|| {
+        // Byte by byte into a word of spaces (a copy into a buffer became a memcpy call).
+        let mut w = ONES * b' ' as u64;
+        for (k, &c) in b.get(at..).unwrap_or(&[]).iter().enumerate() {
+            w ^= ((c ^ b' ') as u64) << (8 * k);
+        }
+        w
+    })
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// How many of the word's bytes, from its first, are ASCII digits (0-8). A byte's value
+/// after `^ '0'` is its digit when it is one; adding 0x76 sets the top bit of any value above
+/// 9 (without a carry out of a byte below 0x80; a carry out of a larger byte runs only into
+/// bytes after the first bad one, which the count ignores).
+#[inline(always)]
+fn digit_run(w: u64) -> usize {
+    let t = w ^ (ONES * b'0' as u64);
+    let bad = (t.wrapping_add(ONES * 0x76) | t) & (ONES * 0x80);
+    (bad.trailing_zeros() / 8) as usize
+}
+
+/// The value of the word's first `n` bytes (0-8), which [`digit_run`] found to be digits, by
+/// simdjson's eight-digit reduction: the digits are moved to the word's top, the bytes below
+/// them made zeros (leading zero digits), and pairs, fours and the eight are combined by three
+/// multiplies instead of eight.
+#[inline(always)]
+fn leading_digits(w: u64, n: usize) -> u64 {
+    if n == 0 {
+        return 0;
+    }
+    let t = (w ^ (ONES * b'0' as u64)) << (64 - 8 * n as u32);
+    let t = t.wrapping_mul(10).wrapping_add(t >> 8);
+    let lo = (t & 0x0000_00FF_0000_00FF).wrapping_mul(100 + (1_000_000 << 32));
+    let hi = ((t >> 16) & 0x0000_00FF_0000_00FF).wrapping_mul(1 + (10_000 << 32));
+    lo.wrapping_add(hi) >> 32
+}
+
+/// Kineto's form of a time, `ddd` or `ddd.ddd` (up to 16 digits, at most three after the
+/// point, nothing around them), read eight digits at a time; None for any other form, which
+/// [`parse_micros`] then reads (the same value wherever both read one).
+#[inline]
+fn plain_micros(b: &[u8]) -> Option<i64> {
+    let w = padded_word(b, 0);
+    let n = digit_run(w);
+    if n == 0 {
+        return None;
+    }
+    let mut int = leading_digits(w, n);
+    let mut i = n;
+    if n == 8 {
+        let w2 = padded_word(b, 8);
+        let n2 = digit_run(w2);
+        if n2 == 8 && b.get(16).is_some_and(u8::is_ascii_digit) {
+            return None;
+        }
+        int = int * POW10[n2] + leading_digits(w2, n2);
+        i += n2;
+    }
+    let frac = match &b[i..] {
+        [] => 0,
+        [b'.', d @ ..] if !d.is_empty() && d.len() <= 3 && d.iter().all(u8::is_ascii_digit) => {
+            d.iter().zip([100, 10, 1]).map(|(&c, s)| (c - b'0') as i64 * s).sum::<i64>()
+        }
+        _ => return None,
+    };
+    // 16 digits may not fit once in nanoseconds; the checked reader decides those.
+    let int = i64::try_from(int).ok().filter(|&v| v <= (i64::MAX - 1000) / 1000)?;
+    Some(int * 1000 + frac)
+}
+
 /// Parses a JSON number (or numeric string) of microseconds into integer nanoseconds,
 /// exactly: `1606910596297023.123` must not lose its fraction the way an f64 would.
 pub fn micros_to_nanos(raw: &[u8]) -> Option<i64> {
+    if let Some(ns) = plain_micros(raw) {
+        return Some(ns);
+    }
     let text = raw.trim_ascii();
     let text = text.strip_prefix(b"\"").and_then(|t| t.strip_suffix(b"\"")).unwrap_or(text).trim_ascii();
     parse_micros(text)
@@ -225,4 +313,106 @@ pub(crate) fn parse_micros(b: &[u8]) -> Option<i64> {
         int.checked_mul(1000)?.checked_add(frac_ns)?
     };
     Some(if neg { -ns } else { ns })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reader before the eight-digit fast path: trims, unquotes, then [`parse_micros`].
+    fn general(raw: &[u8]) -> Option<i64> {
+        let text = raw.trim_ascii();
+        parse_micros(text.strip_prefix(b"\"").and_then(|t| t.strip_suffix(b"\"")).unwrap_or(text).trim_ascii())
+    }
+
+    #[test]
+    fn digit_runs_and_their_values() {
+        for text in ["", "7", "12345678", "1234567x", "0000000012", "9.5", "x1", "99999999", "1234 5678"] {
+            let b = text.as_bytes();
+            let w = padded_word(b, 0);
+            let n = b.iter().take(8).take_while(|c| c.is_ascii_digit()).count();
+            assert_eq!(digit_run(w), n, "{text:?}");
+            let value = b[..n].iter().fold(0u64, |v, &c| v * 10 + (c - b'0') as u64);
+            assert_eq!(leading_digits(w, n), value, "{text:?}");
+        }
+        // Every byte value after a digit run, including those whose `+ 0x76` carries.
+        for c in 0..=255u8 {
+            let w = u64::from_le_bytes([b'4', b'2', c, b'1', b'1', b'1', b'1', b'1']);
+            let n = if c.is_ascii_digit() { 8 } else { 2 };
+            assert_eq!(digit_run(w), n, "byte {c}");
+        }
+    }
+
+    #[test]
+    fn the_fast_time_path_reads_what_the_general_one_reads() {
+        let mut cases: Vec<String> = Vec::new();
+        for int in [
+            "0",
+            "7",
+            "1234567",
+            "12345678",
+            "123456789",
+            "000000000000001",
+            "1694128201436168",
+            "4458676526259",
+            "9223372036854774",
+            "9223372036854775",
+            "9999999999999999",
+            "12345678901234567",
+            "99999999999999999999",
+        ] {
+            for frac in ["", ".", ".0", ".5", ".099", ".999", ".1234", ".9995", "e3", ".5e1", ".x"] {
+                for (before, after) in [("", ""), (" ", ""), ("", " "), ("\"", "\""), ("-", ""), ("", ","), ("+", "")] {
+                    cases.push(format!("{before}{int}{frac}{after}"));
+                }
+            }
+        }
+        // Random digit strings of every length around the word boundaries.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = 1 + (x % 20) as usize;
+            let mut s: String = (0..len).map(|k| char::from(b'0' + ((x >> (k * 3)) % 10) as u8)).collect();
+            if x >> 60 < 12 {
+                s.push('.');
+                let f = ((x >> 40) % 5) as usize;
+                s.extend((0..f).map(|k| char::from(b'0' + ((x >> (k * 4 + 1)) % 10) as u8)));
+            }
+            cases.push(s);
+        }
+        let mut fast = 0;
+        for c in &cases {
+            let b = c.as_bytes();
+            assert_eq!(micros_to_nanos(b), general(b), "{c:?}");
+            fast += plain_micros(b).is_some() as usize;
+        }
+        // The fast path must take the common forms, not leave them all to the general one.
+        assert!(fast > cases.len() / 2, "{fast} of {}", cases.len());
+        assert_eq!(plain_micros(b"1694128201436168.123"), Some(1_694_128_201_436_168_123));
+        assert_eq!(plain_micros(b"30.068"), Some(30_068));
+        assert_eq!(plain_micros(b"1.5"), Some(1_500));
+        assert_eq!(plain_micros(b"9223372036854775"), None);
+    }
+
+    #[test]
+    fn integer_prefixes_across_word_boundaries() {
+        for len in 1..=22usize {
+            for tail in ["", ",", "}", ".25", "e2", " ", "x12345678"] {
+                let digits: String = (0..len).map(|k| char::from(b'1' + (k % 9) as u8)).collect();
+                let text = format!("{digits}{tail}");
+                let number = if tail.starts_with(['.', 'e']) { &text[..] } else { &digits[..] };
+                let want: serde_json::Value = serde_json::from_str(number).unwrap();
+                let (num, end) = Num::parse_prefix(text.as_bytes()).unwrap();
+                let got = match num {
+                    Num::U64(v) => serde_json::Value::from(v),
+                    Num::I64(v) => serde_json::Value::from(v),
+                    Num::F64(v) => serde_json::Value::from(v),
+                };
+                assert_eq!(got, want, "{text:?}");
+                assert_eq!(end, number.len(), "{text:?}");
+            }
+        }
+    }
 }

@@ -65,19 +65,32 @@ impl Attribution {
 
 /// The first index of each integer id (correlation, External) in a list. Kineto counts these
 /// ids up from a small base, so a table indexed by `id - min` is usually no larger than the
-/// list itself and a lookup is one load; ids spread wider than that (merged or hand-made
-/// traces, `gen_trace.py`'s) are found by binary search in the indices sorted by id: 4 bytes
-/// an item, counted before they are collected, as a list grown by doubling leaves holes a wasm
-/// memory cannot give back (16-byte (id, index) pairs grown so grew the emulated page worker's
-/// memory, `examples/wasm_heap.rs`, by 14 MiB at this step on a 500 MB trace).
+/// list itself and a lookup is one load. Ids counted up from several bases (`gen_trace.py`
+/// starts each step's at a new one, 200 M apart) fill a few runs of 1024-id blocks: a table
+/// per block that holds an id, found by a binary search in the blocks (a few thousand), then
+/// one load, where a search in the ids themselves decoded an id at each of ~20 steps. Ids
+/// spread wider than either (merged or hand-made traces, hostile input) are found by binary
+/// search in the indices sorted by id: 4 bytes an item, counted before they are collected, as
+/// a list grown by doubling leaves holes a wasm memory cannot give back (16-byte (id, index)
+/// pairs grown so grew the emulated page worker's memory, `examples/wasm_heap.rs`, by 14 MiB
+/// at this step on a 500 MB trace).
 enum IdIndex {
     Dense {
         min: i64,
         slot: Vec<u32>,
     },
+    /// `blocks`: the block numbers (`id >> BLOCK_BITS`) that hold an id, ascending; `slot`:
+    /// their tables, one after the other.
+    Blocks {
+        blocks: Vec<i64>,
+        slot: Vec<u32>,
+    },
     /// Indices sorted by id, equal ids in index order.
     Sorted(Vec<u32>),
 }
+
+/// Ids per block of [`IdIndex::Blocks`].
+const BLOCK_BITS: u32 = 10;
 
 impl IdIndex {
     /// Over the ids `id(0..n)`; ids equal to NONE are skipped.
@@ -89,9 +102,11 @@ impl IdIndex {
             min = min.min(id(i));
             max = max.max(id(i));
         }
+        // A table may take up to this many slots (twice the ids, and a little).
+        let room = 2 * count + 1024;
         let range = max.checked_sub(min).and_then(|r| usize::try_from(r).ok()).and_then(|r| r.checked_add(1));
         match range {
-            Some(range) if count > 0 && range <= 2 * count + 1024 => {
+            Some(range) if count > 0 && range <= room => {
                 let mut slot = vec![NO; range];
                 for i in ids() {
                     let s = &mut slot[(id(i) - min) as usize];
@@ -101,13 +116,49 @@ impl IdIndex {
                 }
                 IdIndex::Dense { min, slot }
             }
-            _ => {
-                let mut sorted: Vec<u32> = Vec::with_capacity(count);
-                sorted.extend(ids().map(|i| i as u32));
-                sorted.sort_unstable_by_key(|&i| (id(i as usize), i));
-                IdIndex::Sorted(sorted)
+            _ => match Self::blocks(ids(), &id, room >> BLOCK_BITS) {
+                Some(index) => index,
+                None => {
+                    let mut sorted: Vec<u32> = Vec::with_capacity(count);
+                    sorted.extend(ids().map(|i| i as u32));
+                    sorted.sort_unstable_by_key(|&i| (id(i as usize), i));
+                    IdIndex::Sorted(sorted)
+                }
+            },
+        }
+    }
+
+    /// The ids' blocks and tables, unless they hold more than `most` blocks.
+    fn blocks(ids: impl Iterator<Item = usize> + Clone, id: impl Fn(usize) -> i64, most: usize) -> Option<IdIndex> {
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut last = None;
+        for i in ids.clone() {
+            let b = id(i) >> BLOCK_BITS;
+            // Ids come in runs: the set is asked only when the block changes.
+            if last != Some(b) {
+                last = Some(b);
+                seen.insert(b);
+                if seen.len() > most {
+                    return None;
+                }
             }
         }
+        let mut blocks: Vec<i64> = seen.into_iter().collect();
+        blocks.sort_unstable();
+        let mut slot = vec![NO; blocks.len() << BLOCK_BITS];
+        let mut at = (i64::MIN, 0);
+        for i in ids {
+            let v = id(i);
+            if v >> BLOCK_BITS != at.0 {
+                // Every id's block is in the list.
+                at = (v >> BLOCK_BITS, blocks.binary_search(&(v >> BLOCK_BITS)).ok()? << BLOCK_BITS);
+            }
+            let s = &mut slot[at.1 + (v & ((1 << BLOCK_BITS) - 1)) as usize];
+            if *s == NO {
+                *s = i as u32;
+            }
+        }
+        Some(IdIndex::Blocks { blocks, slot })
     }
 
     /// The first index whose id is `want` (the same `id` as given to [`IdIndex::new`]), or NO.
@@ -118,6 +169,11 @@ impl IdIndex {
                 .and_then(|k| usize::try_from(k).ok())
                 .and_then(|k| slot.get(k).copied())
                 .unwrap_or(NO),
+            IdIndex::Blocks { blocks, slot } => match blocks.binary_search(&(want >> BLOCK_BITS)) {
+                // NONE's slot, where its block holds one, is NO: NONE is never put in.
+                Ok(k) => slot[(k << BLOCK_BITS) + (want & ((1 << BLOCK_BITS) - 1)) as usize],
+                _ => NO,
+            },
             IdIndex::Sorted(v) => {
                 let k = v.partition_point(|&i| id(i as usize) < want);
                 v.get(k).copied().filter(|&i| id(i as usize) == want).unwrap_or(NO)

@@ -28,6 +28,35 @@ fn ids_are_found_dense_or_spread_and_the_first_index_wins() {
 }
 
 #[test]
+fn ids_counted_up_from_several_bases_are_found_by_block() {
+    // Three runs (as gen_trace.py's steps), one across a block's edge, one negative, one at
+    // the top of the range; repeats, and NONE between them.
+    let mut ids: Vec<i64> = Vec::new();
+    for base in [200_000_000i64, -7_000, i64::MAX - 3_000, 1_023] {
+        ids.extend((0..2_000).map(|k| base + k));
+        ids.push(NONE);
+        ids.push(base + 5);
+    }
+    let of = |i: usize| ids[i];
+    let index = IdIndex::new(ids.len(), of);
+    assert!(matches!(index, IdIndex::Blocks { .. }));
+    let sorted = {
+        let mut v: Vec<u32> = (0..ids.len() as u32).filter(|&i| ids[i as usize] != NONE).collect();
+        v.sort_unstable_by_key(|&i| (ids[i as usize], i));
+        IdIndex::Sorted(v)
+    };
+    let probes = ids.iter().flat_map(|&v| [v, v.wrapping_add(1), v.wrapping_sub(1), v.wrapping_add(5000)]);
+    for want in probes.chain([NONE, 0, -1, i64::MAX, 1_022, 1_024]) {
+        assert_eq!(index.get(want, of), sorted.get(want, of), "id {want}");
+    }
+    // The first index of a repeated id.
+    assert_eq!(index.get(200_000_005, of), 5);
+    // Blocks too many for the ids (one id each): sorted instead.
+    let sparse: Vec<i64> = (0..5_000).map(|k| k * 1_000_000).collect();
+    assert!(matches!(IdIndex::new(sparse.len(), |i| sparse[i]), IdIndex::Sorted(_)));
+}
+
+#[test]
 fn intervals_are_half_open() {
     let t = SpanTree::new(vec![op(0, 10, 0, 1), op(10, 20, 1, 1), op(12, 15, 2, 1)]);
     // An op ending where the call starts does not enclose it.
