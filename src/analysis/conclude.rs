@@ -137,11 +137,16 @@ fn efficiency(c: &Collector, work: roofline::WorkSums, r: &TraceReport, opts: &O
 
 /// The device the GPU rows ran on most, else the first listed.
 fn main_device(c: &Collector) -> Option<&trace::Device> {
+    // Counted per lane (no row decoded), then per device.
+    let mut per_lane = vec![0u64; c.gpu.lanes().len()];
+    for i in 0..c.gpu.len() {
+        per_lane[c.gpu.lane_of(i) as usize] += 1;
+    }
     let mut counts: Vec<(i32, u64)> = Vec::new();
-    for g in c.gpu.iter() {
-        match counts.iter_mut().find(|(d, _)| *d == g.device) {
-            Some(e) => e.1 += 1,
-            None => counts.push((g.device, 1)),
+    for (&(device, _), &n) in c.gpu.lanes().iter().zip(&per_lane).filter(|(_, &n)| n > 0) {
+        match counts.iter_mut().find(|(d, _)| *d == device) {
+            Some(e) => e.1 += n,
+            None => counts.push((device, n)),
         }
     }
     let main = counts.iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))).map(|x| x.0 as i64);

@@ -79,7 +79,7 @@ fn captured_graphs(k: &Collector) -> (Vec<Vec<Node>>, bool) {
     // The first row a call launched (an eager trace, or a kernel run outside capture).
     let mut ran: FxHashMap<i64, u32> = FxHashMap::default();
     for i in 0..k.gpu.len() {
-        ran.entry(k.gpu.correlation(i)).or_insert(k.gpu.get(i).name);
+        ran.entry(k.gpu.correlation(i)).or_insert(k.gpu.name(i));
     }
     let mut calls: Vec<usize> = (0..k.runtime.len()).collect();
     calls.sort_unstable_by_key(|&i| (k.runtime[i].thread, k.runtime[i].start, i));
@@ -211,10 +211,9 @@ pub fn import(c: &mut Collector, capture: Capture) -> (Vec<CapturedRow>, Capture
         } else {
             rows.sort_by_key(|&r| (c.gpu.start(r as usize), r));
         }
-        let seq: Vec<(u32, GpuKind)> =
-            rows.iter().map(|&r| (c.gpu.get(r as usize).name, c.gpu.get(r as usize).kind)).collect();
+        let seq: Vec<(u32, GpuKind)> = rows.iter().map(|&r| (c.gpu.name(r as usize), c.gpu.kind(r as usize))).collect();
         summary.replayed_rows += rows.len() as u64;
-        ns[0] += rows.iter().map(|&r| c.gpu.get(r as usize).dur).sum::<i64>();
+        ns[0] += rows.iter().map(|&r| c.gpu.dur(r as usize)).sum::<i64>();
         let found = done.entry(seq.clone()).or_insert_with(|| map_replay(c, &k, &graphs, &seq, by_node));
         let Some((g, pairs, method)) = found else { continue };
         for &(pos, node) in pairs.iter() {
@@ -224,7 +223,7 @@ pub fn import(c: &mut Collector, capture: Capture) -> (Vec<CapturedRow>, Capture
                 .entry(n.thread)
                 .or_insert_with(|| *c.threads.entry((IMPORT_PID, n.thread as i64)).or_insert(next));
             let row = rows[pos];
-            let dur = c.gpu.get(row as usize).dur;
+            let dur = c.gpu.dur(row as usize);
             summary.matched_rows += 1;
             ns[1] += dur;
             match method {

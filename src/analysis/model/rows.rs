@@ -272,6 +272,27 @@ impl GpuRows {
         }
     }
 
+    /// Row `i`'s duration, without decoding its start (the costly column).
+    pub fn dur(&self, i: usize) -> i64 {
+        self.dur.get(i, 0)
+    }
+
+    /// Row `i`'s name id.
+    pub fn name(&self, i: usize) -> u32 {
+        self.name[i]
+    }
+
+    /// Row `i`'s kind.
+    pub fn kind(&self, i: usize) -> GpuKind {
+        self.kind[i]
+    }
+
+    /// Every row without its start and lane, for the passes that read neither: the start is
+    /// the costly column to decode (a base per block, looked up).
+    pub fn briefs(&self) -> impl Iterator<Item = RowBrief> + '_ {
+        (0..self.len()).map(|i| RowBrief { dur: self.dur(i), name: self.name[i], kind: self.kind[i] })
+    }
+
     /// Row `i`'s (device, stream) as an index into [`GpuRows::lanes`].
     pub fn lane_of(&self, i: usize) -> u32 {
         match self.lane[i] {
@@ -368,6 +389,14 @@ impl GpuRows {
 mod tests;
 
 pub use crate::trace::GpuKind;
+
+/// A GPU row's duration, name and kind ([`GpuRows::briefs`]).
+#[derive(Debug, Clone, Copy)]
+pub struct RowBrief {
+    pub dur: i64,
+    pub name: u32,
+    pub kind: GpuKind,
+}
 
 /// A kernel, memcpy or memset row, as [`GpuRows`] hands it out (its correlation and
 /// External ids are read separately, by attribution only).

@@ -84,7 +84,7 @@ fn role(c: &Collector, at: &Attribution, classes: &Classes, i: usize) -> Role {
     match bucket {
         Bucket::Softmax => Role::Softmax,
         Bucket::Attention | Bucket::Communication => Role::Breaker,
-        Bucket::Gemm if c.gpu.get(i).kind == GpuKind::Kernel => {
+        Bucket::Gemm if c.gpu.kind(i) == GpuKind::Kernel => {
             if leaf == NO {
                 return Role::Breaker;
             }

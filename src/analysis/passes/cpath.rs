@@ -288,7 +288,7 @@ fn summarise(
             Piece::Cpu(n) => (PathSide::Cpu, n),
             Piece::Gpu(r) => {
                 *by_bucket.entry(x.buckets[r as usize]).or_default() += e.w;
-                (PathSide::Gpu, x.c.gpu.get(r as usize).name)
+                (PathSide::Gpu, x.c.gpu.name(r as usize))
             }
             Piece::Launch => (PathSide::Launch, NO_NAME),
             Piece::Gap(_) => (PathSide::Gap, NO_NAME),

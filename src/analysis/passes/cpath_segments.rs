@@ -151,7 +151,7 @@ impl Segments {
 pub(super) fn side_of(x: &Inputs, e: &Edge) -> Option<(PathSide, u32)> {
     Some(match e.piece {
         Piece::Cpu(n) => (PathSide::Cpu, n),
-        Piece::Gpu(r) => (PathSide::Gpu, x.c.gpu.get(r as usize).name),
+        Piece::Gpu(r) => (PathSide::Gpu, x.c.gpu.name(r as usize)),
         Piece::Launch => (PathSide::Launch, NO_NAME),
         Piece::Gap(_) => (PathSide::Gap, NO_NAME),
         Piece::Event(_) => (PathSide::Gap, EVENT_WAIT),

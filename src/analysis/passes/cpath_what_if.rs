@@ -29,7 +29,7 @@ impl<'a> Matcher<'a> {
     pub(crate) fn weight(&self, e: &super::cpath_graph::Edge) -> i64 {
         let hit = match (e.piece, self.bucket) {
             (Piece::Gpu(r), Some(b)) => self.buckets[r as usize] == b,
-            (Piece::Gpu(r), None) => self.names.get(self.c.gpu.get(r as usize).name as usize).copied().unwrap_or(false),
+            (Piece::Gpu(r), None) => self.names.get(self.c.gpu.name(r as usize) as usize).copied().unwrap_or(false),
             (Piece::Cpu(n), None) => self.names.get(n as usize).copied().unwrap_or(false),
             _ => false,
         };

@@ -32,7 +32,7 @@ struct Group {
 fn signature(c: &Collector, rows: &[u32]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &r in rows {
-        for &b in c.names.get(c.gpu.get(r as usize).name).as_bytes().iter().chain(b"\0") {
+        for &b in c.names.get(c.gpu.name(r as usize)).as_bytes().iter().chain(b"\0") {
             h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
         }
     }
@@ -77,7 +77,7 @@ pub fn graph_replays(
         // the sequence does.
         let key = (graph_id, if graph_id.is_some() { 0 } else { sig });
         let g = *index.entry(key).or_insert_with(|| {
-            let first = rows.iter().take(3).map(|&r| c.gpu.get(r as usize).name).collect();
+            let first = rows.iter().take(3).map(|&r| c.gpu.name(r as usize)).collect();
             groups.push(Group { graph_id, signature: sig, first, rows: (u64::MAX, 0), ..Default::default() });
             groups.len() - 1
         });
@@ -87,7 +87,7 @@ pub fn graph_replays(
         let op = at.graph_launch_op.get(&call).copied().unwrap_or(NO);
         *g.under.entry(op_chain(c, at, op)).or_default() += 1;
         for &r in &rows {
-            let dur = c.gpu.get(r as usize).dur;
+            let dur = c.gpu.dur(r as usize);
             g.ns += dur;
             replayed_ns += dur;
             if let Some(m) = at.captured(r as usize) {

@@ -48,7 +48,7 @@ fn layer_times(m: &Model, per_op: &OpKernelTable) -> FxHashMap<Vec<u32>, Node> {
     let forward = forward_ops(c, at);
     let mut nodes: FxHashMap<Vec<u32>, Node> = FxHashMap::default();
     let mut works = RowWorks::new(m, per_op);
-    for (i, g) in c.gpu.iter().enumerate() {
+    for (i, g) in c.gpu.briefs().enumerate() {
         let work = works.as_mut().and_then(|w| w.of(i));
         let Some((thread, start)) = at.launch_point(i, runtime) else { continue };
         let leaf = at.leaf[i];

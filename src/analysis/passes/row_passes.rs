@@ -31,7 +31,7 @@ pub(crate) fn classify_rows(
     let mut copy_kind: FxHashMap<u32, CopyKind> = FxHashMap::default();
     let mut user_rule: FxHashMap<u32, Option<usize>> = FxHashMap::default();
     let mut classes = Classes::with_capacity(c.gpu.len());
-    for (i, row) in c.gpu.iter().enumerate() {
+    for (i, row) in c.gpu.briefs().enumerate() {
         let f = facts.entry(row.name).or_insert_with(|| KernelFacts::of(names.get(row.name)));
         let copy = *copy_kind.entry(row.name).or_insert_with(|| CopyKind::of(names.get(row.name), row.kind));
         let user = if opts.rules.is_empty() {
@@ -159,7 +159,7 @@ pub(crate) fn totals_pass(
         graph_launch_ns += r.dur;
     }
     out.launch.graph_launch_call_us = us(graph_launch_ns);
-    for (i, row) in c.gpu.iter().enumerate() {
+    for (i, row) in c.gpu.briefs().enumerate() {
         let rt = match at.runtime[i] {
             NO => None,
             r => Some(runtime[r as usize]),

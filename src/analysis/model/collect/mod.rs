@@ -2,7 +2,7 @@
 //! interned names and fixed-size records. Nothing here depends on event order, because
 //! Kineto writes CPU and GPU rows, and metadata, in no guaranteed order.
 
-pub use super::rows::{GpuKind, GpuRow, GpuRows, NONE};
+pub use super::rows::{GpuKind, GpuRow, GpuRows, RowBrief, NONE};
 pub use crate::analysis::rules::name_flags::*;
 use crate::limits;
 use crate::trace::{Args, Event, Id, Loose, Meta, Sink};
