@@ -1,3 +1,4 @@
+use super::columns::*;
 use super::*;
 
 fn row(start: i64, dur: i64, stream: i32) -> GpuRow {
