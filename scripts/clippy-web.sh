@@ -6,12 +6,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGET=wasm32-unknown-unknown
+# As the page is built (scripts/build-web.sh), so that its simd128 code is what is linted.
+SIMD="-C target-feature=+simd128"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target/web-clippy}
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 sysroot=$(rustc --print sysroot 2>/dev/null || true)
 if [ -n "$sysroot" ] && [ -d "$sysroot/lib/rustlib/$TARGET" ]; then
-  cargo clippy --target $TARGET --bin app --bin worker -- -D warnings
+  RUSTFLAGS="$SIMD" cargo clippy --target $TARGET --bin app --bin worker -- -D warnings
 else
   if [ ! -x /usr/bin/cargo-clippy ] || [ ! -x /usr/bin/rustc ] || [ ! -d /usr/lib/rustlib/src/rust/library ]; then
     echo "installing Debian's rustc-web, cargo-web, rust-web-src, rust-web-clippy" >&2
@@ -20,6 +22,6 @@ else
       rustc-web cargo-web rust-web-src rust-web-clippy >/dev/null
   fi
   # /usr/bin first: Debian's cargo finds Debian's cargo-clippy, not a rustup proxy.
-  PATH=/usr/bin:$PATH RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
+  PATH=/usr/bin:$PATH RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 RUSTFLAGS="$SIMD" \
     /usr/bin/cargo clippy --target $TARGET -Zbuild-std=std,panic_abort --bin app --bin worker -- -D warnings
 fi

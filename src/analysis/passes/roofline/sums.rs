@@ -121,11 +121,11 @@ impl OpKernelTable {
                 continue;
             }
             if let Ok(k) = ops.binary_search(&leaf) {
-                let (e, dur) = (&mut kernels[k], row.dur);
-                e.ns += dur;
+                let e = &mut kernels[k];
+                e.ns += row.dur;
                 e.count += 1;
                 if MATH.contains(&m.buckets[i]) {
-                    e.math_ns += dur;
+                    e.math_ns += row.dur;
                     e.math_count += 1;
                 }
             }

@@ -41,7 +41,7 @@ pub fn classify_scalar(b: &[u8; 64], open: u8, close: u8) -> Masks {
 
 /// The first quote or backslash in `b` (the end, or first escape, of a string). SSE2 on
 /// x86_64; elsewhere, wasm included, two 8-byte words at a time in plain integer registers
-/// (SWAR): wasm's simd128 version of this made Firefox read traces 2.3x slower (12.4 s
+/// (SWAR): a simd128 version of this made an older Firefox ESR read traces 2.3x slower (12.4 s
 /// against 5.4 s for 500 MB) for 8% in Chromium, and the words cost neither.
 #[inline(always)]
 pub fn first_quote_or_backslash(b: &[u8; 16]) -> Option<usize> {
@@ -90,12 +90,9 @@ pub(crate) mod swar {
 /// Whether [`classify`] uses vector instructions on this target (else it is the scalar one,
 /// and the caller does better with memchr).
 ///
-/// Not in wasm: the page is built without simd128 (`scripts/build-web.sh`), which LLVM can
-/// only enable for a whole wasm module, not per function. With it, this classification (in
-/// simd128, as SSE2 below) read a 500 MB trace faster in both browsers than memchr did, but the
-/// loops LLVM vectorised elsewhere and memchr's simd128 search cost Firefox more: its analysis
-/// worker took 4.55-4.63 CPU s with simd128 against 3.92-4.01 s without, Chromium's about the
-/// same either way (docs/performance.md).
+/// Not in wasm, though the page is built with simd128 (`scripts/build-web.sh`): this
+/// classification in simd128 (as SSE2 below) read a 500 MB trace no faster than the scalar
+/// path's memchr, which searches with simd128 there (docs/performance.md).
 pub const VECTOR: bool = cfg!(target_arch = "x86_64");
 
 /// [`classify_scalar`], 16 bytes per instruction where the target has SIMD.

@@ -40,9 +40,8 @@ struct Cur<'a> {
 /// categories): their first 32 bytes are looked at 16 at a time in registers (a byte loop
 /// there was 12% of a native read: memchr's call and setup cost more than such strings); longer
 /// ones (kernel names) go on with memchr natively, and fewer than 16 bytes (a window's end)
-/// byte by byte. In wasm the blocks go on to the end: the page is built without simd128
-/// (`blocks::VECTOR` says why), where memchr looks at 4-byte words; with simd128, its search
-/// cost Firefox 7% of its worker's time on a 500 MB trace (4.94 against 4.60 CPU s).
+/// byte by byte. In wasm the blocks go on to the end: memchr's simd128 search there cost an
+/// older Firefox ESR 7% of its worker's time on a 500 MB trace (4.94 against 4.60 CPU s).
 #[inline(always)]
 pub(super) fn quote_or_backslash(b: &[u8]) -> Option<usize> {
     const BLOCKS_UP_TO: usize = if cfg!(target_arch = "wasm32") { usize::MAX } else { 32 };
