@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGET=wasm32-unknown-unknown
-# As the page is built (scripts/build-web.sh), so that its simd128 code is what is linted.
+# With the target features the page is built with (scripts/build-web.sh): the same code linted.
 SIMD="-C target-feature=+simd128"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target/web-clippy}
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
