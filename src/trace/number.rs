@@ -168,24 +168,21 @@ fn parse_f64(b: &[u8]) -> f64 {
 /// 10^n for the digit runs below.
 const POW10: [u64; 9] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];
 
-/// The eight bytes of `b` from `at`, the first in the lowest byte; None past its end.
-#[inline(always)]
-fn word(b: &[u8], at: usize) -> Option<u64> {
-    let w = b.get(at..at.checked_add(8)?)?;
-    Some(u64::from_le_bytes(w.try_into().ok()?))
-}
-
-/// [`word`], or past the end of `b` its last bytes followed by spaces (not digits).
+/// The eight bytes of `b` from `at`, the first in the lowest byte; past the end of `b`, its
+/// last bytes followed by spaces (not digits).
 #[inline(always)]
 fn padded_word(b: &[u8], at: usize) -> u64 {
-    word(b, at).unwrap_or_else(|| {
-        // Byte by byte into a word of spaces (a copy into a buffer became a memcpy call).
-        let mut w = ONES * b' ' as u64;
-        for (k, &c) in b.get(at..).unwrap_or(&[]).iter().enumerate() {
-            w ^= ((c ^ b' ') as u64) << (8 * k);
+    match b.get(at..at.saturating_add(8)) {
+        Some(w) => u64::from_le_bytes(w.try_into().unwrap_or_default()),
+        None => {
+            // Byte by byte into a word of spaces (a copy into a buffer became a memcpy call).
+            let mut w = ONES * b' ' as u64;
+            for (k, &c) in b.get(at..).unwrap_or(&[]).iter().enumerate() {
+                w ^= ((c ^ b' ') as u64) << (8 * k);
+            }
+            w
         }
-        w
-    })
+    }
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;

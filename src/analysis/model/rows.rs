@@ -75,14 +75,7 @@ impl GpuRows {
     /// Row `i`.
     pub fn get(&self, i: usize) -> GpuRow {
         let (device, stream) = self.lanes[self.lane_of(i) as usize];
-        GpuRow {
-            start: self.start.get(i),
-            dur: self.dur.get(i, 0),
-            name: self.name[i],
-            device,
-            stream,
-            kind: self.kind[i],
-        }
+        GpuRow { start: self.start.get(i), dur: self.dur(i), name: self.name[i], device, stream, kind: self.kind[i] }
     }
 
     /// Row `i`'s duration, without decoding its start (the costly column).
@@ -103,7 +96,7 @@ impl GpuRows {
     /// Every row without its start and lane, for the passes that read neither: the start is
     /// the costly column to decode (a base per block, looked up).
     pub fn briefs(&self) -> impl Iterator<Item = RowBrief> + '_ {
-        (0..self.len()).map(|i| RowBrief { dur: self.dur(i), name: self.name[i], kind: self.kind[i] })
+        (0..self.len()).map(|i| RowBrief { dur: self.dur(i), name: self.name(i), kind: self.kind(i) })
     }
 
     /// Row `i`'s (device, stream) as an index into [`GpuRows::lanes`].
@@ -125,7 +118,7 @@ impl GpuRows {
 
     /// Row `i`'s end, without decoding the rest of the row.
     pub fn end(&self, i: usize) -> i64 {
-        self.start.get(i) + self.dur.get(i, 0)
+        self.start.get(i) + self.dur(i)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = GpuRow> + '_ {

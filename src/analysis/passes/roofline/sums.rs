@@ -2,7 +2,7 @@
 //! step and source, and what could not be known.
 
 use crate::analysis::model::attribution::NO;
-use crate::analysis::model::collect::{Collector, GpuKind, OpWork, NAME_GRAPH_LAUNCH, NAME_WORK};
+use crate::analysis::model::collect::{Collector, GpuKind, OpWork, RowBrief, NAME_GRAPH_LAUNCH, NAME_WORK};
 use crate::analysis::model::frozen::Model;
 use crate::report::WorkSource;
 use crate::vocab::{Bucket, Precision};
@@ -231,14 +231,13 @@ pub fn sums(m: &Model, per_op: &OpKernelTable) -> WorkSums {
         if row.kind != GpuKind::Kernel {
             continue;
         }
-        let dur = row.dur;
         // Collectives move data between GPUs at the link's rate, not the memory's: they have
         // their own figures (the collectives table), not a place on the roofline.
         if buckets[i] == Bucket::Communication {
-            sum.s.communication_ns += dur;
+            sum.s.communication_ns += row.dur;
             continue;
         }
-        sum.s.kernel_ns += dur;
+        sum.s.kernel_ns += row.dur;
         let leaf = at.leaf[i];
         let work = match (own, op_work(m, leaf)) {
             (Some(k), w) => Some(RowWork {
@@ -249,10 +248,9 @@ pub fn sums(m: &Model, per_op: &OpKernelTable) -> WorkSums {
                 split: false,
                 causal: false,
             }),
-            (None, Some(w)) => Some(RowWork::share_of(w, per_op.of(leaf), dur, MATH.contains(&buckets[i]))),
+            (None, Some(w)) => Some(RowWork::share_of(w, per_op.of(leaf), row.dur, MATH.contains(&buckets[i]))),
             (None, None) => None,
         };
-        let row = (row.name, dur);
         match work {
             Some(work) => sum.add(m, i, row, leaf, work),
             None => sum.without_work(m, i, row, leaf),
@@ -275,7 +273,7 @@ struct Summer {
 impl Summer {
     /// A kernel row whose work is not known: a graph replay's, an op's that no formula
     /// models (listed by name), or unknown.
-    fn without_work(&mut self, m: &Model, i: usize, (_, dur): (u32, i64), leaf: u32) {
+    fn without_work(&mut self, m: &Model, i: usize, row: RowBrief, leaf: u32) {
         let (c, at, s) = (m.c, m.at, &mut self.s);
         let name = (leaf != NO).then(|| at.ops.spans[leaf as usize].name);
         let call = at.runtime[i];
@@ -286,47 +284,47 @@ impl Summer {
                 && at.captured(i).is_none()
                 && c.names.is(m.runtime[call as usize].name, NAME_GRAPH_LAUNCH) =>
             {
-                s.graph_ns += dur;
+                s.graph_ns += row.dur;
             }
             Some(n) if c.ops_with_shapes > 0 && !c.names.is(n, NAME_WORK) => {
-                s.unmodelled_ns += dur;
-                *self.unmodelled.entry(n).or_default() += dur;
+                s.unmodelled_ns += row.dur;
+                *self.unmodelled.entry(n).or_default() += row.dur;
             }
-            _ => s.unknown_ns += dur,
+            _ => s.unknown_ns += row.dur,
         }
     }
 
     /// A kernel row's work, to its kernel name, its op and its step.
-    fn add(&mut self, m: &Model, i: usize, (name, dur): (u32, i64), leaf: u32, mut work: RowWork) {
+    fn add(&mut self, m: &Model, i: usize, row: RowBrief, leaf: u32, mut work: RowWork) {
         let (c, facts, bucket, s) = (m.c, m.facts, m.buckets[i], &mut self.s);
         // FP32 work ran at the TF32 rate where the library chose it: the kernel's name says.
         work.precision = match work.precision {
             Some(Precision::Fp32)
                 if *self
                     .tf32
-                    .entry(name)
-                    .or_insert_with(|| facts.get(&name).is_some_and(|f| runs_tf32(&f.name.full))) =>
+                    .entry(row.name)
+                    .or_insert_with(|| facts.get(&row.name).is_some_and(|f| runs_tf32(&f.name.full))) =>
             {
                 Some(Precision::Tf32)
             }
             p => p,
         };
-        s.known_ns[source_index(work.source)] += dur;
-        let k = *self.by_name.entry(name).or_insert_with(|| {
-            let full = c.names.get(name).to_string();
-            let short = facts.get(&name).map_or_else(|| full.clone(), |f| f.name.short.clone());
+        s.known_ns[source_index(work.source)] += row.dur;
+        let k = *self.by_name.entry(row.name).or_insert_with(|| {
+            let full = c.names.get(row.name).to_string();
+            let short = facts.get(&row.name).map_or_else(|| full.clone(), |f| f.name.short.clone());
             s.kernels.push((full, short, KernelSum::default()));
             s.kernels.len() - 1
         });
         let p = work.precision.map_or(UNKNOWN_PRECISION, Precision::index);
-        s.kernels[k].2.add(dur, &work, p, bucket);
+        s.kernels[k].2.add(row.dur, &work, p, bucket);
         if leaf != NO {
             let name = m.at.ops.spans[leaf as usize].name;
             let o = *self.by_op.entry(name).or_insert_with(|| {
                 s.ops.push((c.names.get(name).to_string(), KernelSum::default()));
                 s.ops.len() - 1
             });
-            s.ops[o].1.add(dur, &work, p, bucket);
+            s.ops[o].1.add(row.dur, &work, p, bucket);
         }
         if let Some(step) = m.row_step.get(i).filter(|&&t| t != NO) {
             s.steps[*step as usize][p] += work.flops;
