@@ -2,13 +2,22 @@
 
 use crate::analysis::rules::name_flags::name_flags;
 use crate::limits;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHasher};
 use serde::{Deserialize, Serialize};
+use std::hash::Hasher;
 
 /// Interned strings: every distinct name is stored once; records hold a `u32`.
+///
+/// Looked up by a 64-bit hash of the bytes, then the bytes compared eight at a time: a map
+/// keyed by the bytes compares them with `==`, which in wasm is a memcmp of one byte a step
+/// (most names looked up are kernel names of 100-300 bytes). Names whose hash an earlier
+/// name already has (a real collision) go to `collided`, keyed by their bytes.
 #[derive(Default, Serialize, Deserialize)]
 pub struct Interner {
-    ids: FxHashMap<Box<[u8]>, u32>,
+    ids: FxHashMap<u64, u32>,
+    collided: FxHashMap<Box<[u8]>, u32>,
+    /// Per id: the bytes as read (before `names`' lossy UTF-8 conversion).
+    raw: Vec<Box<[u8]>>,
     pub names: Vec<Box<str>>,
     /// Per name: the `NAME_*` facts, worked out once when the name is first seen.
     pub flags: Vec<u8>,
@@ -27,8 +36,22 @@ impl Interner {
         } else {
             s
         };
-        if let Some(&id) = self.ids.get(s) {
-            return id;
+        let mut h = FxHasher::default();
+        h.write(s);
+        self.intern_hashed(s, h.finish())
+    }
+
+    /// [`Interner::intern`] of `s` (already cut) whose hash is `hash`.
+    fn intern_hashed(&mut self, s: &[u8], hash: u64) -> u32 {
+        let seen = self.ids.get(&hash).copied();
+        match seen {
+            Some(id) if same_bytes(&self.raw[id as usize], s) => return id,
+            Some(_) => {
+                if let Some(&id) = self.collided.get(s) {
+                    return id;
+                }
+            }
+            None => {}
         }
         if self.names.len() >= limits::MAX_NAMES {
             self.over_limit += 1;
@@ -37,14 +60,20 @@ impl Interner {
             }
             let id = self.names.len() as u32;
             self.names.push(limits::OTHER_NAME.into());
+            self.raw.push(Box::default());
             self.flags.push(0);
             self.other = Some(id);
             return id;
         }
         let id = self.names.len() as u32;
         self.names.push(String::from_utf8_lossy(s).into());
+        self.raw.push(s.into());
         self.flags.push(name_flags(s));
-        self.ids.insert(s.into(), id);
+        if seen.is_some() {
+            self.collided.insert(s.into(), id);
+        } else {
+            self.ids.insert(hash, id);
+        }
         id
     }
     pub fn get(&self, id: u32) -> &str {
@@ -59,11 +88,21 @@ impl Interner {
 /// Interns `part`'s names into `into` in the order `part` first saw them (its id order), which
 /// is the order one reading of both parts would have seen them in; returns part id -> id.
 pub(super) fn remap_names(into: &mut Interner, part: &Interner) -> Vec<u32> {
-    let mut raw: Vec<&[u8]> = vec![&[]; part.names.len()];
-    for (bytes, &id) in &part.ids {
-        raw[id as usize] = bytes;
+    part.raw.iter().map(|b| into.intern(b)).collect()
+}
+
+/// `a == b`, eight bytes a step in wasm (see [`Interner`]); natively the C library's
+/// vectorised memcmp, as `==` calls it.
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if cfg!(not(target_arch = "wasm32")) && !cfg!(test) {
+        return a == b;
     }
-    raw.into_iter().map(|b| into.intern(b)).collect()
+    if a.len() != b.len() {
+        return false;
+    }
+    let (x, y) = (a.chunks_exact(8), b.chunks_exact(8));
+    let word = |c: &[u8]| u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+    x.remainder() == y.remainder() && x.zip(y).all(|(p, q)| word(p) == word(q))
 }
 
 /// The first [`limits::MAX_NAME_BYTES`] bytes of `s`, cut back to a UTF-8 character boundary
@@ -86,4 +125,53 @@ pub(super) fn cut_str(s: &str, max: usize) -> &str {
         end -= 1;
     }
     &s[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_compare_as_slices_do() {
+        let base: Vec<u8> = (0..40u8).map(|i| b'a' + i % 26).collect();
+        for len in 0..base.len() {
+            let a = &base[..len];
+            assert!(same_bytes(a, a));
+            for at in 0..len {
+                let mut b = a.to_vec();
+                b[at] ^= 0x20;
+                assert!(!same_bytes(a, &b), "{len} {at}");
+            }
+            assert!(!same_bytes(a, &base[..len + 1]));
+        }
+    }
+
+    #[test]
+    fn names_found_again_whatever_their_hashes() {
+        let mut n = Interner::default();
+        let long = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float> >(int)";
+        let (a, b) = (n.intern(long.as_bytes()), n.intern(b"aten::mm"));
+        assert_ne!(a, b);
+        assert_eq!((n.intern(long.as_bytes()), n.intern(b"aten::mm")), (a, b));
+        // Names that share a hash (forced here): the later ones are kept apart and found again.
+        let c = n.intern_hashed(b"aten::add", 7);
+        let d = n.intern_hashed(b"aten::sub", 7);
+        let e = n.intern_hashed(b"aten::mul", 7);
+        assert_eq!(vec![c, d, e], vec![2, 3, 4]);
+        assert_eq!((n.intern_hashed(b"aten::sub", 7), n.intern_hashed(b"aten::add", 7)), (d, c));
+        assert_eq!(n.intern_hashed(b"aten::mul", 7), e);
+        assert_eq!(n.get(d), "aten::sub");
+        // Invalid UTF-8 is shown lossily but told apart by its bytes.
+        let (x, y) = (n.intern(b"k\xff"), n.intern(b"k\xfe"));
+        assert_ne!(x, y);
+        assert_eq!(n.get(x), n.get(y));
+        // A part's names joined into another interner keep their first-seen order.
+        let mut into = Interner::default();
+        into.intern(b"aten::sub");
+        let map = remap_names(&mut into, &n);
+        assert_eq!(map.len(), n.names.len());
+        assert_eq!(into.get(map[d as usize]), "aten::sub");
+        assert_eq!(map[d as usize], 0);
+        assert_eq!(into.get(map[a as usize]), long);
+    }
 }

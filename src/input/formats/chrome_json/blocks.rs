@@ -40,9 +40,9 @@ pub fn classify_scalar(b: &[u8; 64], open: u8, close: u8) -> Masks {
 }
 
 /// The first quote or backslash in `b` (the end, or first escape, of a string). SSE2 on
-/// x86_64; elsewhere, wasm included, two 8-byte words at a time in plain integer registers
-/// (SWAR): a simd128 version of this made an older Firefox ESR read traces 2.3x slower (12.4 s
-/// against 5.4 s for 500 MB) for 8% in Chromium, and the words cost neither.
+/// x86_64, simd128 in wasm built with it (the page); elsewhere two 8-byte words at a time in
+/// plain integer registers (SWAR). (simd128 here once made an older Firefox ESR read 2.3x
+/// slower; see docs/performance.md for how it reads in the current browsers.)
 #[inline(always)]
 pub fn first_quote_or_backslash(b: &[u8; 16]) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
@@ -50,9 +50,28 @@ pub fn first_quote_or_backslash(b: &[u8; 16]) -> Option<usize> {
         let hits = sse2::quote_or_backslash(b);
         (hits != 0).then(|| hits.trailing_zeros() as usize)
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        let hits = simd128::quote_or_backslash(b);
+        (hits != 0).then(|| hits.trailing_zeros() as usize)
+    }
+    #[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
     {
         swar::first_quote_or_backslash(b)
+    }
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd128 {
+    use core::arch::wasm32::*;
+
+    #[inline(always)]
+    pub fn quote_or_backslash(b: &[u8; 16]) -> u32 {
+        // SAFETY: the load reads the 16 bytes of a 16-byte array; wasm's loads need no
+        // alignment.
+        let v = unsafe { v128_load(b.as_ptr() as *const v128) };
+        let hit = v128_or(u8x16_eq(v, u8x16_splat(b'"')), u8x16_eq(v, u8x16_splat(b'\\')));
+        u8x16_bitmask(hit) as u32
     }
 }
 
@@ -64,7 +83,7 @@ pub fn first_quote_or_backslash_scalar(b: &[u8; 16]) -> Option<usize> {
 
 /// Eight bytes per step in a u64: the classic zero-byte test, whose lowest flagged byte is
 /// always a true zero (a flag above it may be a borrow's false one, so only the first counts).
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[cfg_attr(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128")), allow(dead_code))]
 pub(crate) mod swar {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;

@@ -1,0 +1,75 @@
+// Where the page's analysis worker spends its time: reads FILE in headless Chromium with V8's
+// sampling profiler on every worker (CDP `Profiler`), then prints the self time by function
+// (the wasm's own names: the worker's wasm keeps its name section) and writes the profiles as
+// .cpuprofile files (open them in Chromium's DevTools, Performance panel). Not a test.
+//   node scripts/profile-page.mjs FILE [OUT_DIR]
+// Needs the site in dist/ (scripts/build-web.sh) and tests/browser's node_modules (npm ci
+// there). CHROMIUM: the browser (default /usr/bin/chromium); DIST: the site (default dist/);
+// TOP: functions printed (default 40); INTERVAL_US: the sampling interval (default 200).
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BROWSER_TESTS = path.join(ROOT, 'tests/browser');
+const puppeteer = createRequire(path.join(BROWSER_TESTS, 'package.json'))('puppeteer-core');
+const { serve } = await import(path.join(BROWSER_TESTS, 'serve.mjs'));
+
+const [file, outDir = '.'] = process.argv.slice(2);
+if (!file) {
+  console.error('usage: node scripts/profile-page.mjs FILE [OUT_DIR]');
+  process.exit(2);
+}
+const DIST = path.resolve(process.env.DIST || path.join(ROOT, 'dist'));
+const TOP = Number(process.env.TOP || 40);
+const site = await serve(DIST);
+const browser = await puppeteer.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+});
+const page = await browser.newPage();
+// One core, as bench-page.mjs: one analysis worker.
+await page.evaluateOnNewDocument(() => {
+  Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 1 });
+});
+const sessions = [];
+page.on('workercreated', async (w) => {
+  const s = { url: w.url(), client: w.client };
+  sessions.push(s);
+  await s.client.send('Profiler.enable');
+  await s.client.send('Profiler.setSamplingInterval', { interval: Number(process.env.INTERVAL_US || 200) });
+  await s.client.send('Profiler.start');
+});
+await page.goto(site.url);
+await page.waitForSelector('[data-testid=drop-zone][data-ready=true]', { timeout: 120_000 });
+const input = await page.$('[data-testid=file-input]');
+const t0 = Date.now();
+await input.uploadFile(path.resolve(file));
+await page.waitForSelector('[data-testid=summary], [data-testid=error]', { timeout: 3_600_000 });
+console.log(`${path.basename(file)}: report after ${((Date.now() - t0) / 1000).toFixed(2)} s`);
+
+for (const [k, s] of sessions.entries()) {
+  const { profile } = await s.client.send('Profiler.stop');
+  const out = path.join(outDir, `worker-${k}.cpuprofile`);
+  fs.writeFileSync(out, JSON.stringify(profile));
+  // Self time per function: each sample's node, weighted by the time to the next sample.
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i + 1] ?? 0;
+    const f = byId.get(id).callFrame;
+    const name = f.functionName || `(${f.url ? path.basename(f.url) : 'anonymous'})`;
+    self.set(name, (self.get(name) || 0) + dt);
+    total += dt;
+  });
+  const busy = total - (self.get('(idle)') || 0) - (self.get('(program)') || 0);
+  console.log(`worker ${k} (${path.basename(s.url)}): ${(total / 1e6).toFixed(2)} s sampled, ${(busy / 1e6).toFixed(2)} s busy; ${out}`);
+  for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, TOP)) {
+    console.log(`  ${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1e3).toFixed(0).padStart(6)} ms  ${name.slice(0, 140)}`);
+  }
+}
+await browser.close();
+site.close();
