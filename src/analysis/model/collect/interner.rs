@@ -93,7 +93,7 @@ pub(super) fn remap_names(into: &mut Interner, part: &Interner) -> Vec<u32> {
 
 /// `a == b`, eight bytes a step in wasm (see [`Interner`]); natively the C library's
 /// vectorised memcmp, as `==` calls it.
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+pub(super) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if cfg!(not(target_arch = "wasm32")) && !cfg!(test) {
         return a == b;
     }

@@ -16,6 +16,7 @@ mod meta;
 mod progress;
 mod records;
 mod sink;
+mod work_memo;
 
 use interner::cut_str;
 pub use interner::Interner;
@@ -92,6 +93,9 @@ pub struct Collector {
     /// per-event lists grow by it ([`Progress`]). Not carried between workers.
     #[serde(skip)]
     pub progress: Progress,
+    /// Ops' work by their shapes, worked out once per distinct shapes (not carried).
+    #[serde(skip)]
+    work_memo: work_memo::WorkMemo,
 }
 
 impl Collector {

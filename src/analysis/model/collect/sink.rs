@@ -211,7 +211,7 @@ impl Collector {
         if let Some(a) = args {
             self.ops_with_shapes += u64::from(a.input_dims.is_some());
             if external != NONE && self.names.is(name, NAME_WORK) {
-                if let Some(w) = op_work(self.names.get(name), a) {
+                if let Some(w) = op_work(&mut self.work_memo, (name, self.names.get(name)), a) {
                     self.op_work.entry(external).or_insert(w);
                 }
             }
@@ -276,10 +276,12 @@ fn gpu_sync(name: &[u8], a: &Args) -> Option<GpuSync> {
 
 /// An op's work from its shapes, with the profiler's FLOP count (`with_flops=True`) in place
 /// of the formula's where the trace carries one.
-fn op_work(name: &str, a: &Args) -> Option<OpWork> {
+fn op_work(memo: &mut work_memo::WorkMemo, (id, name): (u32, &str), a: &Args) -> Option<OpWork> {
     use crate::analysis::rules::op_work::{work, Inputs};
-    let shaped =
-        a.input_dims.and_then(|d| Inputs::parse(d, a.input_type, a.concrete_inputs)).and_then(|x| work(name, &x));
+    let shaped = a.input_dims.and_then(|dims| {
+        let key = work_memo::Key { name: id, dims, types: a.input_type, concrete: a.concrete_inputs };
+        memo.get_or(key, || Inputs::parse(dims, a.input_type, a.concrete_inputs).and_then(|x| work(name, &x)))
+    });
     let counted = a.flops.and_then(Loose::as_f64).filter(|f| *f > 0.0);
     let (flops, source) = match (counted, &shaped) {
         (Some(f), _) => (f, WorkSource::Profiler),

@@ -55,9 +55,14 @@ fn phase(ph: &[u8]) -> Phase {
 }
 
 /// The kind of row a category names, decided case-insensitively (old traces capitalise).
-/// Lower-cased into a small buffer and matched once, rather than compared with each name in
-/// turn (every flow event's `ac2g` went through twenty comparisons).
+/// Matched once as written, then (only when it has capitals or spaces) trimmed, lower-cased into
+/// a small buffer and matched again, rather than compared with each name in turn (every flow
+/// event's `ac2g` went through twenty comparisons).
 pub(crate) fn category(cat: &[u8]) -> Kind {
+    let kind = lower_case_category(cat);
+    if kind != Kind::Unknown || !cat.iter().any(|b| b.is_ascii_uppercase() || b.is_ascii_whitespace()) {
+        return kind;
+    }
     let c = cat.trim_ascii();
     if c.is_empty() {
         return Kind::Missing;
@@ -68,7 +73,14 @@ pub(crate) fn category(cat: &[u8]) -> Kind {
     for (l, b) in lower.iter_mut().zip(c) {
         *l = b.to_ascii_lowercase();
     }
-    match &*lower {
+    lower_case_category(lower)
+}
+
+/// [`category`] of a name already trimmed and in lower case.
+#[inline(always)]
+fn lower_case_category(c: &[u8]) -> Kind {
+    match c {
+        b"" => Kind::Missing,
         b"kernel" => Kind::Gpu(GpuKind::Kernel),
         b"gpu_memcpy" | b"memcpy" => Kind::Gpu(GpuKind::Memcpy),
         b"gpu_memset" | b"memset" => Kind::Gpu(GpuKind::Memset),
