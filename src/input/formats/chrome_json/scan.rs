@@ -315,16 +315,32 @@ impl<'a> Cur<'a> {
             self.i += 1;
             return Ok(());
         }
+        if self.ws()? != b'"' {
+            return Err(Miss::Fallback);
+        }
         loop {
-            if self.ws()? != b'"' {
-                return Err(Miss::Fallback);
-            }
             let key = self.string()?;
-            self.expect(b':')?;
+            // Kineto writes `": "` after a key and `, "` between members: each is stepped over
+            // at once (byte patterns, not a slice comparison: that is a memcmp call in wasm);
+            // any other spacing goes through `ws`, as does the end of a window.
+            if let Some([b':', b' ']) = self.b.get(self.i..self.i + 2) {
+                self.i += 2;
+            } else {
+                self.expect(b':')?;
+            }
             // `f` reads the value through a reader that skips whitespace itself.
             f(self, key.bytes())?;
+            if let Some([b',', b' ', b'"']) = self.b.get(self.i..self.i + 3) {
+                self.i += 2;
+                continue;
+            }
             match self.ws()? {
-                b',' => self.i += 1,
+                b',' => {
+                    self.i += 1;
+                    if self.ws()? != b'"' {
+                        return Err(Miss::Fallback);
+                    }
+                }
                 b'}' => {
                     self.i += 1;
                     return Ok(());

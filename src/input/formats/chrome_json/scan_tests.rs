@@ -84,6 +84,30 @@ fn scanner_edge_cases() {
     }
 }
 
+#[test]
+fn members_read_alike_whatever_the_spacing_and_wherever_the_window_ends() {
+    // Kineto's `": "` and `, "` (stepped over at once) and every other spacing the grammar
+    // allows, in events and in args; each read as serde_json reads it, and each cut short at
+    // every byte needs more (or, cut after a whole object, reads that object).
+    let spaced = [
+        r#"{"ph": "X", "name": "k", "pid": 1, "tid": 7, "ts": 1.5, "dur": 2, "args": {"correlation": 3, "device": 0}}"#,
+        r#"{"ph":"X","name":"k","pid":1,"tid":7,"ts":1.5,"dur":2,"args":{"correlation":3,"device":0}}"#,
+        r#"{ "ph" : "X" ,"name" :"k",  "pid":  1 ,	"tid":7 , "args" : { "correlation" : 3 , "device":0 } }"#,
+        "{\n  \"ph\": \"X\",\n  \"name\": \"k\",\r\n  \"args\": {\n    \"correlation\": 3\n  }\n}",
+        r#"{"ph": "X", "x": [1, 2], "y": {"z": ", \""}, "name": ", \"", "pid": "1"}"#,
+    ];
+    for text in spaced {
+        both(text);
+        for cut in 1..text.len() {
+            assert_eq!(scanned(&text.as_bytes()[..cut]).map(|_| ()), Err(scan::Miss::NeedMore), "{cut} of {text}");
+        }
+    }
+    for bad in [r#"{"ph": "X", , "name": "k"}"#, r#"{"ph": "X",, "name": "k"}"#, r#"{"ph":: "X"}"#, r#"{"ph": "X", }"#]
+    {
+        rejected(bad);
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // The two event parsers agree: one key table, one number path (see `event/mod.rs`).
 
