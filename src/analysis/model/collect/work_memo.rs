@@ -7,10 +7,11 @@ use crate::analysis::rules::op_work::Work;
 use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::Hasher;
 
-/// Entries kept at most; past them (or for longer argument text) the work is worked out each
-/// time, as without the memo.
+/// Entries kept at most, and the longest argument text kept (at most 4 MiB together, for a
+/// hostile trace of distinct shapes); past them the work is worked out each time, as without
+/// the memo.
 const MAX_ENTRIES: usize = 4096;
-const MAX_KEY_BYTES: usize = 4096;
+const MAX_KEY_BYTES: usize = 1024;
 
 /// An op's name id and its `Input Dims`, `Input type` and `Concrete Inputs` text.
 #[derive(Clone, Copy)]
