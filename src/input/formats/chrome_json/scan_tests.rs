@@ -88,7 +88,7 @@ fn scanner_edge_cases() {
 fn members_read_alike_whatever_the_spacing_and_wherever_the_window_ends() {
     // Kineto's `": "` and `, "` (stepped over at once) and every other spacing the grammar
     // allows, in events and in args; each read as serde_json reads it, and each cut short at
-    // every byte needs more (or, cut after a whole object, reads that object).
+    // any byte needs more.
     let spaced = [
         r#"{"ph": "X", "name": "k", "pid": 1, "tid": 7, "ts": 1.5, "dur": 2, "args": {"correlation": 3, "device": 0}}"#,
         r#"{"ph":"X","name":"k","pid":1,"tid":7,"ts":1.5,"dur":2,"args":{"correlation":3,"device":0}}"#,
