@@ -74,6 +74,10 @@ pub(super) struct WorkMemo {
 impl WorkMemo {
     /// `work()` for `k`, remembered: computed once per distinct key.
     pub fn get_or(&mut self, k: Key, work: impl FnOnce() -> Option<Work>) -> Option<Work> {
+        // A key too long to keep is neither hashed nor looked up.
+        if k.len() > MAX_KEY_BYTES {
+            return work();
+        }
         self.get_or_hashed(k, k.hash(), work)
     }
 
@@ -85,7 +89,7 @@ impl WorkMemo {
             None => {}
         }
         let w = work();
-        if self.entries.len() < MAX_ENTRIES && k.len() <= MAX_KEY_BYTES {
+        if self.entries.len() < MAX_ENTRIES {
             self.by_hash.insert(hash, self.entries.len() as u32);
             self.entries.push(Entry {
                 name: k.name,

@@ -64,9 +64,6 @@ pub(crate) fn category(cat: &[u8]) -> Kind {
         return kind;
     }
     let c = cat.trim_ascii();
-    if c.is_empty() {
-        return Kind::Missing;
-    }
     // Longer than every category named below.
     let mut lower = [0u8; 24];
     let Some(lower) = lower.get_mut(..c.len()) else { return Kind::Unknown };
