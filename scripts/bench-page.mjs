@@ -16,42 +16,23 @@
 // user takes a while; meanwhile the browser may finish optimising the worker's wasm); THREADS=1: print each reading's CPU seconds by browser thread.
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { ROOT, DIST, EXE, serve, launch, oneCore, ready } from './page-harness.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BROWSER_TESTS = path.join(ROOT, 'tests/browser');
-const puppeteer = createRequire(path.join(BROWSER_TESTS, 'package.json'))('puppeteer-core');
-const { serve } = await import(path.join(BROWSER_TESTS, 'serve.mjs'));
-
-const DIST = path.resolve(process.env.DIST || path.join(ROOT, 'dist'));
 const CLI = process.env.TRACESIGHT_BIN || path.join(ROOT, 'target/release/tracesight');
 const RUNS = Number(process.env.RUNS || 3);
 const PICK_AFTER_MS = Number(process.env.PICK_AFTER_MS || 0);
-const EXE = { chromium: process.env.CHROMIUM || '/usr/bin/chromium', firefox: process.env.FIREFOX || '/usr/bin/firefox-esr' };
 const BROWSERS = (process.env.BROWSERS || 'chromium,firefox').split(',').filter((b) => fs.existsSync(EXE[b]));
 const files = process.argv.slice(2);
 if (!files.length) { console.error('usage: node scripts/bench-page.mjs FILE...'); process.exit(2); }
 
 const site = await serve(DIST);
 
-function launch(name) {
-  if (name === 'firefox') {
-    return puppeteer.launch({ browser: 'firefox', executablePath: EXE.firefox, headless: true, protocol: 'webDriverBiDi', extraPrefsFirefox: JSON.parse(process.env.FIREFOX_PREFS || '{}') });
-  }
-  return puppeteer.launch({
-    executablePath: EXE.chromium, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-}
-
 /** The page in a fresh context, seeing one core, with the page's clock on the reading. */
 async function openPage(browser) {
   const context = await browser.createBrowserContext();
   const page = await context.newPage();
-  await page.evaluateOnNewDocument(() => {
-    Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 1 });
+  await oneCore(page, () => {
     const now = () => performance.timeOrigin + performance.now();
     const bench = (window.__bench = {});
     document.addEventListener('change', (e) => { if (e.target.type === 'file') bench.picked ??= now(); }, true);
@@ -67,8 +48,7 @@ async function openPage(browser) {
     }).observe(document, { childList: true, subtree: true });
   });
   page.on('console', (m) => { if (m.type() === 'error') console.error(`  console error: ${m.text()}`); });
-  await page.goto(site.url);
-  await page.waitForSelector('[data-testid=drop-zone][data-ready=true]', { timeout: 120_000 });
+  await ready(page, site);
   return { context, page };
 }
 

@@ -8,32 +8,19 @@
 // TOP: functions printed (default 40); INTERVAL_US: the sampling interval (default 200).
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BROWSER_TESTS = path.join(ROOT, 'tests/browser');
-const puppeteer = createRequire(path.join(BROWSER_TESTS, 'package.json'))('puppeteer-core');
-const { serve } = await import(path.join(BROWSER_TESTS, 'serve.mjs'));
+import { DIST, serve, launch, oneCore, ready } from './page-harness.mjs';
 
 const [file, outDir = '.'] = process.argv.slice(2);
 if (!file) {
   console.error('usage: node scripts/profile-page.mjs FILE [OUT_DIR]');
   process.exit(2);
 }
-const DIST = path.resolve(process.env.DIST || path.join(ROOT, 'dist'));
 const TOP = Number(process.env.TOP || 40);
 const site = await serve(DIST);
-const browser = await puppeteer.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-});
+const browser = await launch('chromium');
 const page = await browser.newPage();
 // One core, as bench-page.mjs: one analysis worker.
-await page.evaluateOnNewDocument(() => {
-  Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 1 });
-});
+await oneCore(page);
 const sessions = [];
 page.on('workercreated', async (w) => {
   const s = { url: w.url(), client: w.client };
@@ -42,8 +29,7 @@ page.on('workercreated', async (w) => {
   await s.client.send('Profiler.setSamplingInterval', { interval: Number(process.env.INTERVAL_US || 200) });
   await s.client.send('Profiler.start');
 });
-await page.goto(site.url);
-await page.waitForSelector('[data-testid=drop-zone][data-ready=true]', { timeout: 120_000 });
+await ready(page, site);
 const input = await page.$('[data-testid=file-input]');
 const t0 = Date.now();
 await input.uploadFile(path.resolve(file));
