@@ -80,7 +80,10 @@ pub fn build(mut c: Collector, opts: &Options, capture: Option<Capture>) -> (Bui
         (rows, Some(summary))
     });
     let mut runtime = std::mem::take(&mut c.runtime);
-    runtime.sort_unstable_by_key(|r| (r.correlation, r.start, r.thread));
+    // Every field in the key: a total order, the same whatever the sort.
+    crate::analysis::model::sort::sort_nearly_sorted(&mut runtime, |r| {
+        (r.correlation, r.start, r.thread, r.dur, r.name, r.external)
+    });
     let by_external = (std::mem::take(&mut c.op_work), std::mem::take(&mut c.op_comm));
     let at = attribute(
         (std::mem::take(&mut c.ops), by_external),

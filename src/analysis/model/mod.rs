@@ -8,3 +8,4 @@ pub mod collect;
 pub mod frozen;
 pub mod intervals;
 pub(super) mod rows;
+pub(super) mod sort;

@@ -3,7 +3,7 @@
 //! a backward op carries the autograd sequence number of the forward op it differentiates.
 
 use super::steps::us;
-use crate::analysis::model::attribution::Attribution;
+use crate::analysis::model::attribution::{Attribution, NO};
 use crate::analysis::model::collect::{Collector, Interner, NAME_BACKWARD, NAME_STEP, NONE};
 use crate::analysis::model::frozen::Model;
 use crate::analysis::passes::roofline::{OpKernelTable, RowWorks};
@@ -26,13 +26,21 @@ struct Node {
     work_ns: i64,
 }
 
-/// The layer path (outermost first, name ids) of a launch on `thread` at `t`.
-fn module_path(at: &Attribution, thread: u32, t: i64) -> Vec<u32> {
-    let m = at.modules.innermost(thread, t);
+/// The layer path (outermost first, name ids) of the module spans around module `m` and it.
+fn module_path(at: &Attribution, m: u32) -> Vec<u32> {
     let mut p: Vec<u32> = at.modules.chain(m).map(|i| at.modules.spans[i as usize].name).collect();
     p.reverse();
     p.truncate(MAX_DEPTH);
     p
+}
+
+/// What a row's layer path is read from: the innermost module span around a point, or the
+/// name of the outermost op above an op (NO when there is none). Rows of one layer share it,
+/// so each path is made and its nodes looked up once, not once per row.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum PathOf {
+    Module(u32),
+    Op(u32),
 }
 
 pub fn layers(m: &Model, per_op: &OpKernelTable) -> Vec<LayerNode> {
@@ -46,33 +54,43 @@ fn layer_times(m: &Model, per_op: &OpKernelTable) -> FxHashMap<Vec<u32>, Node> {
     let tree = &at.ops;
     let have_modules = !at.modules.spans.is_empty();
     let forward = forward_ops(c, at);
-    let mut nodes: FxHashMap<Vec<u32>, Node> = FxHashMap::default();
+    // Each path's nodes (every prefix), by what the path is read from.
+    let mut slots_of: FxHashMap<PathOf, Vec<u32>> = FxHashMap::default();
+    let mut slot: FxHashMap<Vec<u32>, u32> = FxHashMap::default();
+    let mut nodes: Vec<Node> = Vec::new();
     let mut works = RowWorks::new(m, per_op);
     for (i, g) in c.gpu.briefs().enumerate() {
         let work = works.as_mut().and_then(|w| w.of(i));
         let Some((thread, start)) = at.launch_point(i, runtime) else { continue };
         let leaf = at.leaf[i];
         let (is_backward, linked) = backward_link(c, at, &forward, leaf);
-        let path = match linked {
+        let from = match linked {
             Some(f) if have_modules => {
                 let op = &tree.spans[f as usize];
-                module_path(at, op.thread, op.start)
+                PathOf::Module(at.modules.innermost(op.thread, op.start))
             }
-            Some(f) => outermost_op_path(c, at, f),
-            None if have_modules && !is_backward => module_path(at, thread, start),
-            None => outermost_op_path(c, at, leaf),
+            Some(f) => PathOf::Op(outermost_op(c, at, f)),
+            None if have_modules && !is_backward => PathOf::Module(at.modules.innermost(thread, start)),
+            None => PathOf::Op(outermost_op(c, at, leaf)),
         };
-        if path.is_empty() {
-            continue;
-        }
-        // Inclusive: every prefix of the path is a node that contains this time.
-        for k in 1..=path.len() {
-            // Looked up by slice: a key is allocated only for a new node.
-            let key = &path[..k];
-            if !nodes.contains_key(key) {
-                nodes.insert(key.to_vec(), Node::default());
-            }
-            let n = nodes.get_mut(key).expect("inserted above");
+        let slots = slots_of.entry(from).or_insert_with(|| {
+            let path = match from {
+                PathOf::Module(m) => module_path(at, m),
+                PathOf::Op(NO) => Vec::new(),
+                PathOf::Op(name) => vec![name],
+            };
+            // Inclusive: every prefix of the path is a node that contains this time.
+            (1..=path.len())
+                .map(|k| {
+                    *slot.entry(path[..k].to_vec()).or_insert_with(|| {
+                        nodes.push(Node::default());
+                        (nodes.len() - 1) as u32
+                    })
+                })
+                .collect()
+        });
+        for &k in slots.iter() {
+            let n = &mut nodes[k as usize];
             if is_backward {
                 n.backward += g.dur;
             } else {
@@ -84,7 +102,8 @@ fn layer_times(m: &Model, per_op: &OpKernelTable) -> FxHashMap<Vec<u32>, Node> {
             }
         }
     }
-    nodes
+    let mut nodes: Vec<Option<Node>> = nodes.into_iter().map(Some).collect();
+    slot.into_iter().map(|(path, k)| (path, nodes[k as usize].take().expect("one path per slot"))).collect()
 }
 
 /// Forward ops by sequence number (the outermost op carrying it).
@@ -163,14 +182,14 @@ fn layer_node(names: &Interner, path: &[u32], n: &Node) -> LayerNode {
     }
 }
 
-/// Without module spans: the outermost op under the ProfilerStep (one level).
-fn outermost_op_path(c: &Collector, at: &Attribution, leaf: u32) -> Vec<u32> {
+/// Without module spans: the name of the outermost op under the ProfilerStep (one level), NO
+/// when there is none.
+fn outermost_op(c: &Collector, at: &Attribution, leaf: u32) -> u32 {
     let chain: Vec<u32> = at.ops.chain(leaf).collect();
     chain
         .iter()
         .rev()
         .map(|&o| at.ops.spans[o as usize].name)
         .find(|&n| !c.names.is(n, NAME_STEP) && !c.names.get(n).starts_with("enumerate(DataLoader)"))
-        .map(|n| vec![n])
-        .unwrap_or_default()
+        .unwrap_or(NO)
 }

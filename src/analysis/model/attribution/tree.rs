@@ -152,6 +152,8 @@ impl SpanTree {
 
 /// Rows in the trees' order: by thread, start, outermost first (the rest only makes it total).
 fn sorted(mut rows: Vec<OpRow>) -> Vec<OpRow> {
-    rows.sort_unstable_by_key(|o| (o.thread, o.start, Reverse(o.end), o.name, o.external));
+    crate::analysis::model::sort::sort_nearly_sorted(&mut rows, |o| {
+        (o.thread, o.start, Reverse(o.end), o.name, o.external, o.seq)
+    });
     rows
 }
