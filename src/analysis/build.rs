@@ -11,6 +11,7 @@ use crate::analysis::model::attribution::{attribute, Attribution};
 use crate::analysis::model::capture::{import, Capture};
 use crate::analysis::model::classify::Chains;
 use crate::analysis::model::collect::{Call, CallIds, Collector, NAME_BACKWARD};
+use crate::analysis::model::sort::sort_nearly_sorted;
 use crate::analysis::passes::attention::{find_eager, launch_order};
 pub use crate::analysis::passes::extra::{Extra, LaunchingOps};
 use crate::analysis::passes::hints::{launch_verdict, TRAINING_OPTIMIZER_PCT};
@@ -80,10 +81,7 @@ pub fn build(mut c: Collector, opts: &Options, capture: Option<Capture>) -> (Bui
         (rows, Some(summary))
     });
     let mut runtime = std::mem::take(&mut c.runtime);
-    // Every field in the key: a total order, the same whatever the sort.
-    crate::analysis::model::sort::sort_nearly_sorted(&mut runtime, |r| {
-        (r.correlation, r.start, r.thread, r.dur, r.name, r.external)
-    });
+    sort_nearly_sorted(&mut runtime, |r| (r.correlation, r.start, r.thread, r.dur, r.name, r.external));
     let by_external = (std::mem::take(&mut c.op_work), std::mem::take(&mut c.op_comm));
     let at = attribute(
         (std::mem::take(&mut c.ops), by_external),

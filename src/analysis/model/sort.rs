@@ -45,7 +45,7 @@ mod tests {
     use super::sort_nearly_sorted;
 
     /// The same order as a plain sort, whatever the share out of order (the strays merged in,
-    /// or the whole list sorted), at every length up to a few hundred.
+    /// or the whole list sorted), at lengths from 0 to 1000.
     #[test]
     fn sorts_as_a_plain_sort_does() {
         let mut seed = 7u64;

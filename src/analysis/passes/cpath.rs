@@ -14,6 +14,7 @@
 //! - An event wait that held a row (launched before the recorded row ended) carries the gap
 //!   from the recorded row's end to the row's start, and the row's launch edge none.
 use super::cpath_graph::{Graph, Inputs, Piece};
+use super::cpath_points::{instants, Item, Points};
 use super::cpath_segments::{piece_name, side_of, Segments, EVENT_WAIT};
 use super::cpath_waits::{step_waits, Ids};
 use super::cpath_what_if::Matcher;
@@ -108,15 +109,6 @@ struct StepGraph {
     waits: super::cpath_waits::StepWaits,
 }
 
-/// A CPU interval on a thread: an op (rank 0), a runtime call (1) or a synchronising call (2).
-#[derive(Clone, Copy)]
-struct Item {
-    start: i64,
-    end: i64,
-    name: u32,
-    rank: u8,
-}
-
 fn step_graph<'a>(x: &'a Inputs<'a>, ids: &Ids, inw: &InWindows, w: usize, (s, e): (i64, i64)) -> StepGraph {
     // Rows by index, decoded on use: a copy of each (40 bytes) cost more memory than the graph.
     let rows = &inw.rows[w];
@@ -151,39 +143,6 @@ fn step_graph<'a>(x: &'a Inputs<'a>, ids: &Ids, inw: &InWindows, w: usize, (s, e
         }
     }
     StepGraph { g, start: s, end, longest_row, waits }
-}
-
-/// A thread's instants (ascending) and the node of the first.
-struct Points {
-    pts: Vec<i64>,
-    base: u32,
-    /// Where the last lookup ended: a stream's launches come in time order, so the next is
-    /// near it.
-    hint: Cell<usize>,
-}
-
-impl Points {
-    /// The node at instant `t`, if the thread has one. Searched outward from the last lookup
-    /// (a binary search over the whole thread per GPU row was a tenth of the path's time).
-    fn node_at(&self, t: i64) -> Option<u32> {
-        let (pts, h) = (&self.pts[..], self.hint.get().min(self.pts.len()));
-        let (lo, hi) = if h < pts.len() && pts[h] <= t {
-            let mut step = 1;
-            while h + step < pts.len() && pts[h + step] <= t {
-                step *= 2;
-            }
-            (h + step / 2, (h + step + 1).min(pts.len()))
-        } else {
-            let mut step = 1;
-            while step <= h && pts[h - step] > t {
-                step *= 2;
-            }
-            (h.saturating_sub(step), h - step / 2)
-        };
-        let k = lo + pts[lo..hi].partition_point(|&p| p < t);
-        self.hint.set(k);
-        (pts.get(k) == Some(&t)).then(|| self.base + k as u32)
-    }
 }
 
 /// Each GPU row's (start, end) nodes, in the order of the step's rows (by index).
@@ -291,42 +250,6 @@ fn thread_chain(g: &mut Graph, mut items: Vec<Item>) -> (Vec<i64>, u32) {
         g.edge(from, to, if blocked { 0 } else { b - a }, Piece::Cpu(name));
     }
     (pts, base)
-}
-
-/// Every start and end of `items` (sorted by start), ascending and distinct. The ends come
-/// from a min-heap of the open items' ends, as deep as the nesting, instead of sorting all
-/// 2n instants (that sort was a quarter of the critical path). An item ending before it
-/// starts (hostile input) would put an end behind the sweep: then they are sorted.
-fn instants(items: &[Item]) -> Vec<i64> {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
-    if items.iter().any(|i| i.end < i.start) {
-        let mut pts: Vec<i64> = items.iter().flat_map(|i| [i.start, i.end]).collect();
-        pts.sort_unstable();
-        pts.dedup();
-        return pts;
-    }
-    let mut pts = Vec::with_capacity(2 * items.len());
-    let mut ends: BinaryHeap<Reverse<i64>> = BinaryHeap::new();
-    let mut next = 0;
-    loop {
-        let t = match (items.get(next).map(|i| i.start), ends.peek().map(|e| e.0)) {
-            (Some(s), Some(e)) => s.min(e),
-            (Some(t), None) | (None, Some(t)) => t,
-            (None, None) => break,
-        };
-        while ends.peek().is_some_and(|e| e.0 <= t) {
-            ends.pop();
-        }
-        while let Some(i) = items.get(next).filter(|i| i.start <= t) {
-            ends.push(Reverse(i.end));
-            next += 1;
-        }
-        if pts.last() != Some(&t) {
-            pts.push(t);
-        }
-    }
-    pts
 }
 
 /// `(len, path)`: the step's longest path with the plain weights.

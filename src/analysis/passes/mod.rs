@@ -4,6 +4,7 @@ pub(super) mod attention;
 pub(super) mod collectives;
 pub(super) mod cpath;
 pub(super) mod cpath_graph;
+pub(super) mod cpath_points;
 pub(super) mod cpath_segments;
 pub(super) mod cpath_waits;
 pub(super) mod cpath_what_if;
