@@ -1,4 +1,4 @@
-//! Sorting the lists a trace gives nearly in order.
+//! Sorting and searching the lists a trace gives nearly in order.
 
 /// Sorts `v` by `key`, which must order any two items that differ (then the result is the one
 /// `sort_unstable_by_key` gives). A trace's ops and runtime calls come nearly in order: the
@@ -40,9 +40,32 @@ pub fn sort_nearly_sorted<T: Copy, K: Ord>(v: &mut [T], key: impl Fn(&T) -> K) {
     }
 }
 
+/// `v.partition_point(pred)`, searched outward from `*hint` (where the previous search ended),
+/// and left there: where searches come nearly in order (a stream's rows, a thread's launches),
+/// each takes a few steps instead of a binary search over the whole list.
+pub fn partition_point_from<T>(v: &[T], hint: &mut usize, pred: impl Fn(&T) -> bool) -> usize {
+    let h = (*hint).min(v.len());
+    let mut step = 1;
+    // The point lies in `lo..=hi`: `pred` holds before `lo` and fails from `hi` (or `hi` is the end).
+    let (lo, hi) = if h < v.len() && pred(&v[h]) {
+        while h + step < v.len() && pred(&v[h + step]) {
+            step *= 2;
+        }
+        (h + step / 2 + 1, (h + step).min(v.len()))
+    } else {
+        while step <= h && !pred(&v[h - step]) {
+            step *= 2;
+        }
+        ((h + 1).saturating_sub(step), h - step / 2)
+    };
+    let k = lo + v[lo..hi].partition_point(pred);
+    *hint = k;
+    k
+}
+
 #[cfg(test)]
 mod tests {
-    use super::sort_nearly_sorted;
+    use super::{partition_point_from, sort_nearly_sorted};
 
     /// The same order as a plain sort, whatever the share out of order (the strays merged in,
     /// or the whole list sorted), at lengths from 0 to 1000.
@@ -74,5 +97,25 @@ mod tests {
         let mut v = vec![(2, 'a'), (3, 'b'), (3, 'c'), (1, 'p'), (4, 'd'), (0, 'q'), (5, 'e')];
         sort_nearly_sorted(&mut v, |&(k, _)| k);
         assert_eq!(v, vec![(0, 'q'), (1, 'p'), (2, 'a'), (3, 'b'), (3, 'c'), (4, 'd'), (5, 'e')]);
+    }
+
+    /// The point a plain binary search finds, from any hint: before, at, after, past the end.
+    #[test]
+    fn partition_point_from_finds_what_a_binary_search_finds() {
+        let v: Vec<i64> = (0..500).map(|k| k * 4 + (k % 3)).collect();
+        let mut seed = 3u64;
+        let mut hint = 0;
+        for round in 0..20_000 {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let t = (seed >> 33) as i64 % 2100 - 50;
+            if round % 7 == 0 {
+                hint = (seed >> 20) as usize % 600;
+            }
+            let got = partition_point_from(&v, &mut hint, |&x| x < t);
+            assert_eq!(got, v.partition_point(|&x| x < t), "t {t}");
+            assert_eq!(hint, got);
+        }
+        let mut hint = 3;
+        assert_eq!(partition_point_from(&[] as &[i64], &mut hint, |&x| x < 1), 0);
     }
 }

@@ -1,5 +1,6 @@
 //! A thread's instants in the critical path's graph: made from its items, and looked up.
 
+use crate::analysis::model::sort::partition_point_from;
 use std::cell::Cell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -27,23 +28,10 @@ impl Points {
     /// (a binary search over the whole thread per GPU row cost 4-5 ms more of the path's
     /// 110 ms on a 500 MB trace).
     pub fn node_at(&self, t: i64) -> Option<u32> {
-        let (pts, h) = (&self.pts[..], self.hint.get().min(self.pts.len()));
-        let (lo, hi) = if h < pts.len() && pts[h] <= t {
-            let mut step = 1;
-            while h + step < pts.len() && pts[h + step] <= t {
-                step *= 2;
-            }
-            (h + step / 2, (h + step + 1).min(pts.len()))
-        } else {
-            let mut step = 1;
-            while step <= h && pts[h - step] > t {
-                step *= 2;
-            }
-            (h.saturating_sub(step), h - step / 2)
-        };
-        let k = lo + pts[lo..hi].partition_point(|&p| p < t);
-        self.hint.set(k);
-        (pts.get(k) == Some(&t)).then(|| self.base + k as u32)
+        let mut hint = self.hint.get();
+        let k = partition_point_from(&self.pts, &mut hint, |&p| p < t);
+        self.hint.set(hint);
+        (self.pts.get(k) == Some(&t)).then(|| self.base + k as u32)
     }
 }
 

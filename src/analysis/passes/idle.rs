@@ -11,6 +11,7 @@ use crate::analysis::model::attribution::NO;
 use crate::analysis::model::collect::{Call, Collector, GpuKind, NAME_GRAPH_LAUNCH};
 use crate::analysis::model::frozen::{step_of, Model};
 use crate::analysis::model::intervals::Span;
+use crate::analysis::model::sort::partition_point_from;
 use crate::report::{IdleCauses, NameTime, StreamIdle};
 pub use crate::vocab::IdleCause;
 use rustc_hash::FxHashMap;
@@ -88,7 +89,7 @@ pub fn idle_causes(m: &Model, streams: &[Stream]) -> (IdleCauses, StepWaits, i64
     let mut taken = vec![false; idle.len()];
     for &(key, ref rows) in streams {
         let mut totals = [0i64; 3];
-        let mut end = i64::MIN;
+        let (mut end, mut hint) = (i64::MIN, 0);
         for &i in rows.iter() {
             let g = c.gpu.get(i as usize);
             let call = match at.runtime[i as usize] {
@@ -100,7 +101,7 @@ pub fn idle_causes(m: &Model, streams: &[Stream]) -> (IdleCauses, StepWaits, i64
                 out.gaps += 1;
                 totals[IdleCause::of_gap(end, gap, call.map(|x| x.start)) as usize] += gap;
             }
-            if let Some(k) = idle.ending_at(g.start) {
+            if let Some(k) = idle.ending_at(g.start, &mut hint) {
                 if !taken[k] {
                     let gap = idle.get(k);
                     taken[k] = true;
@@ -212,9 +213,13 @@ impl<'a> Gaps<'a> {
         (self.0[k].1, self.0[k + 1].0)
     }
 
-    /// The gap that ends at `t`, if one does.
-    fn ending_at(self, t: i64) -> Option<usize> {
-        self.0.get(1..)?.binary_search_by_key(&t, |s| s.0).ok()
+    /// The gap that ends at `t`, if one does, searched from `hint` (see `partition_point_from`):
+    /// a stream's rows come in time order (a binary search per row was 9 of this pass's 22 ms on
+    /// a 500 MB trace).
+    fn ending_at(self, t: i64, hint: &mut usize) -> Option<usize> {
+        let after = self.0.get(1..)?;
+        let k = partition_point_from(after, hint, |s| s.0 < t);
+        after.get(k).is_some_and(|s| s.0 == t).then_some(k)
     }
 
     /// The first gap that ends after `t`.
@@ -267,15 +272,19 @@ mod tests {
         assert_eq!(gaps.iter().collect::<Vec<_>>(), copied);
         assert_eq!(copied, vec![(25, 30), (40, 41), (60, 100)]);
         assert_eq!(gaps.len(), copied.len());
+        // In time order, as a stream's rows ask, and each from a hint past the end.
+        let mut hint = 0;
         for t in 0..120 {
-            assert_eq!(gaps.ending_at(t), copied.binary_search_by_key(&t, |g| g.1).ok(), "ending at {t}");
+            let want = copied.binary_search_by_key(&t, |g| g.1).ok();
+            assert_eq!(gaps.ending_at(t, &mut hint), want, "ending at {t}");
+            assert_eq!(gaps.ending_at(t, &mut 10), want, "ending at {t}, searched back");
             assert_eq!(gaps.first_ending_after(t), copied.partition_point(|g| g.1 <= t), "after {t}");
         }
         for (k, gap) in copied.iter().enumerate() {
             assert_eq!(gaps.get(k), *gap);
         }
         assert_eq!(Gaps(&[]).len(), 0);
-        assert_eq!(Gaps(&[(1, 2)]).ending_at(1), None);
+        assert_eq!(Gaps(&[(1, 2)]).ending_at(1, &mut 0), None);
         assert_eq!(Gaps(&[(1, 2)]).first_ending_after(0), 0);
     }
 }
