@@ -4,7 +4,8 @@
 /// `sort_unstable_by_key` gives). A trace's ops and runtime calls come nearly in order: the
 /// exceptions (each step's ProfilerStep span, written when it closes) are taken out, sorted
 /// and merged back from the end, so that only they are sorted, and in place but for them.
-/// Where more than one in 8 items break the order, the whole list is sorted as before.
+/// Where more than one in 32 items break the order, the whole list is sorted as before (the
+/// items taken out by then, at most a 32nd of the list, are the memory this costs).
 pub fn sort_nearly_sorted<T: Copy, K: Ord>(v: &mut [T], key: impl Fn(&T) -> K) {
     let n = v.len();
     let mut strays: Vec<T> = Vec::new();
@@ -19,7 +20,7 @@ pub fn sort_nearly_sorted<T: Copy, K: Ord>(v: &mut [T], key: impl Fn(&T) -> K) {
             continue;
         }
         strays.push(x);
-        if strays.len() > n / 8 {
+        if strays.len() > n / 32 {
             // Back to a permutation of the list (`kept + strays` items fill `..=i`), then sorted.
             v[kept..=i].copy_from_slice(&strays);
             v.sort_unstable_by_key(key);
