@@ -139,7 +139,8 @@ fn backward_link(c: &Collector, at: &Attribution, forward: &FxHashMap<i64, u32>,
 /// The layer nodes in pre-order, largest first among siblings, bounded to `MAX_NODES`.
 fn pre_order(names: &Interner, nodes: &FxHashMap<Vec<u32>, Node>) -> Vec<LayerNode> {
     let mut paths: Vec<(&Vec<u32>, i64)> = nodes.iter().map(|(p, n)| (p, n.forward + n.backward)).collect();
-    paths.sort_by(|a, b| a.0.len().cmp(&b.0.len()).then(b.1.cmp(&a.1)));
+    // Ties by path: which nodes are kept must not depend on the map's layout.
+    paths.sort_by(|a, b| a.0.len().cmp(&b.0.len()).then(b.1.cmp(&a.1)).then_with(|| a.0.cmp(b.0)));
     let keep: Vec<&Vec<u32>> = paths.iter().take(MAX_NODES).map(|x| x.0).collect();
     let mut children: FxHashMap<&[u32], Vec<&Vec<u32>>> = FxHashMap::default();
     let mut roots = Vec::new();
