@@ -63,6 +63,22 @@ fn is_ws(c: u8) -> bool {
     matches!(c, b' ' | b'\n' | b'\r' | b'\t')
 }
 
+/// How many spaces `b` starts with, counted eight bytes at a time while eight are left (the
+/// bytes after fewer are left to the caller's loop).
+#[inline]
+pub(super) fn spaces(b: &[u8]) -> usize {
+    let mut n = 0;
+    while let Some(w) = b.get(n..n + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+        // A space becomes a zero byte; the first other byte's lowest set bit ends the run.
+        let x = u64::from_le_bytes(w) ^ u64::from_le_bytes([b' '; 8]);
+        if x != 0 {
+            return n + (x.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n
+}
+
 /// A byte that may end a scalar.
 #[inline]
 fn is_delim(c: u8) -> bool {
@@ -88,16 +104,17 @@ impl<'a> Cur<'a> {
         }
     }
 
+    /// Kineto's own files are indented (`,\n      "cat": ...`): after a line break the
+    /// indentation's spaces are counted eight at a time, not looked at one by one.
     #[inline(never)]
     fn ws_slow(&mut self) -> R<u8> {
-        while self.i < self.b.len() {
-            let c = self.b[self.i];
-            if !is_ws(c) {
-                return Ok(c);
+        loop {
+            match *self.b.get(self.i).ok_or(Miss::NeedMore)? {
+                b'\n' => self.i += 1 + spaces(&self.b[self.i + 1..]),
+                b' ' | b'\r' | b'\t' => self.i += 1,
+                c => return Ok(c),
             }
-            self.i += 1;
         }
-        Err(Miss::NeedMore)
     }
 
     #[inline]
@@ -337,6 +354,10 @@ impl<'a> Cur<'a> {
             match self.ws()? {
                 b',' => {
                     self.i += 1;
+                    // Kineto's own files are indented: a line break and spaces, then the key.
+                    if self.b.get(self.i) == Some(&b'\n') {
+                        self.i += 1 + spaces(&self.b[self.i + 1..]);
+                    }
                     if self.ws()? != b'"' {
                         return Err(Miss::Fallback);
                     }

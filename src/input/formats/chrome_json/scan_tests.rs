@@ -94,6 +94,10 @@ fn members_read_alike_whatever_the_spacing_and_wherever_the_window_ends() {
         r#"{"ph":"X","name":"k","pid":1,"tid":7,"ts":1.5,"dur":2,"args":{"correlation":3,"device":0}}"#,
         r#"{ "ph" : "X" ,"name" :"k",  "pid":  1 ,	"tid":7 , "args" : { "correlation" : 3 , "device":0 } }"#,
         "{\n  \"ph\": \"X\",\n  \"name\": \"k\",\r\n  \"args\": {\n    \"correlation\": 3\n  }\n}",
+        // Kineto's indentation (six and eight spaces), longer runs than one word of eight, and
+        // tabs and carriage returns after a line break's spaces.
+        "{\n      \"ph\": \"X\",\n      \"name\": \"k\",\n      \"args\": {\n        \"correlation\": 3,\n        \"device\": 0\n      }\n    }",
+        "{\n                 \"ph\": \"X\",\n                \t \"name\": \"k\",\n \r\n  \"args\": {\n\n\n         \"correlation\":\n           3\n                          }\n}",
         r#"{"ph": "X", "x": [1, 2], "y": {"z": ", \""}, "name": ", \"", "pid": "1"}"#,
     ];
     for text in spaced {
@@ -530,5 +534,25 @@ impl<'de> serde::Deserialize<'de> for Probe {
             }
         }
         d.deserialize_any(V)
+    }
+}
+
+/// The indentation count: the spaces it steps over are spaces, and it stops at the first other
+/// byte unless fewer than eight bytes were left to look at (the caller's loop reads those).
+#[test]
+fn indentation_is_counted_a_word_at_a_time_and_exactly() {
+    for n in 0..40 {
+        for tail in ["", "\"", "\n", "\t", "}", "x", "        \"", "1234567"] {
+            let text = format!("{}{tail}", " ".repeat(n));
+            let b = text.as_bytes();
+            let r = scan::spaces(b);
+            assert!(b[..r].iter().all(|&c| c == b' '), "{text:?}: {r}");
+            assert!(r == b.len() || b[r] != b' ' || b.len() - r < 8, "{text:?}: {r}");
+            // The word holding the run's end was whole: the count is the run.
+            let run = b.iter().take_while(|&&c| c == b' ').count();
+            if run / 8 * 8 + 8 <= b.len() {
+                assert_eq!(r, run, "{text:?}");
+            }
+        }
     }
 }
