@@ -99,7 +99,9 @@ fn main() -> ExitCode {
         (Some("inflate"), Some(p)) => inflate(p),
         (Some("memory"), Some(p)) => memory(p, args.get(2), args.get(3)),
         _ => {
-            eprintln!("usage: probe events FILE.json | probe inflate FILE.json.gz | probe memory FILE.json [MB] [TIMES]");
+            eprintln!(
+                "usage: probe events FILE.json | probe inflate FILE.json.gz | probe memory FILE.json [MB] [TIMES]"
+            );
             return ExitCode::from(2);
         }
     };

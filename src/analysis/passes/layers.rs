@@ -102,8 +102,12 @@ fn layer_times(m: &Model, per_op: &OpKernelTable) -> FxHashMap<Vec<u32>, Node> {
             }
         }
     }
-    let mut nodes: Vec<Option<Node>> = nodes.into_iter().map(Some).collect();
-    slot.into_iter().map(|(path, k)| (path, nodes[k as usize].take().expect("one path per slot"))).collect()
+    // Each slot's path beside its node (a slot is made once per path).
+    let mut paths = vec![Vec::new(); nodes.len()];
+    for (path, k) in slot {
+        paths[k as usize] = path;
+    }
+    paths.into_iter().zip(nodes).collect()
 }
 
 /// Forward ops by sequence number (the outermost op carrying it).
