@@ -13,6 +13,7 @@ mod edge;
 pub mod event;
 mod importer;
 mod push;
+mod runs;
 mod scan;
 mod sink;
 mod structural;

@@ -545,7 +545,7 @@ fn indentation_is_counted_a_word_at_a_time_and_exactly() {
         for tail in ["", "\"", "\n", "\t", "}", "x", "        \"", "1234567"] {
             let text = format!("{}{tail}", " ".repeat(n));
             let b = text.as_bytes();
-            let r = scan::spaces(b);
+            let r = runs::spaces(b);
             assert!(b[..r].iter().all(|&c| c == b' '), "{text:?}: {r}");
             assert!(r == b.len() || b[r] != b' ' || b.len() - r < 8, "{text:?}: {r}");
             // The word holding the run's end was whole: the count is the run.

@@ -150,7 +150,7 @@ mod tests {
     /// byte loop; and its 16-byte step (vector and word-at-a-time) against the reference.
     #[test]
     fn quote_or_backslash_equals_a_byte_loop() {
-        use super::super::scan::quote_or_backslash;
+        use super::super::runs::quote_or_backslash;
         let mut rng = Rng(7);
         let alphabet: &[&[u8]] = &[b"\"", b"\\", b"a", b" ", b"[", "é".as_bytes(), &[0xff], &[0]];
         for round in 0..20_000 {
