@@ -67,8 +67,9 @@ impl<'a> Cur<'a> {
         }
     }
 
-    /// Kineto's own files are indented (`,\n      "cat": ...`): after a line break the
-    /// indentation's spaces are counted eight at a time, not looked at one by one.
+    /// Indented files (Kineto breaks the line before `ts` and `args`; `json.dump(indent=...)`
+    /// before every member): after a line break the indentation's spaces are counted eight at a
+    /// time, not looked at one by one.
     #[inline(never)]
     fn ws_slow(&mut self) -> R<u8> {
         loop {
@@ -317,7 +318,7 @@ impl<'a> Cur<'a> {
             match self.ws()? {
                 b',' => {
                     self.i += 1;
-                    // Kineto's own files are indented: a line break and spaces, then the key.
+                    // An indented file: a line break and spaces, then the key.
                     if self.b.get(self.i) == Some(&b'\n') {
                         self.i += 1 + spaces(&self.b[self.i + 1..]);
                     }

@@ -94,8 +94,9 @@ fn members_read_alike_whatever_the_spacing_and_wherever_the_window_ends() {
         r#"{"ph":"X","name":"k","pid":1,"tid":7,"ts":1.5,"dur":2,"args":{"correlation":3,"device":0}}"#,
         r#"{ "ph" : "X" ,"name" :"k",  "pid":  1 ,	"tid":7 , "args" : { "correlation" : 3 , "device":0 } }"#,
         "{\n  \"ph\": \"X\",\n  \"name\": \"k\",\r\n  \"args\": {\n    \"correlation\": 3\n  }\n}",
-        // Kineto's indentation (six and eight spaces), longer runs than one word of eight, and
-        // tabs and carriage returns after a line break's spaces.
+        // `json.dump(indent=2)`'s indentation of an event's members and its args' (six and
+        // eight spaces), runs longer than one word of eight, and tabs and carriage returns after
+        // a line break's spaces.
         "{\n      \"ph\": \"X\",\n      \"name\": \"k\",\n      \"args\": {\n        \"correlation\": 3,\n        \"device\": 0\n      }\n    }",
         "{\n                 \"ph\": \"X\",\n                \t \"name\": \"k\",\n \r\n  \"args\": {\n\n\n         \"correlation\":\n           3\n                          }\n}",
         r#"{"ph": "X", "x": [1, 2], "y": {"z": ", \""}, "name": ", \"", "pid": "1"}"#,
