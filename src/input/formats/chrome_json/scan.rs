@@ -318,7 +318,9 @@ impl<'a> Cur<'a> {
             match self.ws()? {
                 b',' => {
                     self.i += 1;
-                    // An indented file: a line break and spaces, then the key.
+                    // An indented file: a line break and spaces, then the key (here rather than
+                    // through `ws`, whose slow path does the same: 1300-1333 against 1263-1302
+                    // MB/s on an indent=2 file, `probe memory`).
                     if self.b.get(self.i) == Some(&b'\n') {
                         self.i += 1 + spaces(&self.b[self.i + 1..]);
                     }
