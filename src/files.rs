@@ -27,10 +27,14 @@ pub fn read(
         (None, Ok(f)) => {
             // A refused split may have moved the progress: reading starts again.
             progress(0);
-            match parallel::analyze_mapped(name, &f, opts, progress) {
-                Some(r) => (r, false),
-                None => (analyze_pipelined(name, f, opts, progress), false),
+            if let Some(r) = parallel::analyze_mapped(name, &f, opts, progress) {
+                return (r, false);
             }
+            if let Some(r) = parallel::gzip::analyze(name, path, split, opts, progress) {
+                return (r.map(|t| vec![t]), true);
+            }
+            progress(0);
+            (analyze_pipelined(name, f, opts, progress), false)
         }
         (None, Err(e)) => (Err(error(path, &format!("cannot open: {e}"))), false),
     }

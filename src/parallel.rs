@@ -12,6 +12,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Condvar, Mutex};
 
+pub mod gzip;
+
 /// Bytes fed at a time.
 const FEED: usize = 4 << 20;
 
@@ -109,7 +111,10 @@ pub fn analyze_file(
             });
         }
         drop(tx);
-        let result = join_in_order(rx, n, &joined, &stop);
+        let result = join_in_order(rx, &|k| {
+            *joined.0.lock().unwrap() = k;
+            joined.1.notify_all();
+        });
         if result.is_none() {
             stop.store(true, Ordering::SeqCst);
             joined.1.notify_all();
@@ -164,16 +169,15 @@ fn unmap(map: &memmap2::Mmap, at: usize, len: usize) {
     let _ = unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, at, len) };
 }
 
-/// Joins the parts as they arrive, in file order.
-fn join_in_order(
+/// Joins the parts as they arrive, in file order, up to the last; `joined(k)` is told each
+/// time the first `k` are in. None when a part is missing or cannot be joined.
+pub(crate) fn join_in_order(
     rx: mpsc::Receiver<(usize, Option<Part>)>,
-    n: usize,
-    joined: &(Mutex<usize>, Condvar),
-    stop: &AtomicBool,
+    joined: &dyn Fn(usize),
 ) -> Option<(crate::analysis::model::collect::Collector, crate::trace::Outcome)> {
     let mut waiting: std::collections::BTreeMap<usize, Part> = Default::default();
     let mut all = Joined::default();
-    for k in 0..n {
+    for k in 0.. {
         let part = loop {
             if let Some(p) = waiting.remove(&k) {
                 break p;
@@ -181,12 +185,12 @@ fn join_in_order(
             let (i, p) = rx.recv().ok()?;
             waiting.insert(i, p?);
         };
+        let last = matches!(part, Part::Last { .. });
         all.push(part).ok()?;
-        *joined.0.lock().unwrap() = k + 1;
-        joined.1.notify_all();
-    }
-    if stop.load(Ordering::SeqCst) {
-        return None;
+        joined(k + 1);
+        if last {
+            break;
+        }
     }
     all.finish()
 }

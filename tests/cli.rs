@@ -288,6 +288,24 @@ fn threads_give_the_same_report_on_fixtures_and_plain_real_traces() {
 }
 
 #[test]
+fn threads_give_the_same_report_on_gzip_fixtures_and_real_gzip_traces() {
+    // A .json.gz is inflated on one thread and cut into parts as it streams to the others.
+    let d = tmp("threads-gz");
+    let mut files = Vec::new();
+    for f in json_fixtures() {
+        let g = d.join(format!("{}.gz", f.file_name().unwrap().to_str().unwrap()));
+        std::fs::write(&g, gzip(&std::fs::read(&f).unwrap())).unwrap();
+        files.push(g);
+    }
+    if let Some(dir) = shared_traces() {
+        files.extend(trace_files(&dir).into_iter().filter(|p| p.to_str().is_some_and(|s| s.ends_with(".json.gz"))));
+    }
+    for f in &files {
+        same_report_on_threads(f);
+    }
+}
+
+#[test]
 fn threads_are_not_fooled_by_event_boundaries_inside_strings() {
     // Names that hold `},{` and `}, {` as text, so that candidate cuts fall inside strings;
     // a cut file and a syntax error late in a file must read as with one thread too.
@@ -316,9 +334,17 @@ fn threads_are_not_fooled_by_event_boundaries_inside_strings() {
         ("cut.json", whole[..whole.len() * 2 / 3].to_string()),
         ("bad.json", format!("{}\"dur\":3,,]{}", &whole[..late], &whole[late + 7..])),
     ];
+    // The same as .json.gz (cut into parts as it inflates), and a .json.gz cut short.
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     for (name, text) in cases {
-        let f = d.join(name);
-        std::fs::write(&f, text).unwrap();
+        files.push((format!("{name}.gz"), gzip(text.as_bytes())));
+        files.push((name.to_string(), text.into_bytes()));
+    }
+    let packed = gzip(whole.as_bytes());
+    files.push(("cut-gzip.json.gz".into(), packed[..packed.len() * 3 / 4].to_vec()));
+    for (name, bytes) in files {
+        let f = d.join(&name);
+        std::fs::write(&f, bytes).unwrap();
         let path = f.to_str().unwrap();
         let one = run(&["--json", "--threads", "1", path]);
         for threads in ["2", "3"] {
@@ -326,8 +352,10 @@ fn threads_are_not_fooled_by_event_boundaries_inside_strings() {
             assert!(one.stdout == o.stdout && one.status.code() == o.status.code(), "{name}, {threads} threads");
         }
     }
-    let o = run(&["--json", "-v", "--threads", "2", "--part-bytes", "2000", d.join("whole.json").to_str().unwrap()]);
-    assert!(stderr(&o).contains("parsed in parts"), "{}", stderr(&o));
+    for name in ["whole.json", "whole.json.gz"] {
+        let o = run(&["--json", "-v", "--threads", "2", "--part-bytes", "2000", d.join(name).to_str().unwrap()]);
+        assert!(stderr(&o).contains("parsed in parts"), "{name}: {}", stderr(&o));
+    }
 }
 
 #[test]

@@ -155,6 +155,13 @@ impl PartReader {
         self.reader.wants_more()
     }
 
+    /// What a part read as it streamed in gave, once where it ends is known (`to`, and whether
+    /// it is the last): see [`PartReader::finish`].
+    pub fn finish_at(mut self, to: u64, last: bool) -> Option<Part> {
+        (self.job.to, self.job.last) = (to, last);
+        self.finish()
+    }
+
     /// What the part gave; None when it does not end where a part may (the file is then read
     /// whole).
     pub fn finish(mut self) -> Option<Part> {
