@@ -239,25 +239,44 @@ impl<'a> Cur<'a> {
     }
 
     /// A [`Loose`] number, as `Option<Loose>`'s `Deserialize` reads it.
-    fn number(&mut self) -> R<Option<Loose>> {
+    fn number(&mut self, into: &mut Option<Loose>) -> R<()> {
+        // Each arm stores its value itself (see `Values::text`).
         match self.ws()? {
-            b'"' => Ok(Some(Loose::from_text(&self.str_value()?))),
-            b'n' => self.literal(b"null", None),
-            b't' => self.literal(b"true", Some(Loose::from(true))),
-            b'f' => self.literal(b"false", Some(Loose::from(false))),
-            b'-' | b'0'..=b'9' => Ok(Some(Loose::from(self.num()?))),
-            _ => Err(Miss::Fallback),
+            b'-' | b'0'..=b'9' => {
+                let n = self.num()?;
+                *into = Some(Loose::from(n));
+            }
+            b'"' => {
+                let s = self.str_value()?;
+                *into = Some(Loose::from_text(&s));
+            }
+            b'n' => *into = self.literal(b"null", None)?,
+            b't' => *into = self.literal(b"true", Some(Loose::from(true)))?,
+            b'f' => *into = self.literal(b"false", Some(Loose::from(false)))?,
+            _ => return Err(Miss::Fallback),
         }
+        Ok(())
     }
 
     /// An [`Id`], as its `Deserialize` reads it (booleans are an error there).
-    fn id(&mut self) -> R<Id<'a>> {
+    fn id(&mut self, into: &mut Id<'a>) -> R<()> {
+        // Each arm stores its value itself (see `Values::text`).
         match self.ws()? {
-            b'"' => Ok(Id::Str(self.str_value()?)),
-            b'n' => self.literal(b"null", Id::Missing),
-            b'-' | b'0'..=b'9' => Ok(Id::from(self.num()?)),
-            _ => Err(Miss::Fallback),
+            b'-' | b'0'..=b'9' => {
+                // The old value dropped first: the number is then stored without a copy
+                // through the stack around the drop (half of `id`'s time, sampled).
+                *into = Id::Missing;
+                let n = self.num()?;
+                *into = Id::from(n);
+            }
+            b'"' => {
+                let s = self.str_value()?;
+                *into = Id::Str(s);
+            }
+            b'n' => *into = self.literal(b"null", Id::Missing)?,
+            _ => return Err(Miss::Fallback),
         }
+        Ok(())
     }
 
     /// The literal `word`, giving `v`.
@@ -270,12 +289,25 @@ impl<'a> Cur<'a> {
         }
     }
 
+    /// A string value, written into `into`: its fast path stores the borrowed bytes there
+    /// itself (see [`Values::text`] for why not through a returned `Result`).
     #[inline(always)]
-    fn text(&mut self) -> R<Text<'a>> {
-        if self.ws()? == b'"' {
-            self.string()
-        } else {
-            Err(Miss::Fallback)
+    fn text(&mut self, into: &mut Text<'a>) -> R<()> {
+        if self.ws()? != b'"' {
+            return Err(Miss::Fallback);
+        }
+        let start = self.i + 1;
+        match quote_or_backslash(&self.b[start..]) {
+            None => Err(Miss::NeedMore),
+            Some(n) if self.b[start + n] == b'"' => {
+                self.i = start + n + 1;
+                *into = Text(Cow::Borrowed(&self.b[start..start + n]));
+                Ok(())
+            }
+            Some(_) => {
+                *into = self.escaped_string()?;
+                Ok(())
+            }
         }
     }
 
@@ -342,20 +374,21 @@ impl<'a> Cur<'a> {
 impl<'a> Values<'a> for Cur<'a> {
     type Error = Miss;
     #[inline(always)]
-    fn text(&mut self) -> R<Text<'a>> {
-        Cur::text(self)
+    fn text(&mut self, into: &mut Text<'a>) -> R<()> {
+        Cur::text(self, into)
     }
     #[inline(always)]
-    fn id(&mut self) -> R<Id<'a>> {
-        Cur::id(self)
+    fn id(&mut self, into: &mut Id<'a>) -> R<()> {
+        Cur::id(self, into)
     }
     #[inline(always)]
-    fn number(&mut self) -> R<Option<Loose>> {
-        Cur::number(self)
+    fn number(&mut self, into: &mut Option<Loose>) -> R<()> {
+        Cur::number(self, into)
     }
     #[inline(always)]
-    fn raw(&mut self) -> R<&'a [u8]> {
-        Cur::raw(self)
+    fn raw(&mut self, into: &mut Option<&'a [u8]>) -> R<()> {
+        *into = Some(Cur::raw(self)?);
+        Ok(())
     }
     #[inline(always)]
     fn args(&mut self, into: &mut Option<Args<'a>>) -> R<()> {

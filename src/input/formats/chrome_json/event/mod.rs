@@ -194,14 +194,17 @@ key_table! {
 /// [`arg_member`] are the one place that says how each key is read.
 pub(crate) trait Values<'a> {
     type Error;
-    /// A string, as raw bytes.
-    fn text(&mut self) -> Result<Text<'a>, Self::Error>;
-    /// A pid or tid.
-    fn id(&mut self) -> Result<Id<'a>, Self::Error>;
-    /// A number, numeric string or boolean; `null` is `None`.
-    fn number(&mut self) -> Result<Option<Loose>, Self::Error>;
-    /// Any value, kept as its raw JSON text.
-    fn raw(&mut self) -> Result<&'a [u8], Self::Error>;
+    /// A string, as raw bytes, written into `into`. (In place rather than returned: a
+    /// returned `Result<Text>` went through the stack in the scanner, its error byte beside the
+    /// pointer, and was copied on in pieces that the CPU could not forward from the stores:
+    /// a stall of a tenth of a native read.)
+    fn text(&mut self, into: &mut Text<'a>) -> Result<(), Self::Error>;
+    /// A pid or tid, written into `into` (in place, as `text`).
+    fn id(&mut self, into: &mut Id<'a>) -> Result<(), Self::Error>;
+    /// A number, numeric string or boolean; `null` is `None`. Into `into`, as `text`.
+    fn number(&mut self, into: &mut Option<Loose>) -> Result<(), Self::Error>;
+    /// Any value, kept as its raw JSON text. Into `into`, as `text`.
+    fn raw(&mut self, into: &mut Option<&'a [u8]>) -> Result<(), Self::Error>;
     /// An `args` object, or `null`, read into `into` (in place: the struct is large, and
     /// returning it would copy it once more per event).
     fn args(&mut self, into: &mut Option<Args<'a>>) -> Result<(), Self::Error>;
@@ -213,13 +216,13 @@ pub(crate) trait Values<'a> {
 #[inline(always)]
 pub(crate) fn event_member<'a, V: Values<'a>>(ev: &mut RawEvent<'a>, key: &[u8], v: &mut V) -> Result<(), V::Error> {
     match EventKey::of(key) {
-        Some(EventKey::Ph) => ev.ph = v.text()?,
-        Some(EventKey::Cat) => ev.cat = v.text()?,
-        Some(EventKey::Name) => ev.name = v.text()?,
-        Some(EventKey::Pid) => ev.pid = v.id()?,
-        Some(EventKey::Tid) => ev.tid = v.id()?,
-        Some(EventKey::Ts) => ev.ts = Some(v.raw()?),
-        Some(EventKey::Dur) => ev.dur = Some(v.raw()?),
+        Some(EventKey::Ph) => v.text(&mut ev.ph)?,
+        Some(EventKey::Cat) => v.text(&mut ev.cat)?,
+        Some(EventKey::Name) => v.text(&mut ev.name)?,
+        Some(EventKey::Pid) => v.id(&mut ev.pid)?,
+        Some(EventKey::Tid) => v.id(&mut ev.tid)?,
+        Some(EventKey::Ts) => v.raw(&mut ev.ts)?,
+        Some(EventKey::Dur) => v.raw(&mut ev.dur)?,
         Some(EventKey::Args) => v.args(&mut ev.args)?,
         None => v.skip()?,
     }
@@ -230,36 +233,36 @@ pub(crate) fn event_member<'a, V: Values<'a>>(ev: &mut RawEvent<'a>, key: &[u8],
 #[inline(always)]
 pub(crate) fn arg_member<'a, V: Values<'a>>(a: &mut Args<'a>, key: &[u8], v: &mut V) -> Result<(), V::Error> {
     match ArgKey::of(key) {
-        Some(ArgKey::Correlation) => a.correlation = v.number()?,
-        Some(ArgKey::ExternalId) => a.external_id = v.number()?,
-        Some(ArgKey::Device) => a.device = v.number()?,
-        Some(ArgKey::Stream) => a.stream = v.number()?,
-        Some(ArgKey::BlocksPerSm) => a.blocks_per_sm = v.number()?,
-        Some(ArgKey::OccupancyPct) => a.occupancy_pct = v.number()?,
-        Some(ArgKey::InputDims) => a.input_dims = Some(v.raw()?),
-        Some(ArgKey::InputType) => a.input_type = Some(v.raw()?),
-        Some(ArgKey::ConcreteInputs) => a.concrete_inputs = Some(v.raw()?),
-        Some(ArgKey::CollectiveName) => a.collective_name = Some(v.raw()?),
-        Some(ArgKey::ProcessGroup) => a.process_group = Some(v.raw()?),
-        Some(ArgKey::Seq) => a.seq = v.number()?,
-        Some(ArgKey::InMsgNelems) => a.in_msg_nelems = v.number()?,
-        Some(ArgKey::OutMsgNelems) => a.out_msg_nelems = v.number()?,
-        Some(ArgKey::GroupSize) => a.group_size = v.number()?,
-        Some(ArgKey::Dtype) => a.dtype = Some(v.raw()?),
-        Some(ArgKey::SequenceNumber) => a.sequence_number = v.number()?,
-        Some(ArgKey::Addr) => a.addr = v.number()?,
-        Some(ArgKey::Bytes) => a.bytes = v.number()?,
-        Some(ArgKey::TotalAllocated) => a.total_allocated = v.number()?,
-        Some(ArgKey::TotalReserved) => a.total_reserved = v.number()?,
-        Some(ArgKey::DeviceId) => a.device_id = v.number()?,
-        Some(ArgKey::Flops) => a.flops = v.number()?,
-        Some(ArgKey::KernelFlop) => a.kernel_flop = v.number()?,
-        Some(ArgKey::KernelNumGb) => a.kernel_num_gb = v.number()?,
-        Some(ArgKey::Kernel) => a.kernel = Some(v.raw()?),
-        Some(ArgKey::GraphId) => a.graph_id = v.number()?,
-        Some(ArgKey::GraphNodeId) => a.graph_node_id = v.number()?,
-        Some(ArgKey::WaitOnStream) => a.wait_on_stream = v.number()?,
-        Some(ArgKey::WaitOnRecord) => a.wait_on_record = v.number()?,
+        Some(ArgKey::Correlation) => v.number(&mut a.correlation)?,
+        Some(ArgKey::ExternalId) => v.number(&mut a.external_id)?,
+        Some(ArgKey::Device) => v.number(&mut a.device)?,
+        Some(ArgKey::Stream) => v.number(&mut a.stream)?,
+        Some(ArgKey::BlocksPerSm) => v.number(&mut a.blocks_per_sm)?,
+        Some(ArgKey::OccupancyPct) => v.number(&mut a.occupancy_pct)?,
+        Some(ArgKey::InputDims) => v.raw(&mut a.input_dims)?,
+        Some(ArgKey::InputType) => v.raw(&mut a.input_type)?,
+        Some(ArgKey::ConcreteInputs) => v.raw(&mut a.concrete_inputs)?,
+        Some(ArgKey::CollectiveName) => v.raw(&mut a.collective_name)?,
+        Some(ArgKey::ProcessGroup) => v.raw(&mut a.process_group)?,
+        Some(ArgKey::Seq) => v.number(&mut a.seq)?,
+        Some(ArgKey::InMsgNelems) => v.number(&mut a.in_msg_nelems)?,
+        Some(ArgKey::OutMsgNelems) => v.number(&mut a.out_msg_nelems)?,
+        Some(ArgKey::GroupSize) => v.number(&mut a.group_size)?,
+        Some(ArgKey::Dtype) => v.raw(&mut a.dtype)?,
+        Some(ArgKey::SequenceNumber) => v.number(&mut a.sequence_number)?,
+        Some(ArgKey::Addr) => v.number(&mut a.addr)?,
+        Some(ArgKey::Bytes) => v.number(&mut a.bytes)?,
+        Some(ArgKey::TotalAllocated) => v.number(&mut a.total_allocated)?,
+        Some(ArgKey::TotalReserved) => v.number(&mut a.total_reserved)?,
+        Some(ArgKey::DeviceId) => v.number(&mut a.device_id)?,
+        Some(ArgKey::Flops) => v.number(&mut a.flops)?,
+        Some(ArgKey::KernelFlop) => v.number(&mut a.kernel_flop)?,
+        Some(ArgKey::KernelNumGb) => v.number(&mut a.kernel_num_gb)?,
+        Some(ArgKey::Kernel) => v.raw(&mut a.kernel)?,
+        Some(ArgKey::GraphId) => v.number(&mut a.graph_id)?,
+        Some(ArgKey::GraphNodeId) => v.number(&mut a.graph_node_id)?,
+        Some(ArgKey::WaitOnStream) => v.number(&mut a.wait_on_stream)?,
+        Some(ArgKey::WaitOnRecord) => v.number(&mut a.wait_on_record)?,
         None => v.skip()?,
     }
     Ok(())
@@ -270,17 +273,21 @@ struct NextValue<'m, A>(&'m mut A);
 
 impl<'de, A: MapAccess<'de>> Values<'de> for NextValue<'_, A> {
     type Error = A::Error;
-    fn text(&mut self) -> Result<Text<'de>, A::Error> {
-        self.0.next_value()
+    fn text(&mut self, into: &mut Text<'de>) -> Result<(), A::Error> {
+        *into = self.0.next_value()?;
+        Ok(())
     }
-    fn id(&mut self) -> Result<Id<'de>, A::Error> {
-        self.0.next_value()
+    fn id(&mut self, into: &mut Id<'de>) -> Result<(), A::Error> {
+        *into = self.0.next_value()?;
+        Ok(())
     }
-    fn number(&mut self) -> Result<Option<Loose>, A::Error> {
-        self.0.next_value()
+    fn number(&mut self, into: &mut Option<Loose>) -> Result<(), A::Error> {
+        *into = self.0.next_value()?;
+        Ok(())
     }
-    fn raw(&mut self) -> Result<&'de [u8], A::Error> {
-        Ok(self.0.next_value::<&RawValue>()?.get().as_bytes())
+    fn raw(&mut self, into: &mut Option<&'de [u8]>) -> Result<(), A::Error> {
+        *into = Some(self.0.next_value::<&RawValue>()?.get().as_bytes());
+        Ok(())
     }
     fn args(&mut self, into: &mut Option<Args<'de>>) -> Result<(), A::Error> {
         *into = self.0.next_value()?;
