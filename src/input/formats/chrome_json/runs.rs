@@ -1,5 +1,17 @@
 //! Where runs of bytes end, for the event scanner (`scan.rs`): a string's (its first quote or
-//! backslash) and an indentation's (its first byte that is not a space).
+//! backslash) and an indentation's (its first byte that is not a space); and the bytes that
+//! end a scalar or are whitespace.
+
+#[inline]
+pub(super) fn is_ws(c: u8) -> bool {
+    matches!(c, b' ' | b'\n' | b'\r' | b'\t')
+}
+
+/// A byte that may end a scalar.
+#[inline]
+pub(super) fn is_delim(c: u8) -> bool {
+    matches!(c, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')
+}
 
 /// The first `"` or `\` in `b`. Most strings of a trace are short (keys, phases,
 /// categories): their first 32 bytes are looked at 16 at a time in registers (a byte loop

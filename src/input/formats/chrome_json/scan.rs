@@ -18,7 +18,7 @@
 //! characters or invalid UTF-8).
 
 use super::event::{arg_member, event_member, number_len, Args, Id, Loose, Num, RawEvent, Text, Values};
-use super::runs::{quote_or_backslash, spaces};
+use super::runs::{is_delim, is_ws, quote_or_backslash, spaces};
 use std::borrow::Cow;
 
 /// Why an event could not be read here.
@@ -35,17 +35,6 @@ type R<T> = Result<T, Miss>;
 struct Cur<'a> {
     b: &'a [u8],
     i: usize,
-}
-
-#[inline]
-fn is_ws(c: u8) -> bool {
-    matches!(c, b' ' | b'\n' | b'\r' | b'\t')
-}
-
-/// A byte that may end a scalar.
-#[inline]
-fn is_delim(c: u8) -> bool {
-    matches!(c, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')
 }
 
 impl<'a> Cur<'a> {
