@@ -14,7 +14,9 @@ use super::collect::{NAME_DATALOADER, NAME_GRAPH_LAUNCH, NAME_STEP, NONE};
 use crate::analysis::fork::Fork;
 use rustc_hash::FxHashMap;
 
+mod by_op;
 mod tree;
+pub use by_op::ByOp;
 pub use tree::{OpSpan, SpanTree, NO};
 
 /// Where each GPU row came from.
@@ -42,8 +44,8 @@ pub struct Attribution {
     /// Per graph launch call (index into the sorted calls): the op around it, or NO.
     pub graph_launch_op: FxHashMap<u32, u32>,
     /// The ops' work and collective metadata, by op (the trace keys them by External id).
-    pub op_work: FxHashMap<u32, OpWork>,
-    pub op_comm: FxHashMap<u32, CommArgs>,
+    pub op_work: ByOp<OpWork>,
+    pub op_comm: ByOp<CommArgs>,
 }
 
 impl Attribution {
@@ -228,11 +230,11 @@ pub fn attribute(
 }
 
 /// What `map` holds for each op's External id (`externals`, by op), by op.
-fn by_op<T: Copy>(externals: &[i64], map: &FxHashMap<i64, T>) -> FxHashMap<u32, T> {
+fn by_op<T: Copy>(externals: &[i64], map: &FxHashMap<i64, T>) -> ByOp<T> {
     if map.is_empty() {
-        return FxHashMap::default();
+        return ByOp::default();
     }
-    externals.iter().enumerate().filter_map(|(i, e)| Some((i as u32, *map.get(e)?))).collect()
+    ByOp::from_sorted(externals.iter().enumerate().filter_map(|(i, e)| Some((i as u32, *map.get(e)?))).collect())
 }
 
 /// Each row's launch call: the first (earliest) call with its correlation id, and how many

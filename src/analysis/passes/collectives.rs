@@ -12,7 +12,7 @@ pub(crate) fn collective_call(c: &Collector, at: &Attribution, row: usize, leaf:
     let (g, tree) = (c.gpu.get(row), &at.ops);
     let names = &c.names;
     let own = c.gpu_comm.binary_search_by_key(&(row as u32), |x| x.0).ok().map(|i| c.gpu_comm[i].1);
-    let from_ops = || tree.chain(leaf).find_map(|o| at.op_comm.get(&o).copied());
+    let from_ops = || tree.chain(leaf).find_map(|o| at.op_comm.get(o).copied());
     let args: Option<CommArgs> = own.or_else(from_ops);
     let text = |id: u32| (id != NO_NAME).then(|| names.get(id).to_string());
     let name = args

@@ -98,29 +98,28 @@ pub(super) fn source_index(s: WorkSource) -> usize {
 
 /// Each working op's kernels: their time and count, and the time of those that do its math
 /// (GEMM, attention), to split its work by. Made once for both readers (the sums and the
-/// layers' [`RowWorks`]). The ops with work sorted, their kernels beside them (28 bytes an op,
-/// against 64-90 in a hash map at its load): it is made while the model passes hold the most,
-/// and in the page's wasm memory it landed above everything else (2 GB: 16.5 MiB).
+/// layers' [`RowWorks`]), beside the ops with work (`Attribution::op_work`, position for
+/// position: 24 bytes an op, against 64-90 in a hash map at its load): it is made while the
+/// model passes hold the most, and in the page's wasm memory it landed above everything else
+/// (2 GB: 16.5 MiB).
 pub struct OpKernelTable {
-    ops: Vec<u32>,
     kernels: Vec<OpKernels>,
 }
 
 impl OpKernelTable {
     pub fn new(m: &Model) -> OpKernelTable {
         let (c, at) = (m.c, m.at);
-        let mut ops: Vec<u32> = at.op_work.keys().copied().collect();
-        ops.sort_unstable();
-        let mut kernels = vec![OpKernels::default(); ops.len()];
-        if ops.is_empty() {
-            return OpKernelTable { ops, kernels };
+        let mut kernels = vec![OpKernels::default(); at.op_work.len()];
+        if kernels.is_empty() {
+            return OpKernelTable { kernels };
         }
+        let mut finger = 0;
         for (i, row) in c.gpu.briefs().enumerate() {
             let leaf = at.leaf[i];
             if row.kind != GpuKind::Kernel || leaf == NO {
                 continue;
             }
-            if let Ok(k) = ops.binary_search(&leaf) {
+            if let Some(k) = at.op_work.find(leaf, &mut finger) {
                 let e = &mut kernels[k];
                 e.ns += row.dur;
                 e.count += 1;
@@ -130,20 +129,21 @@ impl OpKernelTable {
                 }
             }
         }
-        OpKernelTable { ops, kernels }
+        OpKernelTable { kernels }
     }
 
-    /// The kernels of the op at `leaf`: there for every op with work (none counted for an op
-    /// that launched no kernel).
-    fn of(&self, leaf: u32) -> &OpKernels {
-        let k = self.ops.binary_search(&leaf).expect("an op with work");
+    /// The kernels of the op with work at position `k` of `Attribution::op_work` (none counted
+    /// for an op that launched no kernel).
+    fn at(&self, k: usize) -> &OpKernels {
         &self.kernels[k]
     }
 }
 
-/// The work of the op at `leaf` (an index into the op tree), when its shapes gave one.
-fn op_work<'m>(m: &Model<'m>, leaf: u32) -> Option<&'m OpWork> {
-    m.at.op_work.get(&leaf)
+/// The work of the op at `leaf` (an index into the op tree), when its shapes gave one, and its
+/// position among the ops with work; searched from `finger` (rows are read in order).
+fn op_work<'m>(m: &Model<'m>, leaf: u32, finger: &mut usize) -> Option<(usize, &'m OpWork)> {
+    let works = &m.at.op_work;
+    works.find(leaf, finger).map(|k| (k, works.at(k)))
 }
 
 /// One kernel row's work.
@@ -185,6 +185,7 @@ pub struct RowWorks<'m> {
     m: &'m Model<'m>,
     per_op: &'m OpKernelTable,
     counted: std::iter::Peekable<std::slice::Iter<'m, crate::analysis::model::collect::KernelCount>>,
+    finger: usize,
 }
 
 impl<'m> RowWorks<'m> {
@@ -194,7 +195,7 @@ impl<'m> RowWorks<'m> {
         if m.at.op_work.is_empty() && c.gpu_work.is_empty() {
             return None;
         }
-        Some(RowWorks { m, per_op, counted: c.gpu_work.iter().peekable() })
+        Some(RowWorks { m, per_op, counted: c.gpu_work.iter().peekable(), finger: 0 })
     }
 
     /// Row `i`'s (FLOPs, bytes); `i` must not go down from one call to the next.
@@ -209,8 +210,8 @@ impl<'m> RowWorks<'m> {
             return Some((k.flops, k.bytes));
         }
         let leaf = at.leaf[i];
-        let w = op_work(self.m, leaf)?;
-        let r = RowWork::share_of(w, self.per_op.of(leaf), c.gpu.dur(i), MATH.contains(&self.m.buckets[i]));
+        let (k, w) = op_work(self.m, leaf, &mut self.finger)?;
+        let r = RowWork::share_of(w, self.per_op.at(k), c.gpu.dur(i), MATH.contains(&self.m.buckets[i]));
         Some((r.flops, r.bytes))
     }
 }
@@ -223,6 +224,7 @@ pub fn sums(m: &Model, per_op: &OpKernelTable) -> WorkSums {
         WorkSums { steps: vec![[0.0; 8]; m.steps.len()], ops_with_shapes: c.ops_with_shapes, ..WorkSums::default() };
     let mut sum = Summer { s, ..Summer::default() };
     let mut counted = c.gpu_work.iter().peekable();
+    let mut finger = 0;
     for (i, row) in c.gpu.briefs().enumerate() {
         let own = match counted.peek() {
             Some(k) if k.row as usize == i => counted.next(),
@@ -239,16 +241,16 @@ pub fn sums(m: &Model, per_op: &OpKernelTable) -> WorkSums {
         }
         sum.s.kernel_ns += row.dur;
         let leaf = at.leaf[i];
-        let work = match (own, op_work(m, leaf)) {
+        let work = match (own, op_work(m, leaf, &mut finger)) {
             (Some(k), w) => Some(RowWork {
                 flops: k.flops,
                 bytes: k.bytes,
-                precision: w.and_then(|w| w.precision),
+                precision: w.and_then(|(_, w)| w.precision),
                 source: WorkSource::Inductor,
                 split: false,
                 causal: false,
             }),
-            (None, Some(w)) => Some(RowWork::share_of(w, per_op.of(leaf), row.dur, MATH.contains(&buckets[i]))),
+            (None, Some((k, w))) => Some(RowWork::share_of(w, per_op.at(k), row.dur, MATH.contains(&buckets[i]))),
             (None, None) => None,
         };
         match work {
