@@ -36,8 +36,8 @@ enum Piece {
     End { to: u64, last: bool },
 }
 
-/// Analyses the gzip-compressed trace at `path` on `split.threads` threads, parts of about
-/// `split.part_bytes` inflated bytes; None when it is not one to read so (one thread, not a
+/// Analyses the gzip-compressed trace at `path` on `split.threads` threads, in parts of about
+/// a quarter of `split.part_bytes` inflated bytes; None when it is not one to read so (one thread, not a
 /// regular file, not gzip, not a plain Chrome-JSON trace inside, damaged) or its parts cannot
 /// be joined exactly.
 pub fn analyze(
