@@ -13,7 +13,7 @@
 # unchanged, then measures wall time, CPU time (user + sys) and peak RSS of
 #   target/release/tracesight --json --threads 1 FILE.json    > /dev/null
 #   target/release/tracesight --json --threads 2 FILE.json    > /dev/null   (THREADS2=0 skips)
-#   target/release/tracesight --json FILE.json.gz             > /dev/null
+#   target/release/tracesight --json FILE.json.gz             > /dev/null   (all cores: inflated on one, parsed in parts on the others)
 #   $BASE --json --threads 1 FILE.json, $BASE --json FILE.json.gz           (when BASE is set)
 #   target/release/examples/probe events FILE.json       the reader and event scanner alone
 #   target/release/examples/probe inflate FILE.json.gz   inflate alone to nothing
@@ -330,7 +330,7 @@ for nbytes in sorted({p["bytes"] for p in parsed}):
     if one and two:
         ratios.append(f"{size}: 2 threads vs 1: {one['secs'] / two['secs']:.2f}x faster, peak RSS {two['rss'] / one['rss']:.2f}x")
     if one and gz:
-        ratios.append(f"{size}: gzip vs plain (1 thread): {one['secs'] / gz['secs']:.2f}x the speed, peak RSS {gz['rss'] / one['rss']:.2f}x")
+        ratios.append(f"{size}: gzip (all cores) vs plain (1 thread): {one['secs'] / gz['secs']:.2f}x the speed, peak RSS {gz['rss'] / one['rss']:.2f}x")
     speed = lambda a, b: f"{b['secs'] / a['secs']:.2f}x wall, {b['cpu'] / a['cpu']:.2f}x cpu"
     pairs = [("tracesight 1 thread", "base 1 thread", "new vs base (1 thread): speed"),
              ("tracesight gzip", "base gzip", "new vs base (gzip): speed"),
