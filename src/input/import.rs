@@ -272,8 +272,15 @@ fn pull<R: Read, S: Sink>(
 /// Reads until `buf` is at least half full, the input ends or a read fails: how much was
 /// read, and the failure. Tiny reads (7 bytes at a time) then do not become one parse each.
 pub fn fill_half<R: Read + ?Sized>(reader: &mut R, buf: &mut [u8]) -> (usize, Option<io::Error>) {
+    let half = buf.len() / 2;
+    fill_to(reader, buf, half)
+}
+
+/// Reads into `buf` until at least `want` bytes are in, the input ends or a read fails: how
+/// much was read, and the failure.
+pub fn fill_to<R: Read + ?Sized>(reader: &mut R, buf: &mut [u8], want: usize) -> (usize, Option<io::Error>) {
     let mut n = 0;
-    while n < buf.len() / 2 {
+    while n < want {
         match read_retrying(reader, &mut buf[n..]) {
             Ok(0) => break,
             Ok(k) => n += k,

@@ -130,10 +130,9 @@ struct Cutter<'a> {
 impl Cutter<'_> {
     /// None when it stopped early: not gzip, not a trace to cut, damaged, or told to stop.
     fn run(mut self, f: File, progress: &(dyn Fn(u64) + Sync)) -> Option<()> {
-        let decoded = crate::input::decode(f).ok().filter(|d| d.encoding == Encoding::Gzip)?;
-        let consumed = decoded.consumed.clone();
+        let mut stream = crate::input::decode(f).ok().filter(|d| d.encoding == Encoding::Gzip)?;
+        let consumed = stream.consumed.clone();
         let mut head = vec![0; split::HEAD_BYTES];
-        let mut stream = decoded;
         let h = fill(&mut stream, &mut head)?;
         head.truncate(h);
         let layout = split::layout(&head)?;
@@ -202,12 +201,8 @@ impl Cutter<'_> {
 /// Reads until `buf` is full or the stream ends; None on a read error (the caller's reading
 /// in one go then reports it, with what was read before it).
 fn fill(r: &mut impl Read, buf: &mut [u8]) -> Option<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match crate::input::read_retrying(r, &mut buf[n..]).ok()? {
-            0 => break,
-            m => n += m,
-        }
+    match crate::input::fill_to(r, buf, buf.len()) {
+        (n, None) => Some(n),
+        (_, Some(_)) => None,
     }
-    Some(n)
 }
