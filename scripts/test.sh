@@ -2,7 +2,7 @@
 # Runs every test: the native core and CLI (cargo test), then the real WebAssembly build in
 # headless Chromium and, its core cases, Firefox ESR (tests/browser). Installs what is missing on a fresh Debian machine
 # (Chromium, Firefox ESR, the WebAssembly toolchain and its clippy, wasm-bindgen-cli, playwright-core from
-# npm), and the Python package in a virtual environment (scripts/test-python.sh). It also checks that src/ has no import cycles (scripts/check_layers.py). NATIVE_ONLY=1 skips the browser code's lints and tests.
+# npm), and the Python package in a virtual environment (scripts/test-python.sh). It also checks that src/ has no import cycles (scripts/check_layers.py), and tests the NEON code for aarch64 under qemu (scripts/test-arm.sh). NATIVE_ONLY=1 skips the browser code's lints and tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
@@ -24,6 +24,9 @@ python3 scripts/check_layers.py
 say "native tests: cargo test --profile test-opt"
 cargo test --profile test-opt 2>&1 | tee target/native-tests.log
 grep -E '^test result:' target/native-tests.log | awk '{p+=$4; f+=$6} END {printf "native: %d passed, %d failed\n", p, f}'
+
+say "aarch64: the NEON scanner blocks, linted and tested under qemu (scripts/test-arm.sh)"
+scripts/test-arm.sh
 
 say "Python package: pip install . in a fresh venv, pytest (scripts/test-python.sh)"
 scripts/test-python.sh

@@ -23,7 +23,7 @@ pub struct Masks {
 
 /// The reference: one byte at a time (what `classify` is on targets without SIMD; elsewhere
 /// only the tests call it).
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[cfg_attr(any(target_arch = "x86_64", target_arch = "aarch64"), allow(dead_code))]
 pub fn classify_scalar(b: &[u8; 64], open: u8, close: u8) -> Masks {
     let mut m = Masks::default();
     for (i, &c) in b.iter().enumerate() {
@@ -40,8 +40,8 @@ pub fn classify_scalar(b: &[u8; 64], open: u8, close: u8) -> Masks {
 }
 
 /// The first quote or backslash in `b` (the end, or first escape, of a string). SSE2 on
-/// x86_64, simd128 in wasm built with it (the page); elsewhere two 8-byte words at a time in
-/// plain integer registers (SWAR). (simd128 here once made an older Firefox ESR read 2.3x
+/// x86_64, NEON on aarch64 (Apple silicon, Graviton, Grace), simd128 in wasm built with it
+/// (the page); elsewhere two 8-byte words at a time in plain integer registers (SWAR). (simd128 here once made an older Firefox ESR read 2.3x
 /// slower; see docs/performance.md for how it reads in the current browsers.)
 #[inline(always)]
 pub fn first_quote_or_backslash(b: &[u8; 16]) -> Option<usize> {
@@ -50,12 +50,22 @@ pub fn first_quote_or_backslash(b: &[u8; 16]) -> Option<usize> {
         let hits = sse2::quote_or_backslash(b);
         (hits != 0).then(|| hits.trailing_zeros() as usize)
     }
+    #[cfg(target_arch = "aarch64")]
+    {
+        // Four bits per byte (NEON has no byte mask move; see `neon::nibbles`).
+        let hits = neon::quote_or_backslash(b);
+        (hits != 0).then(|| hits.trailing_zeros() as usize / 4)
+    }
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     {
         let hits = simd128::quote_or_backslash(b);
         (hits != 0).then(|| hits.trailing_zeros() as usize)
     }
-    #[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
+    #[cfg(not(any(
+        target_arch = "x86_64",
+        target_arch = "aarch64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    )))]
     {
         swar::first_quote_or_backslash(b)
     }
@@ -83,7 +93,10 @@ pub fn first_quote_or_backslash_scalar(b: &[u8; 16]) -> Option<usize> {
 
 /// Eight bytes per step in a u64: the classic zero-byte test, whose lowest flagged byte is
 /// always a true zero (a flag above it may be a borrow's false one, so only the first counts).
-#[cfg_attr(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128")), allow(dead_code))]
+#[cfg_attr(
+    any(target_arch = "x86_64", target_arch = "aarch64", all(target_arch = "wasm32", target_feature = "simd128")),
+    allow(dead_code)
+)]
 pub(crate) mod swar {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
@@ -112,7 +125,7 @@ pub(crate) mod swar {
 /// Not in wasm, though the page is built with simd128 (`scripts/build-web.sh`): this
 /// classification in simd128 (as SSE2 below) read a 500 MB trace no faster than the scalar
 /// path's memchr, which searches with simd128 there (docs/performance.md).
-pub const VECTOR: bool = cfg!(target_arch = "x86_64");
+pub const VECTOR: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
 
 /// [`classify_scalar`], 16 bytes per instruction where the target has SIMD.
 #[inline(always)]
@@ -121,7 +134,11 @@ pub fn classify(b: &[u8; 64], open: u8, close: u8) -> Masks {
     {
         sse2::classify(b, open, close)
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(target_arch = "aarch64")]
+    {
+        neon::classify(b, open, close)
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
         classify_scalar(b, open, close)
     }
@@ -163,5 +180,61 @@ mod sse2 {
             m.close |= c << (16 * k);
         }
         m
+    }
+}
+
+/// NEON is part of aarch64 (every 64-bit ARM CPU has it, and Rust's aarch64 targets assume it),
+/// so these need no runtime check. NEON has no instruction that gathers one bit per byte
+/// (SSE2's `movemask`): a 16-byte compare becomes four bits per byte by a narrowing shift, and
+/// 64 bytes one bit per byte by masking each byte with its bit and adding neighbours (simdjson's
+/// ARM64 kernel does both).
+#[cfg(target_arch = "aarch64")]
+mod neon {
+    use crate::input::formats::chrome_json::blocks::Masks;
+    use core::arch::aarch64::*;
+
+    /// Each byte of a compare's result (0 or 0xFF) as four bits of a u64, in byte order.
+    #[inline(always)]
+    fn nibbles(hit: uint8x16_t) -> u64 {
+        // SAFETY: NEON is always present on aarch64; register-only operations.
+        unsafe { vget_lane_u64::<0>(vreinterpret_u64_u8(vshrn_n_u16::<4>(vreinterpretq_u16_u8(hit)))) }
+    }
+
+    #[inline(always)]
+    pub fn quote_or_backslash(b: &[u8; 16]) -> u64 {
+        // SAFETY: NEON is always present on aarch64; the load reads the 16 bytes of a 16-byte
+        // array (NEON loads need no alignment).
+        let hit = unsafe {
+            let v = vld1q_u8(b.as_ptr());
+            vorrq_u8(vceqq_u8(v, vdupq_n_u8(b'"')), vceqq_u8(v, vdupq_n_u8(b'\\')))
+        };
+        nibbles(hit)
+    }
+
+    /// One bit per byte of four compares' results (0 or 0xFF per byte), 64 bytes in order.
+    #[inline(always)]
+    fn bits(v: [uint8x16_t; 4]) -> u64 {
+        const WEIGHTS: [u8; 16] = [1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128];
+        // SAFETY: NEON is always present on aarch64; the load reads a 16-byte array.
+        unsafe {
+            let w = vld1q_u8(WEIGHTS.as_ptr());
+            let [a, b, c, d] = v.map(|x| vandq_u8(x, w));
+            // Each add of neighbours halves the bytes: 64 -> 32 -> 16 -> 8, each byte then the
+            // bits of eight input bytes, in order.
+            let ab = vpaddq_u8(a, b);
+            let cd = vpaddq_u8(c, d);
+            let abcd = vpaddq_u8(ab, cd);
+            vgetq_lane_u64::<0>(vreinterpretq_u64_u8(vpaddq_u8(abcd, abcd)))
+        }
+    }
+
+    #[inline(always)]
+    pub fn classify(b: &[u8; 64], open: u8, close: u8) -> Masks {
+        // SAFETY: NEON is always present on aarch64; each load reads 16 bytes at offset
+        // 16k < 64 of a 64-byte array.
+        let v: [uint8x16_t; 4] = core::array::from_fn(|k| unsafe { vld1q_u8(b.as_ptr().add(16 * k)) });
+        // SAFETY: register-only NEON operations.
+        let eq = |x: u8| bits(v.map(|v| unsafe { vceqq_u8(v, vdupq_n_u8(x)) }));
+        Masks { quote: eq(b'"'), backslash: eq(b'\\'), open: eq(open), close: eq(close) }
     }
 }

@@ -8,7 +8,7 @@
 //! Kineto's `args` are mostly skipped containers (shapes, strides, concrete inputs), so this is
 //! the scanner's hottest loop. [`container_end_scalar`] (memchr and a string skip) is the
 //! reference, and is used where `blocks::VECTOR` is false (wasm, where memchr searches with
-//! simd128, and targets other than x86_64).
+//! simd128, and targets other than x86_64 and aarch64).
 
 use super::blocks;
 
