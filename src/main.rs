@@ -441,7 +441,7 @@ mod cli {
             .zip(args.tokens_per_step)
             .map(|(params, tokens_per_step)| tracesight::report::ModelSize { params, tokens_per_step });
         if split.threads > 1 {
-            opts.fork = tracesight::parallel::two_threads();
+            opts.fork = tracesight::parallel::threads(split.threads);
         }
         if let Some(b) = args.part_bytes {
             (split.part_bytes, split.min_bytes) = (b.max(1), 0);

@@ -32,16 +32,18 @@ impl Split {
     }
 }
 
-/// A [`Fork`] for the report build: the second job runs on a scoped thread while the first
-/// runs on the caller's. Should no thread start, the second job does not run here, and
-/// [`Fork::join`] runs it after the first.
-pub fn two_threads() -> Fork {
+/// A [`Fork`] for the report build on `threads` threads: each join runs its second job on a
+/// scoped thread while the first runs on the caller's (a pass split `threads` ways nests
+/// joins). Should no thread start, the second job does not run there, and [`Fork::join`]
+/// runs it after the first.
+pub fn threads(threads: usize) -> Fork {
     Fork::new(|a, b| {
         std::thread::scope(|s| {
             let _ = std::thread::Builder::new().spawn_scoped(s, b);
             a();
         })
     })
+    .with_ways(threads)
 }
 
 /// Analyses the plain-JSON trace at `path` on `split.threads` threads; None when the file is

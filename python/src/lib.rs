@@ -95,7 +95,7 @@ fn split(opts: &mut Options, threads: Option<usize>) -> PyResult<Split> {
         None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
     };
     if n > 1 {
-        opts.fork = tracesight::parallel::two_threads();
+        opts.fork = tracesight::parallel::threads(n);
     }
     Ok(Split::new(n))
 }

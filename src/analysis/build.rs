@@ -57,12 +57,17 @@ fn passes(m: &Model) -> Parts {
         (step_times, tables, layers::layers(m, &per_op), memory, roofline::sums(m, &per_op))
     };
     let streams = || {
-        // The rows per stream (4 bytes a row) made after the path: the path's own lists hold
-        // the most of the whole build, and in the page's memory (which only grows) every byte
-        // live beside them counts (2 GB of trace: 6 MiB).
-        let path = crate::analysis::passes::cpath::pass(m);
-        let streams = idle::streams(m.c);
-        (idle::idle_causes(m, &streams), timeline::timeline(m, &streams), path)
+        // The rows per stream (4 bytes a row) made after the path where the jobs run one after
+        // the other (the page): the path's own lists hold the most of the whole build, and in
+        // the page's memory (which only grows) every byte live beside them counts (2 GB of
+        // trace: 6 MiB). With threads, beside it.
+        let path = || crate::analysis::passes::cpath::pass(m);
+        let idle_and_timeline = || {
+            let streams = idle::streams(m.c);
+            (idle::idle_causes(m, &streams), timeline::timeline(m, &streams))
+        };
+        let (path, (idle, timeline)) = m.opts.fork.join(path, idle_and_timeline);
+        (idle, timeline, path)
     };
     let ((step_times, tables, layers, memory, work), ((idle, step_waits, eager_idle_ns), timeline, critical_path)) =
         m.opts.fork.join(rows_and_ops, streams);

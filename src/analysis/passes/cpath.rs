@@ -15,7 +15,8 @@
 //!   from the recorded row's end to the row's start, and the row's launch edge none.
 use super::cpath_graph::{Graph, Inputs, Piece};
 use super::cpath_points::{instants, Item, Points};
-use super::cpath_segments::{piece_name, side_of, Segments, EVENT_WAIT};
+use super::cpath_segments::Segments;
+use super::cpath_step::{finish, walked, StepGraph, Walk, WhatIfSums};
 use super::cpath_waits::{step_waits, Ids};
 use super::cpath_what_if::Matcher;
 use super::cpath_windows::InWindows;
@@ -25,17 +26,14 @@ use crate::analysis::model::collect::NO_NAME;
 use crate::analysis::model::frozen::Model;
 pub use crate::analysis::options::WhatIfSpec;
 use crate::limits::MAX_PATH_ITEMS;
-use crate::report::{Arrival, CriticalPath, PathBucket, PathPiece, PathSide, StepPath, StepTooLarge, WhatIf};
-use crate::vocab::Bucket;
+use crate::report::{CriticalPath, StepTooLarge, WhatIf};
 use rustc_hash::FxHashMap;
 use std::cell::Cell;
 
-/// The pieces shown per step.
-const PIECES: usize = 10;
-
 pub fn pass(m: &Model) -> Option<CriticalPath> {
     let (c, at, runtime, call_ids, buckets, steps) = (m.c, m.at, m.runtime, m.call_ids, m.buckets, m.steps);
-    critical_path(&Inputs { c, at, runtime, call_ids, buckets, steps, what_if: m.opts.what_if.as_ref() })
+    let (what_if, fork) = (m.opts.what_if.as_ref(), &m.opts.fork);
+    critical_path(&Inputs { c, at, runtime, call_ids, buckets, steps, what_if, fork })
 }
 
 fn critical_path<'a>(x: &'a Inputs<'a>) -> Option<CriticalPath> {
@@ -57,36 +55,33 @@ fn critical_path<'a>(x: &'a Inputs<'a>) -> Option<CriticalPath> {
     // in a wasm memory (2 GB of trace: 24 k steps of 184 bytes).
     let mut out = CriticalPath { steps: Vec::with_capacity(windows.len()), ..CriticalPath::default() };
     let mut segments = Segments::new();
-    let (mut before, mut after, mut spans, mut naive) = (0.0, 0.0, 0.0, 0i64);
-    for (w, (name, s, e)) in windows.into_iter().enumerate() {
-        let items = inw.rows[w].len() + inw.spans[w].len() + inw.runtime[w].len() + inw.syncs[w].len();
-        if items > MAX_PATH_ITEMS {
-            out.steps_too_large.push(StepTooLarge { step: name, items: items as u64 });
-            continue;
+    let mut sums = WhatIfSums::default();
+    let items = |w: usize| inw.rows[w].len() + inw.spans[w].len() + inw.runtime[w].len() + inw.syncs[w].len();
+    let walk = |w: usize| {
+        let (name, s, e) = &windows[w];
+        match items(w) {
+            n if n > MAX_PATH_ITEMS => Walk::TooLarge(StepTooLarge { step: name.clone(), items: n as u64 }),
+            _ => {
+                let built = step_graph(x, &ids, &inw, w, (*s, *e));
+                Walk::Done(Box::new(walked(x, &built, name.clone(), matcher.as_ref())))
+            }
         }
-        let built = step_graph(x, &ids, &inw, w, (s, e));
-        out.unmatched_syncs += built.waits.unmatched;
-        out.syncs_by_id += built.waits.by_id;
-        out.event_waits += built.waits.events.len() as u64;
-        out.stream_waits_unseen += built.waits.unseen;
-        // The plain weights' distances, once for the path and for the arrivals.
-        let (dist, pred, _) = built.g.distances(|e| e.w);
-        arrivals(x, &built, (&dist, &pred), &mut out.arrivals);
-        let mut p = summarise(x, &built, built.g.path_of(&dist, &pred), name, &mut segments);
-        if let Some(m) = &matcher {
-            let (len, _, _) = built.g.longest(|e| m.weight(e));
-            p.what_if_path_us = Some(us(len));
-            before += p.path_us;
-            after += us(len);
-            spans += p.span_us;
-            naive += built.g.edges.iter().map(|e| e.w - m.weight(e)).sum::<i64>();
+    };
+    // The steps are independent until they are added to the report: walked a batch at a time,
+    // split over the caller's threads (one after the other in the page), then added in order.
+    let mut next = 0;
+    while next < windows.len() {
+        let end = batch_end(next, windows.len(), x.fork.ways(), &items);
+        for step in x.fork.map(next..end, &walk) {
+            finish(x, step, &mut out, &mut segments, &mut sums);
         }
-        out.steps.push(p);
+        next = end;
     }
     segments.finish(&mut out);
     // In time order: the rows' order depends on how the file was read (whole or in parts).
     out.arrivals.sort_by(|a, b| (a.start_ns, a.dur_ns, &a.held_by).cmp(&(b.start_ns, b.dur_ns, &b.held_by)));
     if let Some(w) = x.what_if {
+        let WhatIfSums { before, after, spans, naive } = sums;
         out.what_if = Some(WhatIf {
             target: w.target.clone(),
             faster_pct: w.faster_pct,
@@ -100,13 +95,18 @@ fn critical_path<'a>(x: &'a Inputs<'a>) -> Option<CriticalPath> {
     Some(out)
 }
 
-/// One step's graph, with the step's extent and its longest GPU row.
-struct StepGraph {
-    g: Graph,
-    start: i64,
-    end: i64,
-    longest_row: i64,
-    waits: super::cpath_waits::StepWaits,
+/// The end of the batch of steps from `from`: one step where steps are walked one after the
+/// other; else up to 64 steps a way (a thread started per way and batch), their graphs at most
+/// `MAX_PATH_ITEMS` items in all (a step's graph is the build's largest list, and may reach
+/// that alone: then it is walked alone, as without threads).
+fn batch_end(from: usize, n: usize, ways: usize, items: &dyn Fn(usize) -> usize) -> usize {
+    let size = |w: usize| Some(items(w)).filter(|&k| k <= MAX_PATH_ITEMS).unwrap_or(0);
+    let (mut end, mut total) = (from + 1, size(from));
+    while ways > 1 && end < n && end - from < 64 * ways && total + size(end) <= MAX_PATH_ITEMS {
+        total += size(end);
+        end += 1;
+    }
+    end
 }
 
 fn step_graph<'a>(x: &'a Inputs<'a>, ids: &Ids, inw: &InWindows, w: usize, (s, e): (i64, i64)) -> StepGraph {
@@ -252,111 +252,23 @@ fn thread_chain(g: &mut Graph, mut items: Vec<Item>) -> (Vec<i64>, u32) {
     (pts, base)
 }
 
-/// `(len, path)`: the step's longest path with the plain weights.
-fn summarise(
-    x: &Inputs,
-    b: &StepGraph,
-    (len, path): (i64, Vec<u32>),
-    step: String,
-    segments: &mut Segments,
-) -> StepPath {
-    let mut p = StepPath {
-        step,
-        span_us: us(b.end - b.start),
-        path_us: us(len),
-        longest_row_us: us(b.longest_row),
-        ..StepPath::default()
-    };
-    segments.step(x, &b.g, &path, &mut p);
-    let mut by_bucket: FxHashMap<Bucket, i64> = FxHashMap::default();
-    let mut by_name: FxHashMap<(PathSide, u32), (i64, u32)> = FxHashMap::default();
-    let mut sides = [0i64; 4];
-    for &k in &path {
-        let e = b.g.edges[k as usize];
-        let (side, name) = match e.piece {
-            Piece::Cpu(n) => (PathSide::Cpu, n),
-            Piece::Gpu(r) => {
-                *by_bucket.entry(x.buckets[r as usize]).or_default() += e.w;
-                (PathSide::Gpu, x.c.gpu.name(r as usize))
-            }
-            Piece::Launch => (PathSide::Launch, NO_NAME),
-            Piece::Gap(_) => (PathSide::Gap, NO_NAME),
-            Piece::Event(_) => {
-                p.event_waits += 1;
-                (PathSide::Gap, EVENT_WAIT)
-            }
-            Piece::Sync => {
-                p.syncs += 1;
-                continue;
-            }
-            Piece::Dep => continue,
-        };
-        sides[side as usize] += e.w;
-        let slot = by_name.entry((side, name)).or_default();
-        slot.0 += e.w;
-        slot.1 += 1;
-    }
-    // Summed in ns and converted once: a sum of microseconds prints float noise (11510.404999999997).
-    [p.cpu_us, p.gpu_us, p.launch_us, p.gap_us] =
-        [PathSide::Cpu, PathSide::Gpu, PathSide::Launch, PathSide::Gap].map(|side| us(sides[side as usize]));
-    let pct = |ns: i64| if len > 0 { ns as f64 / len as f64 * 100.0 } else { 0.0 };
-    let mut buckets: Vec<_> = by_bucket.into_iter().filter(|b| b.1 > 0).collect();
-    buckets.sort_by_key(|&(id, ns)| (std::cmp::Reverse(ns), id));
-    p.buckets =
-        buckets.into_iter().map(|(bucket, ns)| PathBucket { bucket, us: us(ns), pct_of_path: pct(ns) }).collect();
-    let mut pieces: Vec<_> = by_name.into_iter().filter(|p| p.1 .0 > 0).collect();
-    pieces.sort_by_key(|&((side, name), (ns, _))| (std::cmp::Reverse(ns), side as u8, name));
-    p.pieces = pieces
-        .into_iter()
-        .take(PIECES)
-        .map(|((side, name), (ns, count))| PathPiece {
-            name: segments.piece_name(x, (side, name)),
-            side,
-            us: us(ns),
-            pct_of_path: pct(ns),
-            count,
-        })
-        .collect();
-    p
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Arrivals kept per rank (one per collective row).
-const MAX_ARRIVALS: usize = 100_000;
-
-/// Per collective row of the step: the longest path to its start, back to the previous
-/// collective row on that path, and the largest piece of that stretch.
-/// `(dist, pred)`: [`Graph::distances`] with the plain weights.
-fn arrivals(x: &Inputs, b: &StepGraph, (dist, pred): (&[i64], &[u32]), out: &mut Vec<Arrival>) {
-    let is_comm = |e: &super::cpath_graph::Edge| matches!(e.piece, Piece::Gpu(r) if x.buckets[r as usize] == Bucket::Communication);
-    if !b.g.edges.iter().any(is_comm) {
-        return;
-    }
-    for e in b.g.edges.iter().filter(|e| is_comm(e)) {
-        let Piece::Gpu(row) = e.piece else { continue };
-        let mut by: FxHashMap<(PathSide, u32), i64> = FxHashMap::default();
-        let mut v = e.from as usize;
-        while pred[v] != u32::MAX && !is_comm(&b.g.edges[pred[v] as usize]) {
-            let pe = b.g.edges[pred[v] as usize];
-            if let Some(key) = side_of(x, &pe) {
-                *by.entry(key).or_default() += pe.w;
-            }
-            v = pe.from as usize;
-        }
-        let Some((&(side, name), &ns)) =
-            by.iter().max_by_key(|&(&(side, name), &ns)| (ns, std::cmp::Reverse((side as u8, name))))
-        else {
-            continue;
-        };
-        if out.len() < MAX_ARRIVALS {
-            let r = x.c.gpu.get(row as usize);
-            out.push(Arrival {
-                start_ns: r.start,
-                dur_ns: r.dur,
-                held_by: piece_name(x, side, name),
-                side,
-                held_us: us(ns),
-                stretch_us: us(dist[e.from as usize] - dist[v]),
-            });
-        }
+    #[test]
+    fn a_batch_is_one_step_without_threads_and_bounded_by_steps_and_items_with_them() {
+        let small = |_| 10;
+        assert_eq!(batch_end(5, 1000, 1, &small), 6);
+        assert_eq!(batch_end(5, 1000, 2, &small), 5 + 128);
+        assert_eq!(batch_end(990, 1000, 4, &small), 1000);
+        // Graphs of at most MAX_PATH_ITEMS items in all; a step too large for a graph (not
+        // walked) counts nothing, and one at the limit is walked alone.
+        let sizes = [MAX_PATH_ITEMS / 2, MAX_PATH_ITEMS / 2, 1, MAX_PATH_ITEMS + 1, 7, MAX_PATH_ITEMS, 3];
+        let items = |w: usize| sizes[w];
+        assert_eq!(batch_end(0, sizes.len(), 2, &items), 2);
+        assert_eq!(batch_end(2, sizes.len(), 2, &items), 5);
+        assert_eq!(batch_end(5, sizes.len(), 2, &items), 6);
+        assert_eq!(batch_end(6, sizes.len(), 2, &items), 7);
     }
 }

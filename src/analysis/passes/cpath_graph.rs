@@ -3,6 +3,7 @@
 //! op's or a GPU row's start and end), edges carry the time between them (op and row spans,
 //! launch delays, gaps between rows on a stream) or none (dependencies, synchronisation).
 
+use crate::analysis::fork::Fork;
 use crate::analysis::model::attribution::{Attribution, NO};
 use crate::analysis::model::collect::{Call, CallIds, Collector};
 use crate::analysis::model::frozen::StepWindow;
@@ -18,6 +19,8 @@ pub(super) struct Inputs<'a> {
     pub buckets: &'a [Bucket],
     pub steps: &'a [StepWindow],
     pub what_if: Option<&'a WhatIfSpec>,
+    /// How the steps may be walked at once.
+    pub fork: &'a Fork,
 }
 
 impl Inputs<'_> {

@@ -23,6 +23,12 @@ pub(super) struct Segments {
     pieces: FxHashMap<(PathSide, u32), Arc<str>>,
 }
 
+/// A step's longest pieces, in path order, and how many pieces its path has.
+pub(super) struct Candidates {
+    raw: Vec<Raw>,
+    seen: usize,
+}
+
 /// A segment before its name is interned: the name's (side, id) key.
 struct Raw {
     start: i64,
@@ -80,12 +86,13 @@ impl Segments {
         }
     }
 
-    /// The step's `segments` and `segments_left_out` from its path (edges, first to last).
-    pub fn step(&mut self, x: &Inputs, g: &Graph, path: &[u32], p: &mut StepPath) {
+    /// A step's longest pieces from its path (edges, first to last): at most
+    /// `StepPath::MAX_SEGMENTS`, which [`Segments::take`] then cuts to the report's budget.
+    pub fn candidates(x: &Inputs, g: &Graph, path: &[u32]) -> Candidates {
         // The longest pieces, found as the path streams by: a path can be millions of edges
         // long (a trace of tiny kernels), and holding every piece at once cost as much memory
         // as the graph.
-        let mut kept = Longest::new(StepPath::MAX_SEGMENTS.min(self.budget));
+        let mut kept = Longest::new(StepPath::MAX_SEGMENTS);
         let mut cur: Option<Raw> = None;
         for e in path.iter().map(|&k| g.edges[k as usize]) {
             let Some(key) = side_of(x, &e).filter(|_| e.w > 0) else { continue };
@@ -106,7 +113,22 @@ impl Segments {
         }
         kept.offer(cur);
         let (raw, seen) = kept.in_path_order();
-        p.segments_left_out = (seen - raw.len()) as u32;
+        Candidates { raw, seen }
+    }
+
+    /// The step's `segments` and `segments_left_out`: its candidates, the longest of them
+    /// where the report's budget is short (the longest of the longest are the longest of all,
+    /// ties to the earlier as before), named.
+    pub fn take(&mut self, x: &Inputs, c: Candidates, p: &mut StepPath) {
+        let keep = StepPath::MAX_SEGMENTS.min(self.budget);
+        let raw = if c.raw.len() > keep {
+            let mut kept = Longest::new(keep);
+            c.raw.into_iter().for_each(|r| kept.offer(Some(r)));
+            kept.in_path_order().0
+        } else {
+            c.raw
+        };
+        p.segments_left_out = (c.seen - raw.len()) as u32;
         self.budget -= raw.len();
         p.segments = raw
             .into_iter()

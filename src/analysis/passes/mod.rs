@@ -6,6 +6,7 @@ pub(super) mod cpath;
 pub(super) mod cpath_graph;
 pub(super) mod cpath_points;
 pub(super) mod cpath_segments;
+pub(super) mod cpath_step;
 pub(super) mod cpath_waits;
 pub(super) mod cpath_what_if;
 pub(super) mod cpath_windows;
