@@ -14,7 +14,7 @@
 #   target/release/tracesight --json --threads 1 FILE.json    > /dev/null
 #   target/release/tracesight --json --threads 2 FILE.json    > /dev/null   (THREADS2=0 skips)
 #   target/release/tracesight --json FILE.json.gz             > /dev/null   (all cores: inflated on one, parsed in parts on the others)
-#   $BASE --json --threads 1 FILE.json, $BASE --json FILE.json.gz           (when BASE is set)
+#   $BASE --json --threads 1 and 2 FILE.json, $BASE --json FILE.json.gz     (when BASE is set)
 #   target/release/examples/probe events FILE.json       the reader and event scanner alone
 #   target/release/examples/probe inflate FILE.json.gz   inflate alone to nothing
 #   python3 scripts/baseline.py FILE.json                      > /dev/null   (the seed, see baseline.py)
@@ -234,6 +234,9 @@ for size in "$@"; do
         fi
         if [ "$THREADS2" != 0 ]; then
             run_best "$JSON" "$bytes" "tracesight 2 threads" 1 "$TRACESIGHT" --json --threads 2 "$JSON"
+            if [ -n "$BASE" ]; then
+                run_best "$JSON" "$bytes" "base 2 threads" 1 "$BASE" --json --threads 2 "$JSON"
+            fi
         fi
         run_best "$GZ" "$bytes" "tracesight gzip" 1 "$TRACESIGHT" --json "$GZ"
         if [ -n "$BASE" ]; then
@@ -333,6 +336,7 @@ for nbytes in sorted({p["bytes"] for p in parsed}):
         ratios.append(f"{size}: gzip (all cores) vs plain (1 thread): {one['secs'] / gz['secs']:.2f}x the speed, peak RSS {gz['rss'] / one['rss']:.2f}x")
     speed = lambda a, b: f"{b['secs'] / a['secs']:.2f}x wall, {b['cpu'] / a['cpu']:.2f}x cpu"
     pairs = [("tracesight 1 thread", "base 1 thread", "new vs base (1 thread): speed"),
+             ("tracesight 2 threads", "base 2 threads", "new vs base (2 threads): speed"),
              ("tracesight gzip", "base gzip", "new vs base (gzip): speed"),
              ("tracesight 1 thread", "probe: parse alone", "CLI 1 thread vs the parse alone: speed"),
              ("tracesight gzip", "probe: inflate alone", "CLI gzip vs inflate alone: speed")]
