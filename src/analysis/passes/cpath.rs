@@ -126,7 +126,11 @@ fn step_graph<'a>(x: &'a Inputs<'a>, ids: &Ids, inw: &InWindows, w: usize, (s, e
     for w in &waits.waits {
         threads.entry(w.thread).or_default().push(Item { start: w.start, end: w.end, name: w.name, rank: 2 });
     }
-    let mut g = Graph::default();
+    // Sized ahead (at most two instants an item, two nodes and three edges a row): grown by
+    // doubling, the lists were copied about twice over.
+    let cpu_items = inw.spans[w].len() + inw.runtime[w].len() + waits.waits.len();
+    let mut g =
+        Graph::with_capacity(2 * cpu_items + 2 * rows.len(), 2 * cpu_items + 3 * rows.len() + waits.events.len());
     let mut points: FxHashMap<u32, Points> = FxHashMap::default();
     let mut end = s;
     for (t, items) in threads {

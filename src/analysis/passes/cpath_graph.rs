@@ -71,6 +71,10 @@ pub struct Graph {
 }
 
 impl Graph {
+    pub fn with_capacity(nodes: usize, edges: usize) -> Graph {
+        Graph { ts: Vec::with_capacity(nodes), edges: Vec::with_capacity(edges) }
+    }
+
     pub fn node(&mut self, ts: i64) -> u32 {
         self.ts.push(ts);
         (self.ts.len() - 1) as u32
