@@ -78,8 +78,9 @@ mod cli {
         /// Print read speed per file on stderr.
         #[arg(long, short)]
         verbose: bool,
-        /// Threads that parse one large file in parts (default: all cores); a `.json.gz` is
-        /// inflated on one more as they go. The report is the same whatever the number.
+        /// Threads that parse one large file in parts and build its report (default: all cores);
+        /// a `.json.gz` is inflated on one more as they go. The report is the same whatever the
+        /// number.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
         threads: Option<u32>,
         /// Bytes per part when a file is parsed on several threads (tests split small files).

@@ -86,8 +86,8 @@ fn options(top: usize, rules: Option<String>, range_ms: Option<(f64, f64)>, extr
     Ok(opts)
 }
 
-/// Threads that parse one large plain-JSON file in parts, as the CLI's `--threads` (None:
-/// every core). The report is the same whatever the number.
+/// Threads that parse one large plain-JSON file in parts and build its report, as the CLI's
+/// `--threads` (None: every core). The report is the same whatever the number.
 fn split(opts: &mut Options, threads: Option<usize>) -> PyResult<Split> {
     let n = match threads {
         Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),

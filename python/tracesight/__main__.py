@@ -81,7 +81,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--rules", help="a rules file: kernel names to buckets, first")
     p.add_argument("--range", type=_range, metavar="FROM..TO", help="ms of the GPU timeline")
     p.add_argument("--csv", metavar="DIR", help="also write the tables as CSV files into DIR")
-    p.add_argument("--threads", type=_threads, metavar="N", help="threads that parse one large file (default: all cores)")
+    p.add_argument("--threads", type=_threads, metavar="N", help="threads that parse one large file and build its report (default: all cores)")
     p.add_argument("--peak-tflops", metavar="TFLOPS", help="dense peak TFLOP/s: 989, or bf16=989,fp8=1979")
     p.add_argument("--peak-tbps", type=_positive, metavar="TBPS", help="memory bandwidth in TB/s")
     p.add_argument("--params", type=_positive, metavar="N", help="parameter count, with --tokens-per-step")
