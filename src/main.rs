@@ -7,16 +7,11 @@ mod cli {
     use std::io;
     use std::path::{Path, PathBuf};
     use std::process::ExitCode;
-    use std::thread;
     use std::time::Instant;
     use tracesight::analysis::job::gate::Limit;
     use tracesight::files;
-    use tracesight::parallel::Split;
+    use tracesight::parallel::{cores, Split};
     use tracesight::{combine_all, Options, TraceError};
-
-    fn cores() -> usize {
-        thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
-    }
 
     /// Where does my GPU time go? Analyses PyTorch profiler (Kineto) Chrome traces:
     /// `.json` or `.json.gz` files, or directories of them (one file per rank).

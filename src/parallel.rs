@@ -32,6 +32,11 @@ impl Split {
     }
 }
 
+/// Every core this process may use: the default number of threads (CLI, Python, MCP server).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
 /// A [`Fork`] for the report build on `threads` threads: each join runs its second job on a
 /// scoped thread while the first runs on the caller's (a pass split `threads` ways nests
 /// joins). Should no thread start, the second job does not run there, and [`Fork::join`]

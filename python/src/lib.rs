@@ -92,7 +92,7 @@ fn split(opts: &mut Options, threads: Option<usize>) -> PyResult<Split> {
     let n = match threads {
         Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
         Some(n) => n.min(256),
-        None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        None => tracesight::parallel::cores(),
     };
     if n > 1 {
         opts.fork = tracesight::parallel::threads(n);

@@ -214,13 +214,8 @@ fn options(args: &Map<String, Value>, default_top: usize) -> Result<Options, Str
         Some(other) => Err(format!("`rules` must be a string of `pattern => bucket_id` lines, not {other}"))?,
     };
     let mut opts = Options { top_n: top_arg(args, default_top)?, window, rules, ..Options::default() };
-    opts.fork = parallel::threads(cores());
+    opts.fork = parallel::threads(parallel::cores());
     Ok(opts)
-}
-
-/// Every core, as the CLI uses by default.
-fn cores() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
 }
 
 /// Reads every path into one Report, as the CLI does (the same order, the same threads);
@@ -232,7 +227,7 @@ fn load(paths: &[String], opts: &Options) -> Result<Report, String> {
     let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
     let (found, unreadable) = files::expand(&paths);
     let mut results: Vec<_> = unreadable.into_iter().map(Err).collect();
-    let split = Split::new(cores());
+    let split = Split::new(parallel::cores());
     for path in found {
         let name = files::display_name(&path);
         results.push(files::read(&name, &path, split, opts, &|_| {}).0);
