@@ -1,5 +1,5 @@
 //! The page's analysis worker's wasm memory, emulated natively: the worker's own steps (the
-//! file copied into one reused buffer 4 MB at a time and fed to an `Analysis` told how far
+//! file copied into one reused buffer 256 KB at a time and fed to an `Analysis` told how far
 //! into the file each piece reaches, the report built, then its compact JSON written 1 MB at a
 //! time) on the allocator Rust's wasm32 standard library uses (dlmalloc), over a memory that,
 //! as a wasm memory, only grows at its top, is never given back and cannot remap a block in
@@ -7,7 +7,7 @@
 //! memory` figure is) and the live bytes.
 //!
 //!   cargo run --release --example wasm_heap FILE.json
-//!   SIZED=0 FEED_MB=16 JSON=whole cargo run --release --example wasm_heap FILE.json   (as before)
+//!   SIZED=0 FEED_KB=16384 JSON=whole cargo run --release --example wasm_heap FILE.json   (as before)
 //!
 //! Natively the allocator remaps large blocks and returns freed ones to the system, so the
 //! CLI's peak RSS says little about the worker's memory; this does, in seconds, without a
@@ -136,7 +136,7 @@ fn say(step: &str) {
 
 fn main() -> std::process::ExitCode {
     let Some(path) = std::env::args().nth(1) else {
-        eprintln!("usage: [SIZED=0] [FEED_MB=4] [JSON=chunked|whole] wasm_heap FILE.json");
+        eprintln!("usage: [SIZED=0] [FEED_KB=256] [JSON=chunked|whole] wasm_heap FILE.json");
         return std::process::ExitCode::from(2);
     };
     let bytes = match std::fs::File::open(&path).and_then(|f| unsafe { memmap2::Mmap::map(&f) }) {
@@ -146,8 +146,8 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(1);
         }
     };
-    // The worker's (src/web/worker/reader.rs: PROGRESS_STEP; 16 before, a whole slice).
-    let feed_mb: usize = std::env::var("FEED_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(4);
+    // The worker's (src/web/worker/reader.rs: PROGRESS_STEP; 4096 and 16384, a whole slice, before).
+    let feed_kb: usize = std::env::var("FEED_KB").ok().and_then(|v| v.parse().ok()).unwrap_or(256);
     // The worker's (chunked: src/web/protocol.rs REPORT_CHUNK; whole: counted, then written
     // into a string of exactly its size, as before).
     let whole = std::env::var("JSON").as_deref() == Ok("whole");
@@ -158,7 +158,7 @@ fn main() -> std::process::ExitCode {
     let sized = std::env::var("SIZED").as_deref() != Ok("0");
     let mut fed = 0;
     let mut scratch: Vec<u8> = Vec::new();
-    for piece in bytes.chunks(feed_mb.max(1) << 20) {
+    for piece in bytes.chunks(feed_kb.max(1) << 10) {
         scratch.clear();
         scratch.extend_from_slice(piece);
         fed += piece.len() as u64;

@@ -224,7 +224,10 @@ pub(super) async fn analyse_gunzipped(
             Handed::Bytes { bytes, read } => {
                 // Compressed bytes read (the inflated total is not known).
                 analysis.progress(read as u64, blob.size() as u64);
-                analysis.feed(copy_all_in(&bytes, scratch));
+                // Each inflated chunk (about 64 KB) parsed as it is copied in, while in cache.
+                for b in &bytes {
+                    analysis.feed(copy_in(&Uint8Array::new(b), scratch));
+                }
                 progress.report(scope, read);
                 if analysis.format().is_some_and(|f| f != Format::ChromeJson) {
                     return None;

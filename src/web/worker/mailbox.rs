@@ -3,7 +3,7 @@
 
 use super::progress::post;
 use crate::web::protocol::{from_js, to_js, FromInflater, FromReader, Sender, ToInflater, ToPage, ToWorker};
-use js_sys::{Array, ArrayBuffer, Promise, Uint8Array};
+use js_sys::{Array, Promise, Uint8Array};
 use serde::{de::DeserializeOwned, Serialize};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -125,19 +125,6 @@ pub(super) fn send<T: Serialize>(port: &MessagePort, message: &T, transfer: Opti
 pub(super) fn copy_in<'a>(bytes: &Uint8Array, scratch: &'a mut Vec<u8>) -> &'a [u8] {
     scratch.resize(bytes.length() as usize, 0);
     bytes.copy_to(scratch);
-    scratch
-}
-
-/// Copies the buffers one after another into `scratch` (as [`copy_in`]) and returns them there.
-pub(super) fn copy_all_in<'a>(buffers: &[ArrayBuffer], scratch: &'a mut Vec<u8>) -> &'a [u8] {
-    let len = buffers.iter().map(|b| b.byte_length() as usize).sum();
-    scratch.resize(len, 0);
-    let mut at = 0;
-    for b in buffers {
-        let n = b.byte_length() as usize;
-        Uint8Array::new(b).copy_to(&mut scratch[at..at + n]);
-        at += n;
-    }
     scratch
 }
 
