@@ -2,7 +2,7 @@
 # Runs every test: the native core and CLI (cargo test), then the real WebAssembly build in
 # headless Chromium and, its core cases, Firefox ESR (tests/browser). Installs what is missing on a fresh Debian machine
 # (Chromium, Firefox ESR, the WebAssembly toolchain and its clippy, wasm-bindgen-cli, playwright-core from
-# npm), and the Python package in a virtual environment (scripts/test-python.sh). It also checks that src/ has no import cycles (scripts/check_layers.py), and tests the NEON code for aarch64 under qemu (scripts/test-arm.sh). NATIVE_ONLY=1 skips the browser code's lints and tests.
+# npm), and the Python package in a virtual environment (scripts/test-python.sh). It also checks that src/ has no import cycles (scripts/check_layers.py), tests the NEON code for aarch64 under qemu (scripts/test-arm.sh) and the profile-guided build (scripts/test-pgo.sh). NATIVE_ONLY=1 skips the browser code's lints and tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
@@ -27,6 +27,9 @@ grep -E '^test result:' target/native-tests.log | awk '{p+=$4; f+=$6} END {print
 
 say "aarch64: the NEON scanner blocks, linted and tested under qemu (scripts/test-arm.sh)"
 scripts/test-arm.sh
+
+say "profile-guided build: scripts/build-pgo.sh on a small training set, same output (scripts/test-pgo.sh)"
+scripts/test-pgo.sh
 
 say "Python package: pip install . in a fresh venv, pytest (scripts/test-python.sh)"
 scripts/test-python.sh
