@@ -43,7 +43,8 @@ if ! PROFDATA=$(profdata_of_llvm); then
     say "installing Debian's llvm-$major (llvm-profdata for rustc's LLVM $major)"
     as_root apt-get update -qq && as_root apt-get install -y -qq --no-install-recommends "llvm-$major" >&2 || true
   fi
-  PROFDATA=$(profdata_of_llvm) || die "no llvm-profdata of LLVM $major: 'rustup component add llvm-tools', or set LLVM_PROFDATA"
+  # Exit status 3: the tool is missing (scripts/test-pgo.sh then skips).
+  PROFDATA=$(profdata_of_llvm) || { echo "build-pgo: no llvm-profdata of LLVM $major: 'rustup component add llvm-tools', or set LLVM_PROFDATA" >&2; exit 3; }
 fi
 say "llvm-profdata: $PROFDATA"
 
