@@ -5,6 +5,8 @@
 #
 #   scripts/bench.sh [SIZE...]          default 500M; e.g. scripts/bench.sh 64M 500M 2G
 #   BASE=old/tracesight scripts/bench.sh 300M      the old binary alternating with the new
+#   TRACESIGHT=target/pgo/release/tracesight BASE=target/release/tracesight scripts/bench.sh
+#                                       the profile-guided build (scripts/build-pgo.sh) against the plain one
 #
 # For each SIZE it generates bench-data/trace-SIZE-seedN.json and a .json.gz of the same
 # trace (GEN=repo: `cargo run --release --example gen_trace`; GEN=shared: the independent
