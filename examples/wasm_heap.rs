@@ -146,7 +146,7 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(1);
         }
     };
-    // The worker's (src/web/worker/reader.rs: PROGRESS_STEP; 4096 and 16384, a whole slice, before).
+    // The worker's (src/web/worker/reader.rs: PIECE; 4096 and 16384, a whole slice, before).
     let feed_kb: usize = std::env::var("FEED_KB").ok().and_then(|v| v.parse().ok()).unwrap_or(256);
     // The worker's (chunked: src/web/protocol.rs REPORT_CHUNK; whole: counted, then written
     // into a string of exactly its size, as before).

@@ -24,8 +24,9 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 [[ "$TRAIN_MB" =~ ^[1-9][0-9]*$ ]] || die "TRAIN_MB must be a positive whole number of MB"
 
 # 1. An llvm-profdata whose profile format the compiler reads: the same LLVM major version.
-host=$(rustc -vV | sed -n 's/^host: //p')
-major=$(rustc -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')
+version=$(rustc -vV)
+host=$(sed -n 's/^host: //p' <<<"$version")
+major=$(sed -n 's/^LLVM version: \([0-9]*\).*/\1/p' <<<"$version")
 [ -n "$major" ] || die "rustc -vV names no LLVM version"
 profdata_of_llvm() {
   local c

@@ -20,10 +20,9 @@ pub(super) const SLICE: f64 = (16 << 20) as f64;
 pub(super) const AHEAD: usize = 2;
 
 /// Bytes copied into wasm memory and parsed at a time, between two looks at the progress (and
-/// at whether to go on). Small, so that the copy is parsed while in the core's cache and the
-/// reused buffer is small: 4 MB before (500 MB trace, worker wasm memory 71 -> 62 MiB in both
-/// browsers; the worker's CPU the same within noise).
-pub(super) const PROGRESS_STEP: usize = 256 << 10;
+/// at whether to go on). Small, so that each piece is parsed while in the core's cache and the
+/// reused buffer stays small (docs/performance.md, the page's memory).
+pub(super) const PIECE: usize = 256 << 10;
 
 /// Bytes `at..at + len` of `blob` (fewer at its end), in one read.
 pub(super) async fn read_bytes(blob: &Blob, at: u64, len: u64, size: u64) -> Result<Vec<u8>, io::Error> {
@@ -228,8 +227,8 @@ pub(super) async fn read_range(
         // by examples/wasm_heap.rs), with a look at the progress after each, so that the page
         // moves smoothly.
         let len = buffer.length();
-        for at in (0..len).step_by(PROGRESS_STEP) {
-            let end = (at + PROGRESS_STEP as u32).min(len);
+        for at in (0..len).step_by(PIECE) {
+            let end = (at + PIECE as u32).min(len);
             let piece = copy_in(&buffer.subarray(at, end), scratch);
             read += piece.len() as u64;
             let more = feed(piece, read);
