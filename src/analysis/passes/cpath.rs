@@ -57,13 +57,13 @@ fn critical_path<'a>(x: &'a Inputs<'a>) -> Option<CriticalPath> {
     let mut segments = Segments::new();
     let mut sums = WhatIfSums::default();
     let items = |w: usize| inw.rows[w].len() + inw.spans[w].len() + inw.runtime[w].len() + inw.syncs[w].len();
-    let walk = |w: usize| {
+    let walk = |w: usize, keep: usize| {
         let (name, s, e) = &windows[w];
         match items(w) {
             n if n > MAX_PATH_ITEMS => Walk::TooLarge(StepTooLarge { step: name.clone(), items: n as u64 }),
             _ => {
                 let built = step_graph(x, &ids, &inw, w, (*s, *e));
-                Walk::Done(Box::new(walked(x, &built, name.clone(), matcher.as_ref())))
+                Walk::Done(Box::new(walked(x, &built, name.clone(), matcher.as_ref(), keep)))
             }
         }
     };
@@ -72,7 +72,8 @@ fn critical_path<'a>(x: &'a Inputs<'a>) -> Option<CriticalPath> {
     let mut next = 0;
     while next < windows.len() {
         let end = batch_end(next, windows.len(), x.fork.ways(), &items);
-        for step in x.fork.map(next..end, &walk) {
+        let keep = segments.keep();
+        for step in x.fork.map(next..end, &|w| walk(w, keep)) {
             finish(x, step, &mut out, &mut segments, &mut sums);
         }
         next = end;

@@ -29,12 +29,13 @@ pub(super) struct Candidates {
     seen: usize,
 }
 
-/// A segment before its name is interned: the name's (side, id) key.
+/// A segment before its name is interned: the name's (side, id) key, and the GPU row whose
+/// stream it is drawn on (decoded only for the pieces kept).
 struct Raw {
     start: i64,
     end: i64,
     key: (PathSide, u32),
-    stream: Option<PathStream>,
+    row: Option<u32>,
 }
 
 /// The `keep` longest of the pieces offered, in a min-heap of their lengths; ties go to the
@@ -86,13 +87,22 @@ impl Segments {
         }
     }
 
-    /// A step's longest pieces from its path (edges, first to last): at most
-    /// `StepPath::MAX_SEGMENTS`, which [`Segments::take`] then cuts to the report's budget.
-    pub fn candidates(x: &Inputs, g: &Graph, path: &[u32]) -> Candidates {
+    /// How many pieces a step walked now may keep: at most `StepPath::MAX_SEGMENTS`, and no
+    /// more than the report's budget left before it (the steps walked with it, and so added
+    /// after it, can only leave less).
+    pub fn keep(&self) -> usize {
+        StepPath::MAX_SEGMENTS.min(self.budget)
+    }
+
+    /// A step's `keep` longest pieces from its path (edges, first to last), which
+    /// [`Segments::take`] then cuts to the report's budget. The longest of the longest are the
+    /// longest of all, so a `keep` at or above what `take` keeps gives the same segments; past
+    /// the budget (most steps of a long trace) the pieces are only counted.
+    pub fn candidates(x: &Inputs, g: &Graph, path: &[u32], keep: usize) -> Candidates {
         // The longest pieces, found as the path streams by: a path can be millions of edges
         // long (a trace of tiny kernels), and holding every piece at once cost as much memory
         // as the graph.
-        let mut kept = Longest::new(StepPath::MAX_SEGMENTS);
+        let mut kept = Longest::new(keep);
         let mut cur: Option<Raw> = None;
         for e in path.iter().map(|&k| g.edges[k as usize]) {
             let Some(key) = side_of(x, &e).filter(|_| e.w > 0) else { continue };
@@ -102,14 +112,11 @@ impl Segments {
                 c.end += e.w;
                 continue;
             }
-            let stream = match e.piece {
-                Piece::Gpu(r) | Piece::Gap(r) | Piece::Event(r) => {
-                    let row = x.c.gpu.get(r as usize);
-                    Some(PathStream { device: row.device as i64, stream: row.stream as i64 })
-                }
+            let row = match e.piece {
+                Piece::Gpu(r) | Piece::Gap(r) | Piece::Event(r) => Some(r),
                 _ => None,
             };
-            kept.offer(cur.replace(Raw { start, end: start + e.w, key, stream }));
+            kept.offer(cur.replace(Raw { start, end: start + e.w, key, row }));
         }
         kept.offer(cur);
         let (raw, seen) = kept.in_path_order();
@@ -120,7 +127,7 @@ impl Segments {
     /// where the report's budget is short (the longest of the longest are the longest of all,
     /// ties to the earlier as before), named.
     pub fn take(&mut self, x: &Inputs, c: Candidates, p: &mut StepPath) {
-        let keep = StepPath::MAX_SEGMENTS.min(self.budget);
+        let keep = self.keep();
         let raw = if c.raw.len() > keep {
             let mut kept = Longest::new(keep);
             c.raw.into_iter().for_each(|r| kept.offer(Some(r)));
@@ -137,7 +144,10 @@ impl Segments {
                 end_ns: s.end,
                 side: s.key.0,
                 name: self.name(x, s.key),
-                stream: s.stream,
+                stream: s.row.map(|r| {
+                    let row = x.c.gpu.get(r as usize);
+                    PathStream { device: row.device as i64, stream: row.stream as i64 }
+                }),
             })
             .collect();
     }

@@ -63,14 +63,15 @@ pub(super) struct WhatIfSums {
 }
 
 /// Walks a step's graph: its longest path, what the path is made of, its arrivals.
-pub(super) fn walked(x: &Inputs, b: &StepGraph, step: String, matcher: Option<&Matcher>) -> Walked {
+/// `keep`: the most segments the step may have ([`Segments::keep`]).
+pub(super) fn walked(x: &Inputs, b: &StepGraph, step: String, matcher: Option<&Matcher>, keep: usize) -> Walked {
     // The plain weights' distances, once for the path and for the arrivals.
     let (dist, pred, _) = b.g.distances(|e| e.w);
     let mut arrivals = Vec::new();
     arrivals_of(x, b, (&dist, &pred), &mut arrivals);
     let (len, path) = b.g.path_of(&dist, &pred);
     let (p, pieces) = summarise(x, b, len, &path, step);
-    let segments = Segments::candidates(x, &b.g, &path);
+    let segments = Segments::candidates(x, &b.g, &path, keep);
     let what_if = matcher.map(|m| {
         let (len, _, _) = b.g.longest(|e| m.weight(e));
         (len, b.g.edges.iter().map(|e| e.w - m.weight(e)).sum::<i64>())
