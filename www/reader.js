@@ -8,12 +8,10 @@
 // externally tagged. Request: {Read: {id, blob, from, to, slice, ahead, gunzip}} (slices of up
 // to `slice` bytes, the first ones smaller; `gunzip: chunk` to inflate the bytes with the
 // browser's DecompressionStream, on this thread, and hand them over in batches of about `chunk`
-// bytes, null not to). To the analysis worker: {Bytes: {id, bytes, read}} (`bytes`: a
-// Uint8Array over a reused buffer for a slice, an ArrayBuffer where the browser has no byte
-// stream, or an array of them for a batch; `read`: the bytes of the blob read so far), then
-// {End: {id}}, or {Error: {id, message}}; from it: {Ack: {id}} per message taken (at most
-// `ahead` are handed over and not yet taken), {Give: {id, buffer}} when a slice's buffer is
-// parsed (read into again), or {Stop: {id}}. These go over this worker's own
+// bytes, null not to). To the analysis worker: {Bytes: {id, bytes, read}} (`bytes`: an
+// ArrayBuffer, or an array of them for a batch; `read`: the bytes of the blob read so far),
+// then {End: {id}}, or {Error: {id, message}}; from it: {Ack: {id}} per message taken (at most
+// `ahead` are handed over and not yet taken) or {Stop: {id}}. These go over this worker's own
 // channel (postMessage), which both browsers hand over in the process: Firefox sends a
 // MessagePort's messages through its IPC, where 320 MB in 16 MB buffers took 6.2-7.1 s against
 // 32-41 ms (in Chromium 43-95 ms against 62-77 ms). A request that brings a `port` (a
@@ -24,9 +22,8 @@ onmessage = ({ data }) => {
   else control(data);
 };
 
-// An Ack, Give or Stop for the request it names.
+// An Ack or Stop for the request it names.
 function control(data) {
-  if (data?.Give) running.get(data.Give.id)?.('give', data.Give.buffer);
   const told = data?.Ack ?? data?.Stop;
   if (told) running.get(told.id)?.(data.Stop ? 'stop' : 'ack');
 }
@@ -38,10 +35,7 @@ async function read(request) {
   let taken = 0;
   let stopped = false;
   let wake = null;
-  // Slice buffers given back once parsed, to read the next slices into.
-  const spare = [];
-  running.set(id, (told, buffer) => {
-    if (told === 'give') return void (buffer instanceof ArrayBuffer && spare.push(buffer));
+  running.set(id, (told) => {
     if (told === 'stop') stopped = true;
     else taken++;
     if (wake) wake();
@@ -51,12 +45,12 @@ async function read(request) {
   const hand = async (bytes, read) => {
     while (sent - taken >= ahead && !stopped) await new Promise((ok) => { wake = ok; });
     if (stopped) return false;
-    post({ Bytes: { id, bytes, read } }, Array.isArray(bytes) ? bytes : [ArrayBuffer.isView(bytes) ? bytes.buffer : bytes]);
+    post({ Bytes: { id, bytes, read } }, Array.isArray(bytes) ? bytes : [bytes]);
     sent++;
     return true;
   };
   try {
-    const done = request.gunzip ? await inflate(request, hand, () => stopped) : await slices(request, hand, () => stopped, spare);
+    const done = request.gunzip ? await inflate(request, hand, () => stopped) : await slices(request, hand, () => stopped);
     if (done) post({ End: { id } });
   } catch (e) {
     if (!stopped) post({ Error: { id, message: String((e && e.message) || e) } });
@@ -68,61 +62,18 @@ async function read(request) {
 // The blob's bytes `from..to`, a slice at a time: [bytes, bytes of the blob read so far].
 // The first slices are smaller (1 MB, doubling up to `slice`) so that the parsing starts
 // after a small read, not a whole slice (16 MB: 25-40 ms); reading is faster than parsing, so
-// each slice is there before the one before it is parsed. Given `spare` (buffers the parser
-// gave back), the slices after the first are read from the blob's byte stream into one of
-// them, or into a new buffer of `slice` bytes while none is back: a new buffer per slice
-// (`arrayBuffer()`) cost the browser more CPU time for the same bytes (docs/performance.md).
-// The first is read with `arrayBuffer()` all the same: a stream's first read can settle before
-// a Stop sent right after the request is taken, and the first slice would then go out.
-async function* slicesOf({ blob, from, to, slice }, spare) {
-  let stream = null;
-  try {
-    for (let at = from, size = Math.min(slice, 1 << 20); at < to; size = Math.min(slice, 2 * size)) {
-      const end = Math.min(at + size, to);
-      if (!stream) {
-        yield [await blob.slice(at, end).arrayBuffer(), end - from];
-        at = end;
-        if (spare && at < to) stream = byteStream(blob.slice(at, to));
-        // Without a byte stream, every slice as the first.
-        if (!stream) spare = null;
-        continue;
-      }
-      yield [await readInto(stream, spare, slice, end - at), end - from];
-      at = end;
-    }
-  } finally {
-    // Stopped early, or all read: the stream is let go either way.
-    stream?.cancel().catch(() => {});
-  }
-}
-
-// The next `len` bytes of `stream`, in a buffer given back (`spare`) or a new one of `slice` bytes.
-async function readInto(stream, spare, slice, len) {
-  let buffer = spare.pop();
-  if (!(buffer?.byteLength >= len)) buffer = new ArrayBuffer(slice);
-  let fill = 0;
-  while (fill < len) {
-    const { done, value } = await stream.read(new Uint8Array(buffer, fill, len - fill));
-    // The read moves the buffer: the view's is the one to go on with.
-    if (value) buffer = value.buffer;
-    if (done) throw new Error('the file ended before its size: was it changed while being read?');
-    fill += value.byteLength;
-  }
-  return new Uint8Array(buffer, 0, fill);
-}
-
-// A BYOB reader of `blob`'s bytes, or null where the browser's Blob stream is not a byte stream.
-function byteStream(blob) {
-  try {
-    return blob.stream().getReader({ mode: 'byob' });
-  } catch {
-    return null;
+// each slice is there before the one before it is parsed.
+async function* slicesOf({ blob, from, to, slice }) {
+  for (let at = from, size = Math.min(slice, 1 << 20); at < to; size = Math.min(slice, 2 * size)) {
+    const end = Math.min(at + size, to);
+    yield [await blob.slice(at, end).arrayBuffer(), end - from];
+    at = end;
   }
 }
 
 // The blob's bytes `from..to` in slices; true when all were handed over.
-async function slices(request, hand, stopped, spare) {
-  for await (const [bytes, read] of slicesOf(request, spare)) {
+async function slices(request, hand, stopped) {
+  for await (const [bytes, read] of slicesOf(request)) {
     if (!(await hand(bytes, read))) return false;
   }
   return !stopped();

@@ -75,12 +75,6 @@ pub enum ToReader {
     },
     /// One [`FromReader::Bytes`] was taken: room for one more.
     Ack { id: u32 },
-    /// A slice's buffer, parsed: the reader reads a later slice into it (transferred back).
-    Give {
-        id: u32,
-        #[serde(with = "serde_wasm_bindgen::preserve")]
-        buffer: js_sys::ArrayBuffer,
-    },
     /// No more bytes are wanted (the reader may be ahead).
     Stop { id: u32 },
 }
@@ -88,9 +82,8 @@ pub enum ToReader {
 /// What the reader worker answers an analysis worker's [`ToReader::Read`].
 #[derive(Debug, Serialize, Deserialize)]
 pub enum FromReader {
-    /// The next bytes (for a slice, a Uint8Array over a buffer to [`ToReader::Give`] back, or
-    /// an ArrayBuffer; an array of ArrayBuffers for a batch of inflated bytes; transferred),
-    /// and how many bytes of the blob it has read so far.
+    /// The next bytes (an ArrayBuffer for a slice, an array of them for a batch of inflated
+    /// bytes, transferred), and how many bytes of the blob it has read so far.
     Bytes {
         id: u32,
         #[serde(with = "serde_wasm_bindgen::preserve")]

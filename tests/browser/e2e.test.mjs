@@ -669,19 +669,16 @@ test('slices are read by the reader worker; without it the analysis worker reads
   fs.rmSync(big);
 });
 
-test('reader.js hands over exactly the bytes asked for, slice by slice, no more than `ahead` untaken, reads into the buffers given back, and stops when told, on its own channel or a port', async () => {
+test('reader.js hands over exactly the bytes asked for, slice by slice, no more than `ahead` untaken, and stops when told, on its own channel or a port', async () => {
   const { context, page, errors } = await open({ cores: 1 });
   // 10 MB and a bit of made-up bytes, read from byte 1000 to 7 before the end in slices of up
   // to 2 MB, as the analysis worker asks; the slices are taken late, to see that the reader
   // waits. Then the same, told to stop after three slices. On the reader's own channel (as the
   // analysis worker asks, messages with the request's id: a second request on the same reader
   // gets none of the first's), and on a MessagePort given with the request. The messages are
-  // protocol.rs's ToReader and FromReader, externally tagged. With `give`, each slice's buffer
-  // goes back once read (Give), as the analysis worker does, the first one swapped for a
-  // buffer too small to read a slice into (the reader must not fail on it).
-  const cases = [[Infinity, 'channel'], [3, 'channel'], [Infinity, 'port'], [3, 'port'], [Infinity, 'channel', 'give'], [Infinity, 'port', 'give']];
-  for (const [stopAfter, mode, give] of cases) {
-    const got = await page.evaluate(async ([stopAfter, mode, give]) => {
+  // protocol.rs's ToReader and FromReader, externally tagged.
+  for (const [stopAfter, mode] of [[Infinity, 'channel'], [3, 'channel'], [Infinity, 'port'], [3, 'port']]) {
+    const got = await page.evaluate(async ([stopAfter, mode]) => {
       const size = (10 << 20) + 123;
       const all = new Uint8Array(size);
       for (let i = 0; i < size; i++) all[i] = (i * 7 + (i >> 13)) & 255;
@@ -689,7 +686,7 @@ test('reader.js hands over exactly the bytes asked for, slice by slice, no more 
       const [from, to, slice, ahead] = [1000, size - 7, 2 << 20, 2];
       const reader = new Worker('./reader.js');
       const channel = new MessageChannel();
-      const out = { lengths: [], reads: [], same: true, mostUntaken: 0, end: null, at: from, ids: [], inSliceBuffers: true };
+      const out = { lengths: [], reads: [], same: true, mostUntaken: 0, end: null, at: from, ids: [] };
       // A first request, stopped at once, whose messages must not come with the second's.
       const id = 2;
       if (mode === 'channel') {
@@ -713,16 +710,6 @@ test('reader.js hands over exactly the bytes asked for, slice by slice, no more 
           for (let i = 0; i < bytes.length; i += 4099) out.same &&= bytes[i] === all[out.at + i];
           out.same &&= bytes[bytes.length - 1] === all[out.at + bytes.length - 1];
           out.at += bytes.length;
-          // After the first (an ArrayBuffer of its own), each slice comes as a view over a
-          // buffer of a whole slice, to be given back.
-          if (out.lengths.length > 1) out.inSliceBuffers &&= ArrayBuffer.isView(data.bytes) && data.bytes.buffer.byteLength === slice;
-          // The last, shorter slice: read into a buffer given back, past its end lie the bytes
-          // of an earlier slice (a new buffer holds zeros there).
-          if (ArrayBuffer.isView(data.bytes) && data.bytes.length < slice) out.tailOld = new Uint8Array(data.bytes.buffer, data.bytes.length).some((b) => b !== 0);
-          if (give) {
-            const buffer = out.lengths.length === 1 ? new ArrayBuffer(16) : data.bytes.buffer;
-            receiver.postMessage({ Give: { id, buffer } }, [buffer]);
-          }
           if (out.lengths.length === stopAfter) {
             tell('Stop');
             // Nothing more comes, no bytes and no end, even with room made after the stop.
@@ -742,10 +729,8 @@ test('reader.js hands over exactly the bytes asked for, slice by slice, no more 
       });
       reader.terminate();
       return { ...out, to, slice, ahead, id };
-    }, [stopAfter, mode, give]);
-    const what = `${mode}${give ? ', buffers given back' : ''}: ${stopAfter === Infinity ? 'read through' : `stopped after ${stopAfter}`}`;
-    assert.ok(got.inSliceBuffers, `${what}: a slice not in a reusable buffer of a whole slice`);
-    if (give) assert.equal(got.tailOld, true, `${what}: the last slice was not read into a buffer given back`);
+    }, [stopAfter, mode]);
+    const what = `${mode}: ${stopAfter === Infinity ? 'read through' : `stopped after ${stopAfter}`}`;
     assert.deepEqual(got.ids, got.ids.map(() => got.id), `${what}: messages of another request`);
     // The first slice is 1 MB (the parsing starts sooner), then 2 MB ones, then what is left.
     const want = [];

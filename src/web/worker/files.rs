@@ -226,7 +226,7 @@ pub(super) async fn analyse_gunzipped(
                 analysis.progress(read as u64, blob.size() as u64);
                 // Each inflated chunk (about 64 KB) parsed as it is copied in, while in cache.
                 for b in &bytes {
-                    analysis.feed(copy_in(b, scratch));
+                    analysis.feed(copy_in(&Uint8Array::new(b), scratch));
                 }
                 progress.report(scope, read);
                 if analysis.format().is_some_and(|f| f != Format::ChromeJson) {
@@ -329,8 +329,7 @@ pub(super) async fn inflate_for_lead(scope: &DedicatedWorkerGlobalScope, blob: B
             }
             Inflating::NeedInput if !ended => match slices.next().await {
                 Some(Ok(buffer)) => {
-                    let bytes = buffer.to_vec();
-                    slices.give(&buffer);
+                    let bytes = Uint8Array::new(&buffer).to_vec();
                     read += bytes.len() as f64;
                     stage.push(bytes);
                     progress.report(scope, read);

@@ -72,9 +72,9 @@ pub(super) struct ReaderChannel {
 
 /// What the reader says next.
 pub(super) enum Handed {
-    /// The next bytes (one view for a slice, a batch of them for inflated bytes), and how
+    /// The next bytes (one buffer for a slice, a batch of them for inflated bytes), and how
     /// many bytes of the blob it has read so far.
-    Bytes { bytes: Vec<Uint8Array>, read: f64 },
+    Bytes { bytes: Vec<ArrayBuffer>, read: f64 },
     /// All bytes were handed over.
     End,
     /// It could not go on: a read or inflate error, its script failed, or it said what this
@@ -102,14 +102,6 @@ impl ReaderChannel {
     fn tell(&self, what: &ToReader) {
         if let Ok(message) = to_js(what) {
             let _ = self.reader.post_message(&message);
-        }
-    }
-
-    /// Gives the buffer under a parsed slice back to the reader, to read a later slice into.
-    fn give(&self, view: &Uint8Array) {
-        let buffer = view.buffer();
-        if let Ok(message) = to_js(&ToReader::Give { id: self.id, buffer: buffer.clone() }) {
-            let _ = self.reader.post_message_with_transfer(&message, &Array::of1(&buffer));
         }
     }
 
@@ -145,16 +137,11 @@ impl ReaderChannel {
     }
 }
 
-/// The bytes of a [`FromReader::Bytes`]: one Uint8Array or ArrayBuffer, or an array of
-/// ArrayBuffers.
-fn buffers(bytes: JsValue) -> Option<Vec<Uint8Array>> {
-    let whole = |b: JsValue| b.dyn_into::<ArrayBuffer>().ok().map(|b| Uint8Array::new(&b));
+/// The buffers of a [`FromReader::Bytes`]: one ArrayBuffer or an array of them.
+fn buffers(bytes: JsValue) -> Option<Vec<ArrayBuffer>> {
     match bytes.dyn_into::<Array>() {
-        Ok(batch) => batch.iter().map(whole).collect(),
-        Err(b) => match b.dyn_into::<Uint8Array>() {
-            Ok(view) => Some(vec![view]),
-            Err(b) => whole(b).map(|v| vec![v]),
-        },
+        Ok(batch) => batch.iter().map(|b| b.dyn_into::<ArrayBuffer>().ok()).collect(),
+        Err(b) => b.dyn_into::<ArrayBuffer>().ok().map(|b| vec![b]),
     }
 }
 
@@ -187,13 +174,13 @@ impl<'a> Slices<'a> {
         Slices { blob, asked: from, to, slice, reader, pending: VecDeque::new() }
     }
 
-    /// The next slice, None after the last. Once parsed, it goes back through [`Slices::give`].
-    pub(super) async fn next(&mut self) -> Option<Result<Uint8Array, io::Error>> {
+    /// The next slice, None after the last.
+    pub(super) async fn next(&mut self) -> Option<Result<ArrayBuffer, io::Error>> {
         if let Some(reader) = &self.reader {
             match reader.next().await {
                 Handed::Bytes { bytes, .. } if bytes.len() == 1 => {
                     let bytes = bytes.into_iter().next()?;
-                    self.asked += bytes.length() as f64;
+                    self.asked += bytes.byte_length() as f64;
                     return Some(Ok(bytes));
                 }
                 Handed::End => {
@@ -214,15 +201,7 @@ impl<'a> Slices<'a> {
         }
         let read = self.pending.pop_front()?.await;
         SLICES_READ_HERE.with(|n| n.set(n.get() + 1));
-        Some(read.map(|b| Uint8Array::new(&b)).map_err(js_err))
-    }
-
-    /// A slice from [`Slices::next`], parsed: its buffer goes back to the reader, which reads
-    /// a later slice into it (a slice read here is left to the garbage collector).
-    pub(super) fn give(&self, slice: &Uint8Array) {
-        if let Some(reader) = &self.reader {
-            reader.give(slice);
-        }
+        Some(read.map(JsValue::unchecked_into).map_err(js_err))
     }
 }
 
@@ -242,7 +221,7 @@ pub(super) async fn read_range(
     let mut read = 0;
     let mut progress = Progress::new(index);
     while let Some(buffer) = slices.next().await {
-        let buffer = buffer?;
+        let buffer = Uint8Array::new(&buffer?.into());
         // Copied into wasm memory a piece at a time (a slice copied whole made the worker's
         // memory 16 MB larger, and its peak more: 500 MB trace 97 -> 69 MiB as read, emulated
         // by examples/wasm_heap.rs), with a look at the progress after each, so that the page
@@ -258,7 +237,6 @@ pub(super) async fn read_range(
                 return Ok(());
             }
         }
-        slices.give(&buffer);
     }
     Ok(())
 }
