@@ -19,7 +19,9 @@ PROFILE=${PROFILE:-release}
 TRAIN_MB=${TRAIN_MB:-60}
 PGO_DIR=${PGO_DIR:-$ROOT/target/pgo}
 say() { printf '\033[1m== %s\033[0m\n' "$*" >&2; }
-die() { echo "build-pgo: $*" >&2; exit 1; }
+# Stops with a message and exit status $1 (3: no llvm-profdata, which scripts/test-pgo.sh skips on).
+fail() { local status=$1; shift; echo "build-pgo: $*" >&2; exit "$status"; }
+die() { fail 1 "$@"; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 [[ "$TRAIN_MB" =~ ^[1-9][0-9]*$ ]] || die "TRAIN_MB must be a positive whole number of MB"
 
@@ -44,8 +46,7 @@ if ! PROFDATA=$(profdata_of_llvm); then
     say "installing Debian's llvm-$major (llvm-profdata for rustc's LLVM $major)"
     as_root apt-get update -qq && as_root apt-get install -y -qq --no-install-recommends "llvm-$major" >&2 || true
   fi
-  # Exit status 3: the tool is missing (scripts/test-pgo.sh then skips).
-  PROFDATA=$(profdata_of_llvm) || { echo "build-pgo: no llvm-profdata of LLVM $major: 'rustup component add llvm-tools', or set LLVM_PROFDATA" >&2; exit 3; }
+  PROFDATA=$(profdata_of_llvm) || fail 3 "no llvm-profdata of LLVM $major: 'rustup component add llvm-tools', or set LLVM_PROFDATA"
 fi
 say "llvm-profdata: $PROFDATA"
 
