@@ -17,8 +17,8 @@ pub mod gzip;
 /// Bytes fed at a time.
 const FEED: usize = 4 << 20;
 
-/// How a file is cut: parts of about `part_bytes`, the same number for every thread (see
-/// [`split::part_count`]); files under `min_bytes` are not split.
+/// How a file is cut: parts of about `part_bytes`, smaller towards its end (see
+/// [`split::part_targets`]); files under `min_bytes` are not split.
 #[derive(Debug, Clone, Copy)]
 pub struct Split {
     pub threads: usize,
@@ -69,9 +69,8 @@ pub fn analyze_file(
     let bytes: &[u8] = &map;
     let size = bytes.len() as u64; // what was mapped, should the file have changed since
     let layout = split::layout(&bytes[..split::HEAD_BYTES.min(size as usize)])?;
-    let parts = split::part_count(size, split.part_bytes, split.threads);
     let mut last = 0;
-    let found = split::targets(size, parts, layout).into_iter().map(|at| {
+    let found = split::part_targets(size, split.part_bytes, split.threads, layout).into_iter().map(|at| {
         let c = next_cut(bytes, at.max(last + 1));
         last = c.unwrap_or(last);
         c

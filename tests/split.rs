@@ -164,14 +164,26 @@ fn metadata_after_the_events_is_joined_as_one_reading_reads_it() {
 }
 
 #[test]
-fn every_thread_gets_the_same_number_of_parts() {
+fn parts_shrink_towards_the_end_so_that_threads_finish_together() {
+    let l = split::layout(b"[{}]").unwrap();
+    // 100 bytes in parts of 10 on two threads: 10 while more than 40 are left, then the rest
+    // over four, down to one byte (a sixteenth of 10, at least one).
+    let mut want: Vec<u64> = (1..=7).map(|k| 10 * k).collect();
+    want.extend([77, 82, 86, 89, 91, 93, 94, 95, 96, 97, 98, 99]);
+    assert_eq!(split::part_targets(100, 10, 2, l), want);
+    // 500 MB in 32 MB parts on two threads: the last parts are 2 MB, none is larger than 32 MB,
+    // and the parts never grow.
     const MB: u64 = 1 << 20;
-    // 500 MB in parts of about 64 MB: 8 (not 7, which would leave one thread the last part
-    // alone), and 9 on three threads.
-    assert_eq!(split::part_count(500 * MB, 64 * MB, 2), 8);
-    assert_eq!(split::part_count(500 * MB, 64 * MB, 3), 9);
-    // At least one part per thread, however small the file.
-    assert_eq!(split::part_count(40 * MB, 64 * MB, 2), 2);
-    assert_eq!(split::part_count(128 * MB, 64 * MB, 2), 2);
-    assert_eq!(split::part_count(129 * MB, 64 * MB, 1), 3);
+    let mut ends = split::part_targets(500 * MB, 32 * MB, 2, l);
+    ends.insert(0, 0);
+    ends.push(500 * MB);
+    let sizes: Vec<u64> = ends.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(sizes.iter().all(|&s| s > 0 && s <= 32 * MB), "{sizes:?}");
+    assert!(sizes.windows(2).all(|w| w[1] <= w[0]), "{sizes:?}");
+    assert_eq!(sizes.iter().filter(|&&s| s == 32 * MB).count(), 12, "{sizes:?}");
+    assert!(sizes[sizes.len() - 2] == 2 * MB, "{sizes:?}");
+    // No target before the events; a file smaller than a part's least is one part.
+    let late = split::layout(b"{\"deviceProperties\":[{},{}],\"traceEvents\":[]}").unwrap();
+    assert!(split::part_targets(1000, 100, 2, late).iter().all(|&t| t > 28));
+    assert_eq!(split::part_targets(5, 100, 2, l), Vec::<u64>::new());
 }

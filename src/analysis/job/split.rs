@@ -45,11 +45,25 @@ pub fn layout(head: &[u8]) -> Option<Layout> {
     Some(Layout { in_object, events_at })
 }
 
-/// How many parts to cut a `size`-byte file into: about `part_bytes` each, a whole number per
-/// thread (the last round of parts would otherwise run on fewer threads than there are).
-pub fn part_count(size: u64, part_bytes: u64, threads: usize) -> u64 {
-    let threads = threads.max(1) as u64;
-    size.div_ceil(part_bytes.max(1)).div_ceil(threads) * threads
+/// Where to cut a `size`-byte file near for `threads` threads that take the parts in file order,
+/// each the next one as it finishes one (the CLI): parts of `part_bytes` while more than twice
+/// as many as there are threads are left; then each a share of what is left, the rest over
+/// twice the threads, down to a sixteenth of `part_bytes` (guided scheduling). The threads then
+/// finish together: with parts of one size, one thread read the last part alone while the
+/// others waited (500 MB on two threads in 32 MB parts: about 40 ms of a 0.57 s reading).
+pub fn part_targets(size: u64, part_bytes: u64, threads: usize, layout: Layout) -> Vec<u64> {
+    let (part, ways) = (part_bytes.max(1), 2 * threads.max(1) as u64);
+    let least = (part / 16).max(1);
+    let (mut at, mut targets) = (0, Vec::new());
+    loop {
+        let rest = size - at;
+        let len = (rest / ways).clamp(least, part);
+        if len >= rest {
+            return targets;
+        }
+        at += len;
+        targets.push(at.max(layout.events_at + 1));
+    }
 }
 
 /// The offsets near which cuts are looked for, to make `parts` parts of a `size`-byte file.
