@@ -48,6 +48,15 @@ fn joined_bytes(data: Option<JsValue>) -> Result<Vec<u8>, String> {
 
 type Handler = Rc<dyn Fn(WorkerEvent)>;
 
+/// How long a new worker may take to say "ready" before it is started again, doubled at each
+/// restart. In Firefox ESR 153 on a loaded 2-core machine a worker's module sometimes never ran
+/// (about one start in 60: its script and wasm fetched, then nothing, not even an error), which
+/// left the page waiting for ever.
+const READY_WAIT_MS: i32 = 15_000;
+/// Restarts of a worker that has not said "ready" (it did not start in time, or failed while
+/// starting) before the page is told it could not start.
+const START_RETRIES: u32 = 2;
+
 #[derive(Clone)]
 pub struct Client(Rc<RefCell<Inner>>);
 
@@ -66,6 +75,11 @@ struct Inner {
     /// Whether its workers warm up when they start (the page's first worker, which waits for
     /// files; workers started for a file go straight to it).
     warm_up: bool,
+    /// Counts the workers started, so that a start's watchdog knows whether its worker is
+    /// still the one running.
+    started: u32,
+    /// Restarts since a worker last said "ready".
+    retries: u32,
 }
 
 impl Client {
@@ -78,6 +92,8 @@ impl Client {
             closures: Vec::new(),
             retired: Vec::new(),
             warm_up,
+            started: 0,
+            retries: 0,
         })));
         client.spawn();
         client
@@ -201,13 +217,73 @@ impl Client {
                 .map(|e| e.message())
                 .filter(|m| !m.is_empty())
                 .unwrap_or_else(|| "the analysis worker stopped unexpectedly".into());
-            this.crashed(text);
+            this.errored(text);
         });
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        let mut inner = self.0.borrow_mut();
-        inner.worker = Some(worker);
-        inner.closures = vec![on_message, on_error];
+        let (started, wait_ms) = {
+            let mut inner = self.0.borrow_mut();
+            inner.worker = Some(worker);
+            inner.closures = vec![on_message, on_error];
+            inner.started = inner.started.wrapping_add(1);
+            (inner.started, READY_WAIT_MS << inner.retries)
+        };
+        let this = self.clone();
+        let check = Closure::once_into_js(move || this.not_ready_after(started, wait_ms));
+        if let Some(window) = web_sys::window() {
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(check.unchecked_ref(), wait_ms);
+        }
+    }
+
+    /// The watchdog of start number `started`: a worker still running that has not said
+    /// "ready" is started again, or after its retries reported as not started.
+    fn not_ready_after(&self, started: u32, waited_ms: i32) {
+        let stuck = {
+            let inner = self.0.borrow();
+            inner.started == started && inner.worker.is_some() && !inner.ready
+        };
+        if stuck {
+            self.start_failed(format!("the analysis worker did not start in {} s", waited_ms / 1000));
+        }
+    }
+
+    /// The worker stopped with an error (its error event): while it is starting, it is started
+    /// again up to [`START_RETRIES`] times.
+    fn errored(&self, text: String) {
+        let starting = {
+            let inner = self.0.borrow();
+            inner.worker.is_some() && !inner.ready
+        };
+        if starting {
+            self.start_failed(text);
+        } else {
+            self.crashed(text);
+        }
+    }
+
+    fn start_failed(&self, text: String) {
+        if !self.retry_start() {
+            self.crashed(text);
+        }
+    }
+
+    /// Starts a worker that has not said "ready" again, keeping the messages waiting for it;
+    /// false when it has been retried enough (the count then starts over, for the next
+    /// `analyse`).
+    fn retry_start(&self) -> bool {
+        let queued = {
+            let mut inner = self.0.borrow_mut();
+            if inner.retries >= START_RETRIES {
+                inner.retries = 0;
+                return false;
+            }
+            inner.retries += 1;
+            std::mem::take(&mut inner.queued)
+        };
+        self.stop();
+        self.0.borrow_mut().queued = queued;
+        self.spawn();
+        true
     }
 
     fn on_message(&self, msg: ToPage) {
@@ -215,6 +291,7 @@ impl Client {
             let mut inner = self.0.borrow_mut();
             if let ToPage::Ready { .. } = msg {
                 inner.ready = true;
+                inner.retries = 0;
                 let queued = std::mem::take(&mut inner.queued);
                 if let Some(worker) = inner.worker.as_ref() {
                     for (message, transfer) in queued {
@@ -228,7 +305,8 @@ impl Client {
     }
 
     /// A worker that dies while working is replaced so the next file can still be analysed;
-    /// one that never started is not retried in a loop (the next `analyse` tries again).
+    /// one that never started (after its retries) is not retried in a loop (the next `analyse`
+    /// tries again).
     fn crashed(&self, text: String) {
         let (handler, was_ready) = {
             let inner = self.0.borrow();

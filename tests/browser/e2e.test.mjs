@@ -34,6 +34,9 @@ let server, origin, browser, tmp, fixtures;
 let readerMissing = null;
 /** While set, the server answers reader.js with this script instead. */
 let readerScript = null;
+/** Scripts the server answers the next requests for worker.js with, one each, instead of the
+ *  site's. */
+let workerScripts = [];
 
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css',
   '.svg': 'image/svg+xml', '.json': 'application/json', '.gz': 'application/gzip' };
@@ -73,6 +76,10 @@ before(async () => {
       return;
     }
     let rel = decodeURIComponent(url.pathname.slice(BASE.length)) || 'index.html';
+    if (rel === 'worker.js' && workerScripts.length) {
+      res.writeHead(200, { 'content-type': 'text/javascript' }).end(workerScripts.shift());
+      return;
+    }
     if (rel === 'reader.js' && readerScript) {
       res.writeHead(200, { 'content-type': 'text/javascript' }).end(readerScript);
       return;
@@ -761,6 +768,25 @@ test('a reader worker that answers in another shape than FromReader: the page sh
     await context.close();
   } finally {
     readerScript = null;
+  }
+});
+
+test('an analysis worker that fails or never runs while starting is started again: the page gets ready and reads a trace', async () => {
+  // The page's first worker: one whose script does nothing (the page waits 15 s for its
+  // "ready"), then one whose script throws, then the site's own.
+  workerScripts = ['// never loads the analysis wasm', 'throw new Error("test: this worker failed to start");'];
+  try {
+    const t0 = Date.now();
+    const { context, page, requests, errors } = await open();
+    const waited = Date.now() - t0;
+    assert.equal(workerScripts.length, 0, 'the page did not start its worker three times');
+    assert.ok(waited >= 14_000, `ready after ${waited} ms: the stalled start was not waited for`);
+    const web = await analyse(page, requests, [fixtures.plain]);
+    if (haveCli()) assert.equal(web, cliJson([fixtures.plain]));
+    assert.deepEqual(errors.filter((e) => !e.includes('test: this worker failed to start')), []);
+    await context.close();
+  } finally {
+    workerScripts = [];
   }
 });
 
