@@ -75,9 +75,6 @@ struct Inner {
     /// Whether its workers warm up when they start (the page's first worker, which waits for
     /// files; workers started for a file go straight to it).
     warm_up: bool,
-    /// Counts the workers started, so that a start's watchdog knows whether its worker is
-    /// still the one running.
-    started: u32,
     /// Restarts since a worker last said "ready".
     retries: u32,
 }
@@ -92,7 +89,6 @@ impl Client {
             closures: Vec::new(),
             retired: Vec::new(),
             warm_up,
-            started: 0,
             retries: 0,
         })));
         client.spawn();
@@ -217,52 +213,43 @@ impl Client {
                 .map(|e| e.message())
                 .filter(|m| !m.is_empty())
                 .unwrap_or_else(|| "the analysis worker stopped unexpectedly".into());
-            this.errored(text);
+            this.failed(text);
         });
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        let (started, wait_ms) = {
+        let wait_ms = {
             let mut inner = self.0.borrow_mut();
-            inner.worker = Some(worker);
+            inner.worker = Some(worker.clone());
             inner.closures = vec![on_message, on_error];
-            inner.started = inner.started.wrapping_add(1);
-            (inner.started, READY_WAIT_MS << inner.retries)
+            READY_WAIT_MS << inner.retries
         };
         let this = self.clone();
-        let check = Closure::once_into_js(move || this.not_ready_after(started, wait_ms));
+        let check = Closure::once_into_js(move || this.not_ready_after(&worker, wait_ms));
         if let Some(window) = web_sys::window() {
             let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(check.unchecked_ref(), wait_ms);
         }
     }
 
-    /// The watchdog of start number `started`: a worker still running that has not said
-    /// "ready" is started again, or after its retries reported as not started.
-    fn not_ready_after(&self, started: u32, waited_ms: i32) {
+    /// The watchdog of `worker`'s start: if it is still the one running and has not said
+    /// "ready", it has failed to start.
+    fn not_ready_after(&self, worker: &Worker, waited_ms: i32) {
         let stuck = {
             let inner = self.0.borrow();
-            inner.started == started && inner.worker.is_some() && !inner.ready
+            inner.worker.as_ref() == Some(worker) && !inner.ready
         };
         if stuck {
-            self.start_failed(format!("the analysis worker did not start in {} s", waited_ms / 1000));
+            self.failed(format!("the analysis worker did not start in {} s", waited_ms / 1000));
         }
     }
 
-    /// The worker stopped with an error (its error event): while it is starting, it is started
-    /// again up to [`START_RETRIES`] times.
-    fn errored(&self, text: String) {
+    /// The worker failed (its error event, or no "ready" in time): while it is starting, it is
+    /// started again up to [`START_RETRIES`] times; otherwise, or after them, it crashed.
+    fn failed(&self, text: String) {
         let starting = {
             let inner = self.0.borrow();
             inner.worker.is_some() && !inner.ready
         };
-        if starting {
-            self.start_failed(text);
-        } else {
-            self.crashed(text);
-        }
-    }
-
-    fn start_failed(&self, text: String) {
-        if !self.retry_start() {
+        if !(starting && self.retry_start()) {
             self.crashed(text);
         }
     }
