@@ -5,7 +5,8 @@
 //   node scripts/profile-page.mjs FILE [OUT_DIR]
 // Needs the site in dist/ (scripts/build-web.sh) and tests/browser's node_modules (npm ci
 // there). CHROMIUM: the browser (default /usr/bin/chromium); DIST: the site (default dist/);
-// TOP: functions printed (default 40); INTERVAL_US: the sampling interval (default 200).
+// TOP: functions printed (default 40); INTERVAL_US: the sampling interval (default 200);
+// MAIN=1: the page's main thread too (from the file's pick to the report's first frame).
 import fs from 'node:fs';
 import path from 'node:path';
 import { DIST, serve, launch, oneCore, ready } from './page-harness.mjs';
@@ -30,10 +31,21 @@ page.on('workercreated', async (w) => {
   await s.client.send('Profiler.start');
 });
 await ready(page, site);
+// The page's own thread too (the progress it draws while the workers read, then the report's
+// views), after the page is ready: its start-up is not the reading's.
+if (process.env.MAIN === '1') {
+  const client = await page.createCDPSession();
+  await client.send('Profiler.enable');
+  await client.send('Profiler.setSamplingInterval', { interval: Number(process.env.INTERVAL_US || 200) });
+  await client.send('Profiler.start');
+  sessions.push({ url: 'page', client });
+}
 const input = await page.$('[data-testid=file-input]');
 const t0 = Date.now();
 await input.uploadFile(path.resolve(file));
 await page.waitForSelector('[data-testid=summary], [data-testid=error]', { timeout: 3_600_000 });
+// The frame that shows it.
+await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
 console.log(`${path.basename(file)}: report after ${((Date.now() - t0) / 1000).toFixed(2)} s`);
 
 for (const [k, s] of sessions.entries()) {
@@ -52,7 +64,7 @@ for (const [k, s] of sessions.entries()) {
     total += dt;
   });
   const busy = total - (self.get('(idle)') || 0) - (self.get('(program)') || 0);
-  console.log(`worker ${k} (${path.basename(s.url)}): ${(total / 1e6).toFixed(2)} s sampled, ${(busy / 1e6).toFixed(2)} s busy; ${out}`);
+  console.log(`${s.url === 'page' ? 'page' : 'worker'} ${k} (${path.basename(s.url)}): ${(total / 1e6).toFixed(2)} s sampled, ${(busy / 1e6).toFixed(2)} s busy; ${out}`);
   for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, TOP)) {
     console.log(`  ${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1e3).toFixed(0).padStart(6)} ms  ${name.slice(0, 140)}`);
   }

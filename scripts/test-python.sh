@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # The Python package: `pip install .` (maturin builds the bindings in python/) into a fresh
 # virtual environment, target/pyenv, then its pytest suite (tests/python) against the CLI
-# built from the same tree. pandas, nbclient and ipykernel come from PyPI for the DataFrame
+# built from the same tree (TRACESIGHT_BIN, else the release build). pandas, nbclient and ipykernel come from PyPI for the DataFrame
 # and notebook tests; torch is not installed (its test skips, saying so). The official MCP SDK
 # (`mcp`) drives `tracesight mcp` in test_mcp.py; where it cannot be installed that test skips.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-cargo build --release --bin tracesight
+BIN=${TRACESIGHT_BIN:-}
+if [ -z "$BIN" ]; then
+  cargo build --release --bin tracesight
+  BIN="$ROOT/target/release/tracesight"
+fi
+BIN=$(realpath "$BIN")
 rm -rf target/pyenv
 python3 -m venv target/pyenv
 PIP="target/pyenv/bin/pip --disable-pip-version-check -q"
@@ -22,4 +27,4 @@ else
 fi
 # Run outside the source tree, so the installed package is the one imported.
 cd target
-TRACESIGHT_BIN="$ROOT/target/release/tracesight" pyenv/bin/python -m pytest -rs -p no:cacheprovider "$ROOT/tests/python"
+TRACESIGHT_BIN="$BIN" pyenv/bin/python -m pytest -rs -p no:cacheprovider "$ROOT/tests/python"

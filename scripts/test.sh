@@ -24,6 +24,10 @@ python3 scripts/check_layers.py
 say "native tests: cargo test --profile test-opt"
 cargo test --profile test-opt 2>&1 | tee target/native-tests.log
 grep -E '^test result:' target/native-tests.log | awk '{p+=$4; f+=$6} END {printf "native: %d passed, %d failed\n", p, f}'
+# The CLI that cargo test built (test-opt) serves the Python, Slurm and browser tests: a fat-LTO
+# release build only for them took about 2.5 of CI's minutes on two cores. scripts/test-pgo.sh
+# checks that another build of the same code gives the same output byte for byte.
+export TRACESIGHT_BIN="$PWD/target/test-opt/tracesight"
 
 say "aarch64: the NEON scanner blocks, linted and tested under qemu (scripts/test-arm.sh)"
 scripts/test-arm.sh

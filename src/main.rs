@@ -244,7 +244,7 @@ mod cli {
     fn print_json(value: &impl serde::Serialize) -> bool {
         use std::io::Write;
         let mut w = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
-        let written = serde_json::to_writer_pretty(&mut w, value)
+        let written = tracesight::export::json::write_pretty(&mut w, value)
             .map_err(io::Error::from)
             .and_then(|()| w.write_all(b"\n"))
             .and_then(|()| w.flush());

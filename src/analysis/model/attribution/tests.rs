@@ -49,6 +49,12 @@ fn ids_counted_up_from_several_bases_are_found_by_block() {
     for want in probes.chain([NONE, 0, -1, i64::MAX, 1_022, 1_024]) {
         assert_eq!(index.get(want, of), sorted.get(want, of), "id {want}");
     }
+    // Looked up in turn, remembering the last block: the same answers.
+    let mut finder = index.finder();
+    let probes = ids.iter().flat_map(|&v| [v, v.wrapping_add(1), v.wrapping_sub(1), v.wrapping_add(5000)]);
+    for want in probes.chain([NONE, 0, -1, i64::MAX, 1_022, 1_024, 200_000_001]) {
+        assert_eq!(finder.get(want, of), sorted.get(want, of), "id {want} in turn");
+    }
     // The first index of a repeated id.
     assert_eq!(index.get(200_000_005, of), 5);
     // Blocks too many for the ids (one id each): sorted instead.

@@ -23,7 +23,7 @@ pub fn Toolbar(
         // Exactly what `tracesight --json` prints for the same files (for a share link: the
         // summary it carries, serialised the same way).
         move |_| {
-            let json = serde_json::to_string_pretty(&*report).unwrap_or_default() + "\n";
+            let json = crate::export::json::to_pretty_string(&*report).unwrap_or_default() + "\n";
             export::download(&export::file_name(&report), &json, "application/json")
         }
     };
