@@ -110,7 +110,7 @@ pub fn build(mut c: Collector, opts: &Options, capture: Option<Capture>) -> (Bui
     };
     let names = &c.names;
     let tree = &at.ops;
-    let chains = Chains::new(tree, names);
+    let chains = Chains::new(tree, names, &opts.fork);
     let steps = step_windows(tree, names);
 
     // Per distinct name: what the kernel name says (demangled and matched once). Beside it,

@@ -12,6 +12,7 @@
 //! 6. the launching (leaf) op's name, for kernels whose name matched nothing;
 //! 7. other.
 
+use crate::analysis::fork::Fork;
 use crate::analysis::model::attribution::{Attribution, SpanTree, NO};
 use crate::analysis::model::collect::{Call, GpuKind, Interner};
 use crate::analysis::rules::taxonomy::{
@@ -100,8 +101,8 @@ pub fn why_label(why: Why, names: &Interner, rules: &[crate::analysis::rules::ta
 
 /// The op-chain facts classification reads, per kept op.
 pub struct Chains {
-    /// Per op name id: the context rule it matches.
-    pub rule_of_name: Vec<Option<u16>>,
+    /// Per name id: what the taxonomy says of it (asked only of the op spans' names).
+    op_names: Vec<OpName>,
     /// Per op: the innermost SDPA op at or above it.
     pub sdpa: Vec<u32>,
     /// Per op: the innermost other context op at or above it.
@@ -113,40 +114,73 @@ pub struct Chains {
     moe_scope: Vec<u32>,
 }
 
+/// What the taxonomy says of one op name.
+#[derive(Clone, Copy, Default)]
+struct OpName {
+    rule: Option<u16>,
+    routing: bool,
+    scope: bool,
+}
+
+impl OpName {
+    fn of(name: &str) -> OpName {
+        OpName {
+            rule: taxonomy::op_context(name).map(|i| i as u16),
+            routing: taxonomy::is_routing_op(name),
+            scope: taxonomy::is_moe_scope(name),
+        }
+    }
+}
+
+/// The op spans' names, each asked of the taxonomy once, in pieces split over the fork's
+/// ways: a trace names each ProfilerStep#N once, and thousands of names took the rules
+/// tens of milliseconds on one core while the other waited (gen_trace.py, 500 MB: 6,003 steps).
+/// Other names (kernels, runtime calls) are not asked.
+fn op_names(tree: &SpanTree, names: &Interner, fork: &Fork) -> Vec<OpName> {
+    let mut used = vec![false; names.names.len()];
+    for s in &tree.spans {
+        used[s.name as usize] = true;
+    }
+    let asked: Vec<u32> = (0..used.len() as u32).filter(|&n| used[n as usize]).collect();
+    let piece = asked.len().div_ceil(4 * fork.ways()).max(256);
+    let pieces = fork.map(0..asked.len().div_ceil(piece), &|k| {
+        asked[k * piece..asked.len().min((k + 1) * piece)].iter().map(|&n| OpName::of(names.get(n))).collect::<Vec<_>>()
+    });
+    let mut out = vec![OpName::default(); used.len()];
+    for (&n, facts) in asked.iter().zip(pieces.into_iter().flatten()) {
+        out[n as usize] = facts;
+    }
+    out
+}
+
 impl Chains {
-    pub fn new(tree: &SpanTree, names: &Interner) -> Chains {
-        let rule_of_name: Vec<Option<u16>> =
-            names.names.iter().map(|n| taxonomy::op_context(n).map(|i| i as u16)).collect();
+    pub fn new(tree: &SpanTree, names: &Interner, fork: &Fork) -> Chains {
+        let op_names = op_names(tree, names, fork);
         let m = tree.spans.len();
         let (mut sdpa, mut context) = (vec![NO; m], vec![NO; m]);
         let (mut routing, mut moe_scope) = (vec![false; m], vec![NO; m]);
-        // Per name, asked once: (routing op, MoE scope).
-        let mut said: rustc_hash::FxHashMap<u32, (bool, bool)> = Default::default();
         // Spans are sorted so that parents come before children: one pass inherits.
         for i in 0..m {
             let p = tree.parent[i];
             let inherit = |v: &Vec<u32>| if p == NO { NO } else { v[p as usize] };
-            let ctx = rule_of_name[tree.spans[i].name as usize].map(|r| OP_CONTEXT_RULES[r as usize].then.context);
+            let name = tree.spans[i].name;
+            let OpName { rule, routing: is_routing, scope: is_scope } = op_names[name as usize];
+            let ctx = rule.map(|r| OP_CONTEXT_RULES[r as usize].then.context);
             sdpa[i] = if ctx == Some(OpContext::Sdpa) { i as u32 } else { inherit(&sdpa) };
             context[i] = match ctx {
                 Some(OpContext::Sdpa) | None => inherit(&context),
                 Some(_) => i as u32,
             };
-            let name = tree.spans[i].name;
-            let (is_routing, is_scope) = *said.entry(name).or_insert_with(|| {
-                let n = names.get(name);
-                (taxonomy::is_routing_op(n), taxonomy::is_moe_scope(n))
-            });
             let aten = names.get(name).starts_with("aten::");
             routing[i] = is_routing || (aten && p != NO && routing[p as usize]);
             moe_scope[i] = if is_scope { i as u32 } else { inherit(&moe_scope) };
         }
-        Chains { rule_of_name, sdpa, context, routing, moe_scope }
+        Chains { op_names, sdpa, context, routing, moe_scope }
     }
 
     fn op_why(&self, tree: &SpanTree, op: u32) -> (Bucket, Why) {
         let name = tree.spans[op as usize].name;
-        let rule = self.rule_of_name[name as usize].unwrap_or(0);
+        let rule = self.op_names[name as usize].rule.unwrap_or(0);
         (OP_CONTEXT_RULES[rule as usize].then.context.bucket(), Why::Op { op: name, rule })
     }
 
@@ -256,5 +290,49 @@ impl Classes {
 
     pub fn buckets(&self) -> Vec<Bucket> {
         self.of_row.iter().map(|&k| self.distinct[k as usize].0).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::model::collect::{OpRow, NONE};
+
+    /// The op names asked in pieces over threads say what each name asked alone says, for the
+    /// spans' names only (a kernel's name is not asked).
+    #[test]
+    fn op_names_in_pieces_are_each_names_own() {
+        let mut names = Interner::default();
+        let kernel = names.intern(b"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n");
+        let special =
+            ["aten::scaled_dot_product_attention", "aten::scatter_add_", "MoEGate", "Optimizer.step#AdamW.step"];
+        let mut spans = Vec::new();
+        for (k, n) in
+            special.iter().map(|s| s.to_string()).chain((0..1500).map(|k| format!("ProfilerStep#{k}"))).enumerate()
+        {
+            let k = k as i64;
+            spans.push(OpRow {
+                start: 10 * k,
+                end: 10 * k + 5,
+                external: NONE,
+                seq: NONE,
+                name: names.intern(n.as_bytes()),
+                thread: 0,
+            });
+        }
+        let tree = SpanTree::new(spans);
+        let swapped = Fork::new(|a, b| {
+            b();
+            a();
+        });
+        let alone: Vec<(Option<u16>, bool, bool)> = (0..names.names.len() as u32)
+            .map(|n| if n == kernel { OpName::default() } else { OpName::of(names.get(n)) })
+            .map(|o| (o.rule, o.routing, o.scope))
+            .collect();
+        assert!(alone.iter().any(|o| o.0.is_some()) && alone.iter().any(|o| o.1) && alone.iter().any(|o| o.2));
+        for fork in [Fork::default(), swapped.clone(), swapped.with_ways(5)] {
+            let got: Vec<_> = op_names(&tree, &names, &fork).iter().map(|o| (o.rule, o.routing, o.scope)).collect();
+            assert_eq!(got, alone, "{fork:?}");
+        }
     }
 }
