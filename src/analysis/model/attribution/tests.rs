@@ -49,12 +49,26 @@ fn ids_counted_up_from_several_bases_are_found_by_block() {
     for want in probes.chain([NONE, 0, -1, i64::MAX, 1_022, 1_024]) {
         assert_eq!(index.get(want, of), sorted.get(want, of), "id {want}");
     }
-    // Looked up in turn, remembering the last block: the same answers.
-    let mut finder = index.finder();
-    let probes = ids.iter().flat_map(|&v| [v, v.wrapping_add(1), v.wrapping_sub(1), v.wrapping_add(5000)]);
-    for want in probes.chain([NONE, 0, -1, i64::MAX, 1_022, 1_024, 200_000_001]) {
-        assert_eq!(finder.get(want, of), sorted.get(want, of), "id {want} in turn");
+    // Looked up in turn, from where the last lookup ended (a block, a place in the sorted
+    // indices), in the ids' order and backwards: the same answers.
+    let probes: Vec<i64> = ids
+        .iter()
+        .flat_map(|&v| [v, v.wrapping_add(1), v.wrapping_sub(1), v.wrapping_add(5000)])
+        .chain([NONE, 0, -1, i64::MAX, 1_022, 1_024, 200_000_001])
+        .collect();
+    for index in [&index, &sorted] {
+        let (mut forward, mut backward) = (index.finder(), index.finder());
+        for (&a, &b) in probes.iter().zip(probes.iter().rev()) {
+            assert_eq!(forward.get(a, of), sorted.get(a, of), "id {a} in turn");
+            assert_eq!(backward.get(b, of), sorted.get(b, of), "id {b} backwards");
+        }
     }
+    // Many equal ids out of order, in turn: still the first index of each.
+    let many: Vec<i64> = (0..1000).map(|i| [7, -3, i64::MAX / 2][i % 3]).collect();
+    let m = IdIndex::new(many.len(), |i| many[i]);
+    let mut finder = m.finder();
+    let got: Vec<u32> = [i64::MAX / 2, 7, -3, 7, 8, i64::MAX / 2].iter().map(|&w| finder.get(w, |i| many[i])).collect();
+    assert_eq!(got, [2, 0, 1, 0, NO, 2]);
     // The first index of a repeated id.
     assert_eq!(index.get(200_000_005, of), 5);
     // Blocks too many for the ids (one id each): sorted instead.
