@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The Python package: `pip install .` (maturin builds the bindings in python/) into a fresh
 # virtual environment, target/pyenv, then its pytest suite (tests/python) against the CLI
-# built from the same tree (TRACESIGHT_BIN, else the release build). pandas, nbclient and ipykernel come from PyPI for the DataFrame
-# and notebook tests; torch is not installed (its test skips, saying so). The official MCP SDK
-# (`mcp`) drives `tracesight mcp` in test_mcp.py; where it cannot be installed that test skips.
+# built from the same tree (TRACESIGHT_BIN, else the release build). pandas, nbclient and
+# ipykernel come from PyPI for the DataFrame and notebook tests; torch is not installed (its
+# test skips, saying so). The official MCP SDK (`mcp`) drives `tracesight mcp` in test_mcp.py;
+# where it cannot be installed that test skips.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD

@@ -120,9 +120,7 @@ impl IdIndex {
             }
         }
     }
-}
 
-impl IdIndex {
     /// The slot of `want` in the `k`th block of [`IdIndex::Blocks`].
     fn in_block(&self, k: usize, want: i64) -> u32 {
         match self {

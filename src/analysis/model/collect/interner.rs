@@ -36,13 +36,19 @@ impl Interner {
         } else {
             s
         };
-        let mut h = FxHasher::default();
-        h.write(s);
-        self.intern_hashed(s, h.finish())
+        self.intern_cut(s, || (String::from_utf8_lossy(s).into(), name_flags(s)))
     }
 
-    /// [`Interner::intern`] of `s` (already cut) whose hash is `hash`.
-    fn intern_hashed(&mut self, s: &[u8], hash: u64) -> u32 {
+    /// [`Interner::intern`] of `s` (already cut); a new name is stored as `new` says (its text
+    /// and flags).
+    fn intern_cut(&mut self, s: &[u8], new: impl FnOnce() -> (Box<str>, u8)) -> u32 {
+        let mut h = FxHasher::default();
+        h.write(s);
+        self.intern_hashed(s, h.finish(), new)
+    }
+
+    /// [`Interner::intern_cut`] of `s` whose hash is `hash`.
+    fn intern_hashed(&mut self, s: &[u8], hash: u64, new: impl FnOnce() -> (Box<str>, u8)) -> u32 {
         let seen = self.ids.get(&hash).copied();
         match seen {
             Some(id) if same_bytes(&self.raw[id as usize], s) => return id,
@@ -66,9 +72,10 @@ impl Interner {
             return id;
         }
         let id = self.names.len() as u32;
-        self.names.push(String::from_utf8_lossy(s).into());
+        let (name, flags) = new();
+        self.names.push(name);
         self.raw.push(s.into());
-        self.flags.push(name_flags(s));
+        self.flags.push(flags);
         if seen.is_some() {
             self.collided.insert(s.into(), id);
         } else {
@@ -88,7 +95,9 @@ impl Interner {
 /// Interns `part`'s names into `into` in the order `part` first saw them (its id order), which
 /// is the order one reading of both parts would have seen them in; returns part id -> id.
 pub(super) fn remap_names(into: &mut Interner, part: &Interner) -> Vec<u32> {
-    part.raw.iter().map(|b| into.intern(b)).collect()
+    // The part's names are cut already, and their text and flags worked out: copied, not
+    // worked out again on the thread that joins (a trace names each ProfilerStep#N once).
+    part.raw.iter().enumerate().map(|(k, b)| into.intern_cut(b, || (part.names[k].clone(), part.flags[k]))).collect()
 }
 
 /// `a == b`: in wasm eight bytes a step (see [`Interner`]), natively the C library's vectorised
@@ -162,21 +171,36 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!((n.intern(long.as_bytes()), n.intern(b"aten::mm")), (a, b));
         // Names that share a hash (forced here): the later ones are kept apart and found again.
-        let c = n.intern_hashed(b"aten::add", 7);
-        let d = n.intern_hashed(b"aten::sub", 7);
-        let e = n.intern_hashed(b"aten::mul", 7);
+        let plain = |s: &'static [u8]| move || (String::from_utf8_lossy(s).into(), name_flags(s));
+        let c = n.intern_hashed(b"aten::add", 7, plain(b"aten::add"));
+        let d = n.intern_hashed(b"aten::sub", 7, plain(b"aten::sub"));
+        let e = n.intern_hashed(b"aten::mul", 7, plain(b"aten::mul"));
         assert_eq!(vec![c, d, e], vec![2, 3, 4]);
-        assert_eq!((n.intern_hashed(b"aten::sub", 7), n.intern_hashed(b"aten::add", 7)), (d, c));
-        assert_eq!(n.intern_hashed(b"aten::mul", 7), e);
+        assert_eq!(
+            (
+                n.intern_hashed(b"aten::sub", 7, plain(b"aten::sub")),
+                n.intern_hashed(b"aten::add", 7, plain(b"aten::add"))
+            ),
+            (d, c)
+        );
+        assert_eq!(n.intern_hashed(b"aten::mul", 7, plain(b"aten::mul")), e);
         assert_eq!(n.get(d), "aten::sub");
         // Invalid UTF-8 is shown lossily but told apart by its bytes.
         let (x, y) = (n.intern(b"k\xff"), n.intern(b"k\xfe"));
         assert_ne!(x, y);
         assert_eq!(n.get(x), n.get(y));
-        // A part's names joined into another interner keep their first-seen order.
+        // A part's names joined into another interner keep their first-seen order, and their
+        // text and flags (copied from the part) are what interning them there gives.
+        let step = n.intern(b"ProfilerStep#3");
+        assert_ne!(n.flags[step as usize], 0);
         let mut into = Interner::default();
         into.intern(b"aten::sub");
         let map = remap_names(&mut into, &n);
+        let mut alone = Interner::default();
+        for (k, &to) in map.iter().enumerate() {
+            let again = alone.intern(&n.raw[k]);
+            assert_eq!((into.get(to), into.flags[to as usize]), (alone.get(again), alone.flags[again as usize]));
+        }
         assert_eq!(map.len(), n.names.len());
         assert_eq!(into.get(map[d as usize]), "aten::sub");
         assert_eq!(map[d as usize], 0);
