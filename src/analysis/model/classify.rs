@@ -120,6 +120,7 @@ struct OpName {
     rule: Option<u16>,
     routing: bool,
     scope: bool,
+    aten: bool,
 }
 
 impl OpName {
@@ -128,6 +129,7 @@ impl OpName {
             rule: taxonomy::op_context(name).map(|i| i as u16),
             routing: taxonomy::is_routing_op(name),
             scope: taxonomy::is_moe_scope(name),
+            aten: name.starts_with("aten::"),
         }
     }
 }
@@ -164,14 +166,13 @@ impl Chains {
             let p = tree.parent[i];
             let inherit = |v: &Vec<u32>| if p == NO { NO } else { v[p as usize] };
             let name = tree.spans[i].name;
-            let OpName { rule, routing: is_routing, scope: is_scope } = op_names[name as usize];
+            let OpName { rule, routing: is_routing, scope: is_scope, aten } = op_names[name as usize];
             let ctx = rule.map(|r| OP_CONTEXT_RULES[r as usize].then.context);
             sdpa[i] = if ctx == Some(OpContext::Sdpa) { i as u32 } else { inherit(&sdpa) };
             context[i] = match ctx {
                 Some(OpContext::Sdpa) | None => inherit(&context),
                 Some(_) => i as u32,
             };
-            let aten = names.get(name).starts_with("aten::");
             routing[i] = is_routing || (aten && p != NO && routing[p as usize]);
             moe_scope[i] = if is_scope { i as u32 } else { inherit(&moe_scope) };
         }
