@@ -81,7 +81,7 @@ fn the_compute_stream_waits_on_the_copy_and_the_path_goes_through_it() {
     assert_eq!((s.cpu_us, s.gpu_us, s.launch_us, s.gap_us), (82.0, 900.0, 8.0, 5.0));
     assert_eq!((s.syncs, s.event_waits), (1, 1));
     assert_eq!((cp.event_waits, cp.syncs_by_id, cp.stream_waits_unseen, cp.unmatched_syncs), (1, 1, 0, 0));
-    let piece = |n: &str| s.pieces.iter().find(|p| &*p.name == n).map(|p| (p.side, p.us));
+    let piece = |n: &str| s.pieces.iter().find(|p| cp.name(p.name) == n).map(|p| (p.side, p.us));
     assert_eq!(piece(COPY), Some((PathSide::Gpu, 600.0)));
     assert_eq!(piece(GEMM), Some((PathSide::Gpu, 300.0)));
     assert_eq!(piece("wait on another stream's event"), Some((PathSide::Gap, 5.0)));

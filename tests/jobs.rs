@@ -311,3 +311,58 @@ fn a_report_of_an_unreadable_trace_names_its_file_when_merged() {
     assert_eq!(merged.errors, direct.errors);
     assert_eq!(merged.traces, direct.traces);
 }
+
+/// A report that an earlier tracesight wrote named each critical-path piece in full, its
+/// `names` holding only the segments' names: read back, its pieces index the names (a name no
+/// segment has added at the end; a link of version 2, with no names, is tested in share.rs), and
+/// every piece and segment names what it named.
+#[test]
+fn a_report_of_an_earlier_version_with_pieces_named_in_full_reads_back() {
+    let one = |name: &str, bytes: &[u8]| analyze_any(name, bytes, &Options::default(), &mut |_| true);
+    let direct = combine_all(vec![one("rank0.json", &rank_trace(0).bytes())]);
+    let mut old = serde_json::to_value(&direct).unwrap();
+    let path = &mut old["traces"][0]["critical_path"];
+    let names: Vec<String> = serde_json::from_value(path["names"].clone()).unwrap();
+    let mut segment_names: Vec<String> = Vec::new();
+    let mut pieces = 0;
+    for s in path["steps"].as_array_mut().unwrap() {
+        for x in s["pieces"].as_array_mut().unwrap() {
+            x["name"] = names[x["name"].as_u64().unwrap() as usize].clone().into();
+            pieces += 1;
+        }
+        for g in s.get_mut("segments").and_then(|g| g.as_array_mut()).into_iter().flatten() {
+            let name = &names[g["name"].as_u64().unwrap() as usize];
+            let k = segment_names.iter().position(|n| n == name).unwrap_or_else(|| {
+                segment_names.push(name.clone());
+                segment_names.len() - 1
+            });
+            g["name"] = k.into();
+        }
+    }
+    assert!(pieces > 0 && !segment_names.is_empty(), "{names:?}");
+    path["names"] = segment_names.into();
+    // Written as tracesight writes a report, `tool_version` first (what tells a report).
+    let version = old.as_object_mut().unwrap().remove("tool_version").unwrap();
+    let rest = serde_json::to_string(&old).unwrap();
+    let bytes = format!("{{\"tool_version\":{version},{}", &rest[1..]).into_bytes();
+    let read_back = combine_all(vec![one("rank0.report.json", &bytes)]);
+    assert!(read_back.errors.is_empty(), "{:?}", read_back.errors);
+
+    let (a, b) =
+        (direct.traces[0].critical_path.as_ref().unwrap(), read_back.traces[0].critical_path.as_ref().unwrap());
+    let named = |p: &tracesight::report::CriticalPath| {
+        let pieces = p.steps.iter().flat_map(|s| &s.pieces).map(|x| (p.name(x.name).to_string(), x.us));
+        let segments =
+            p.steps.iter().flat_map(|s| &s.segments).map(|g| (p.name(g.name).to_string(), g.start_ns as f64));
+        pieces.chain(segments).collect::<Vec<_>>()
+    };
+    assert_eq!(named(b), named(a));
+    assert!(named(a).iter().all(|(n, _)| n != "?"));
+    // Everything else read back as written.
+    let strip = |r: &tracesight::Report| {
+        let mut r = r.clone();
+        r.traces.iter_mut().for_each(|t| t.critical_path = None);
+        r
+    };
+    assert_eq!(strip(&read_back), strip(&direct));
+}

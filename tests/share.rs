@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use tracesight::analysis::rules::taxonomy::Bucket;
 use tracesight::export::{csv, markdown};
-use tracesight::report::{CriticalPath, JobStretch, StepPath};
+use tracesight::report::{CriticalPath, JobStretch, PathPiece, PathSide, StepPath};
 use tracesight::share_link::{self, encode, for_link, LinkError};
 use tracesight::web::view_state::{decode, CompareSets, Figures, SortCol, TableState, ViewState};
 use tracesight::Report;
@@ -143,6 +143,11 @@ const LEFT_OUT: [&str; 27] = [
     "job.critical_path_not_carried",
 ];
 
+/// A step's pieces with their names looked up (a link indexes the names it carries anew).
+fn named(path: &CriticalPath, pieces: &[PathPiece]) -> Vec<(String, PathSide, f64, f64, u32)> {
+    pieces.iter().map(|x| (path.name(x.name).to_string(), x.side, x.us, x.pct_of_path, x.count)).collect()
+}
+
 /// Each trace's critical path as a link carries it: alone, the first steps with their split and
 /// largest pieces (shares derived again exactly); with several ranks, none; every step counted.
 fn paths_travel(sent: &Report, got: &Report, label: &str) {
@@ -157,12 +162,16 @@ fn paths_travel(sent: &Report, got: &Report, label: &str) {
         for (x, y) in a.steps.iter().zip(&b.steps) {
             let split = |s: &StepPath| (s.span_us, s.path_us, s.cpu_us, s.gpu_us, s.launch_us, s.gap_us, s.syncs);
             assert_eq!((&x.step, split(x)), (&y.step, split(y)), "{label}");
-            assert_eq!(x.pieces, y.pieces[..y.pieces.len().min(CriticalPath::LINK_PIECES)], "{label}: pieces");
+            let sent = &y.pieces[..y.pieces.len().min(CriticalPath::LINK_PIECES)];
+            assert_eq!(named(a, &x.pieces), named(b, sent), "{label}: pieces");
             assert_eq!(x.buckets, y.buckets[..y.buckets.len().min(CriticalPath::LINK_BUCKETS)], "{label}: buckets");
         }
         assert!(a.arrivals.is_empty(), "{label}: arrivals");
         // The path in time is not carried (no timeline is), and the page is told how much.
-        assert!(a.steps.iter().all(|s| s.segments.is_empty()) && a.names.is_empty(), "{label}: segments");
+        assert!(a.steps.iter().all(|s| s.segments.is_empty()), "{label}: segments");
+        // The names carried are the carried pieces' own, each once.
+        let used: std::collections::BTreeSet<u32> = a.steps.iter().flat_map(|s| &s.pieces).map(|x| x.name).collect();
+        assert_eq!(used, (0..a.names.len() as u32).collect(), "{label}: names carried");
         assert_eq!(a.segments_not_carried, b.segment_count(), "{label}: segments not carried");
         assert_eq!((a.unmatched_syncs, &a.what_if), (b.unmatched_syncs, &b.what_if), "{label}");
     }
@@ -259,11 +268,42 @@ fn a_link_carries_the_first_steps_of_the_critical_path() {
     let carried = got.traces[0].critical_path.as_ref().unwrap();
     assert_eq!((carried.steps.len(), carried.steps_not_carried), (CriticalPath::LINK_STEPS, 2));
     assert_eq!(carried.steps[3].step, "ProfilerStep#3");
-    assert_eq!(carried.steps[3].pieces, path.steps[3].pieces[..3]);
+    assert_eq!(named(carried, &carried.steps[3].pieces), named(path, &path.steps[3].pieces[..3]));
     assert!(carried.steps[3].pieces[0].pct_of_path > 0.0, "shares derived again");
     let md = markdown::render(&got);
     assert!(md.contains("### Critical path") && md.contains("… 2 more steps"), "{md}");
     assert_eq!(md, markdown::render(&report));
+}
+
+/// A link of version 2 named each piece in full: it reads as the version 3 link of the same
+/// report, whose pieces index the names it carries; a version 3 link whose pieces name no name
+/// it carries is refused.
+#[test]
+fn a_version_2_link_with_pieces_named_in_full_still_opens() {
+    let report = steps(6);
+    let link = encode(Some(&report), &ViewState::default());
+    let mut json = unpack(&link);
+    assert_eq!(json["v"], 3);
+    let path = &mut json["r"]["traces"][0]["critical_path"];
+    let names: Vec<serde_json::Value> = path["names"].as_array().unwrap().clone();
+    assert!(names.len() >= CriticalPath::LINK_PIECES, "{names:?}");
+    for s in path["steps"].as_array_mut().unwrap() {
+        for x in s["pieces"].as_array_mut().unwrap() {
+            x["name"] = names[x["name"].as_u64().unwrap() as usize].clone();
+        }
+    }
+    path.as_object_mut().unwrap().remove("names");
+    json["v"] = 2.into();
+    let old = decode(&pack(&json.to_string())).unwrap();
+    let now = decode(&link).unwrap();
+    assert_eq!(old.report, now.report);
+    assert!(old.report.unwrap().traces[0].critical_path.as_ref().unwrap().steps[0].pieces.len() == 3);
+
+    // Version 3 with a piece past the names it carries.
+    let mut bad = unpack(&link);
+    bad["r"]["traces"][0]["critical_path"]["steps"][0]["pieces"][0]["name"] = (names.len() as u64).into();
+    let e = decode(&pack(&bad.to_string())).unwrap_err();
+    assert!(e.to_string().contains("names no name"), "{e}");
 }
 
 #[test]

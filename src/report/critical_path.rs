@@ -35,8 +35,9 @@ pub struct CriticalPath {
     /// read from a trace.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub steps_not_carried: u64,
-    /// Names the steps' `segments` index into (ops, runtime calls, GPU rows, and the names of
-    /// launch delays and gaps), each once.
+    /// Names the steps' `pieces` and `segments` index into (ops, runtime calls, GPU rows, and
+    /// the names of launch delays and gaps), each once: a 2 GB trace has 240 k pieces naming a
+    /// few dozen kernels, which written out in full were most of the `--json` report.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub names: Vec<String>,
     /// Segments a share link left out (it carries none: no link carries the GPU timeline they
@@ -77,13 +78,25 @@ impl CriticalPath {
         let mut p = self.clone();
         // No link carries the GPU timeline the path in time is drawn on.
         p.segments_not_carried += p.segment_count();
-        p.names.clear();
         p.steps_not_carried += p.steps.len().saturating_sub(keep) as u64;
         p.steps.truncate(keep);
+        // The names of the pieces carried only, in the order they are first met.
+        let mut names: Vec<String> = Vec::new();
         for s in &mut p.steps {
             s.pieces.truncate(Self::LINK_PIECES);
             s.buckets.truncate(Self::LINK_BUCKETS);
+            for x in &mut s.pieces {
+                let name = self.name(x.name);
+                x.name = match names.iter().position(|n| n == name) {
+                    Some(k) => k as u32,
+                    None => {
+                        names.push(name.to_string());
+                        (names.len() - 1) as u32
+                    }
+                };
+            }
         }
+        p.names = names;
         p.arrivals.clear();
         // Hostile input only (each needs a million items); names can be 4 KB.
         p.steps_too_large.truncate(Self::LINK_STEPS);
@@ -92,6 +105,12 @@ impl CriticalPath {
             s.segments_left_out = 0;
         }
         p
+    }
+
+    /// The name a piece or segment indexes; `?` where the index is out of range (a report read
+    /// back may hold anything).
+    pub fn name(&self, i: u32) -> &str {
+        self.names.get(i as usize).map_or("?", String::as_str)
     }
 
     /// The path's segments in time, kept or left out, over every step here.
@@ -248,9 +267,8 @@ impl PathSide {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PathPiece {
-    /// Shared by every step's piece of the same name (a 2 GB trace has 240 k pieces naming a
-    /// few dozen kernels: 41 MB as separate strings).
-    pub name: std::sync::Arc<str>,
+    /// Index into [`CriticalPath::names`].
+    pub name: u32,
     pub side: PathSide,
     pub us: f64,
     pub pct_of_path: f64,
@@ -281,4 +299,39 @@ fn is_zero(v: &u64) -> bool {
 
 fn is_zero_u32(v: &u32) -> bool {
     *v == 0
+}
+
+/// Reports and share links of earlier versions named each piece in full (`"name": "text"`):
+/// each such name becomes an index into its path's `names` (the entry of that text, or one
+/// added at the end), in the order met, as the analysis makes them. A path whose `names` are
+/// not all text is left as it is (reading it then says what is wrong). Whether any name was
+/// changed.
+pub fn index_piece_names(report: &mut serde_json::Value) -> bool {
+    use serde_json::Value;
+    let mut changed = false;
+    let traces = report.get_mut("traces").and_then(Value::as_array_mut).into_iter().flatten();
+    for path in traces.filter_map(|t| t.get_mut("critical_path").and_then(Value::as_object_mut)) {
+        let names: Option<Vec<String>> = match path.get("names") {
+            None => Some(Vec::new()),
+            Some(v) => v.as_array().and_then(|a| a.iter().map(|n| n.as_str().map(String::from)).collect()),
+        };
+        let Some(mut names) = names else { continue };
+        let steps = path.get_mut("steps").and_then(Value::as_array_mut).into_iter().flatten();
+        let pieces = steps.filter_map(|s| s.get_mut("pieces").and_then(Value::as_array_mut)).flatten();
+        let mut here = false;
+        for name in pieces.filter_map(|x| x.get_mut("name")) {
+            let Some(text) = name.as_str() else { continue };
+            let k = names.iter().position(|n| n == text).unwrap_or_else(|| {
+                names.push(text.to_string());
+                names.len() - 1
+            });
+            *name = Value::from(k);
+            here = true;
+        }
+        if here {
+            path.insert("names".into(), Value::from(names));
+            changed = true;
+        }
+    }
+    changed
 }

@@ -91,12 +91,15 @@ fn check_path(p: &CriticalPath, steps: bool) -> Result<(), String> {
     }
     // The path in time is drawn on the GPU timeline, which no link carries.
     let timed = p.steps.iter().any(|s| !s.segments.is_empty() || s.segments_left_out > 0);
-    if timed || !p.names.is_empty() || p.segments_not_carried > MAX_COUNT {
+    if timed || p.segments_not_carried > MAX_COUNT {
         return Err("the critical path's segments in a link".into());
     }
     for s in &p.steps {
         if s.pieces.len() > CriticalPath::LINK_PIECES || s.buckets.len() > CriticalPath::LINK_BUCKETS {
             return Err("more pieces of a step's critical path than a link carries".into());
+        }
+        if s.pieces.iter().any(|x| x.name as usize >= p.names.len()) {
+            return Err("a piece of a step's critical path names no name the link carries".into());
         }
         let parts = [s.span_us, s.path_us, s.cpu_us, s.gpu_us, s.launch_us, s.gap_us, s.longest_row_us];
         let pieces = s.pieces.iter().map(|x| x.us).chain(s.buckets.iter().map(|b| b.us));

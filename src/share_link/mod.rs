@@ -35,8 +35,9 @@ use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 
 /// The format version in every link; links of version 1 (positional tuples) are refused as
-/// an older tracesight's.
-const VERSION: u8 = 2;
+/// an older tracesight's. Version 2 named each critical-path piece in full; it is read as
+/// version 3 once the names are indexed (`report::index_piece_names`).
+const VERSION: u8 = 3;
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields, bound = "V: LinkView")]
@@ -141,9 +142,16 @@ pub fn decode<V: LinkView>(fragment: &str) -> Result<SharedView<V>, LinkError> {
 /// the canonical form, the subset, the indices.
 fn read_link<V: LinkView>(json: &[u8], with_report: bool) -> Result<SharedView<V>, LinkError> {
     let invalid = |e: String| LinkError::Invalid(e);
-    let value: serde_json::Value = serde_json::from_slice(json).map_err(|e| invalid(e.to_string()))?;
+    let mut value: serde_json::Value = serde_json::from_slice(json).map_err(|e| invalid(e.to_string()))?;
     match value.get("v").and_then(serde_json::Value::as_u64) {
         Some(1) => return Err(LinkError::OldFormat),
+        Some(2) => {
+            // Pieces named in full: indexed, then read (and held to the encoder's form) as now.
+            if let Some(r) = value.get_mut("r") {
+                crate::report::index_piece_names(r);
+            }
+            value["v"] = serde_json::Value::from(VERSION);
+        }
         Some(v) if v == VERSION as u64 => {}
         other => return Err(invalid(format!("unknown format version {other:?}"))),
     }

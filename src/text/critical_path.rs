@@ -36,7 +36,13 @@ pub(super) fn render_critical_path(o: &mut String, t: &TraceReport) {
                 PathSide::Launch => "launch",
                 PathSide::Gap => "gap",
             };
-            let _ = writeln!(o, "     {:>10} {:>5.1}%  {side:6} {}", fmt_us(x.us), x.pct_of_path, clip(&x.name, 70));
+            let _ = writeln!(
+                o,
+                "     {:>10} {:>5.1}%  {side:6} {}",
+                fmt_us(x.us),
+                x.pct_of_path,
+                clip(cp.name(x.name), 70)
+            );
         }
     }
     if cp.steps.len() > STEPS_LISTED {

@@ -9,7 +9,6 @@ use crate::report::{CriticalPath, PathSegment, PathSide, PathStream, StepPath};
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::Arc;
 
 /// The name slot of an event wait's gap (no interned name is this large).
 pub(super) const EVENT_WAIT: u32 = NO_NAME - 1;
@@ -19,8 +18,6 @@ pub(super) struct Segments {
     names: Vec<String>,
     index: FxHashMap<(PathSide, u32), u32>,
     budget: usize,
-    /// The steps' piece names, made once per name and shared (see `PathPiece::name`).
-    pieces: FxHashMap<(PathSide, u32), Arc<str>>,
 }
 
 /// A step's longest pieces, in path order, and how many pieces its path has.
@@ -79,12 +76,7 @@ impl Longest {
 
 impl Segments {
     pub fn new() -> Self {
-        Segments {
-            names: Vec::new(),
-            index: FxHashMap::default(),
-            budget: StepPath::SEGMENT_BUDGET,
-            pieces: FxHashMap::default(),
-        }
+        Segments { names: Vec::new(), index: FxHashMap::default(), budget: StepPath::SEGMENT_BUDGET }
     }
 
     /// How many pieces a step walked now may keep: at most `StepPath::MAX_SEGMENTS`, and no
@@ -152,21 +144,17 @@ impl Segments {
             .collect();
     }
 
-    /// A step's piece name, shared with every other step's piece of that name.
-    pub(super) fn piece_name(&mut self, x: &Inputs, key: (PathSide, u32)) -> Arc<str> {
-        self.pieces.entry(key).or_insert_with(|| piece_name(x, key.0, key.1).into()).clone()
-    }
-
-    fn name(&mut self, x: &Inputs, key: (PathSide, u32)) -> u32 {
+    /// The index in the report's names of a segment's or piece's name, added when new (made
+    /// once per key; two keys of one text share it).
+    pub(super) fn name(&mut self, x: &Inputs, key: (PathSide, u32)) -> u32 {
         if let Some(&i) = self.index.get(&key) {
             return i;
         }
-        // The pieces' shared name: made once per key for both.
-        let name = self.piece_name(x, key);
-        let i = match self.names.iter().position(|n| **n == *name) {
+        let name = piece_name(x, key.0, key.1);
+        let i = match self.names.iter().position(|n| *n == name) {
             Some(i) => i as u32,
             None => {
-                self.names.push(name.to_string());
+                self.names.push(name);
                 (self.names.len() - 1) as u32
             }
         };

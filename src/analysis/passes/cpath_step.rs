@@ -100,7 +100,7 @@ pub(super) fn finish(x: &Inputs, step: Walk, out: &mut CriticalPath, segments: &
         .pieces
         .into_iter()
         .map(|(key, ns, count)| PathPiece {
-            name: segments.piece_name(x, key),
+            name: segments.name(x, key),
             side: key.0,
             us: us(ns),
             pct_of_path: pct(ns, w.len),

@@ -43,7 +43,7 @@ pub(super) fn critical_path(o: &mut String, t: &TraceReport, several: bool) {
             .pieces
             .iter()
             .take(CriticalPath::LINK_PIECES)
-            .map(|x| format!("{} {} ({})", code(&clip(&x.name, 60)), fmt_us(x.us), x.side.label()))
+            .map(|x| format!("{} {} ({})", code(&clip(cp.name(x.name), 60)), fmt_us(x.us), x.side.label()))
             .collect();
         let _ = writeln!(
             o,

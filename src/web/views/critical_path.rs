@@ -13,7 +13,7 @@ use leptos::prelude::*;
 const STEPS_SHOWN: usize = 8;
 const PIECES_SHOWN: usize = 5;
 
-fn step_row(s: &StepPath) -> impl IntoView {
+fn step_row(path: &CriticalPath, s: &StepPath) -> impl IntoView {
     let p = s.path_us.max(f64::MIN_POSITIVE);
     let share = |v: f64| format!("{:.0}%", v / p * 100.0);
     let split = format!(
@@ -34,10 +34,18 @@ fn step_row(s: &StepPath) -> impl IntoView {
             }
         })
         .collect_view();
-    let pieces = s.pieces.iter().take(PIECES_SHOWN).map(|x| view! {
-        <li><span class="num">{format!("{} {} ", format::us(x.us), format::pct(x.pct_of_path))}</span>
-            <span class="muted">{x.side.label()}" "</span><span class="kname" title=x.name.to_string()>{x.name.to_string()}</span></li>
-    }).collect_view();
+    let pieces = s
+        .pieces
+        .iter()
+        .take(PIECES_SHOWN)
+        .map(|x| {
+            let (name, title) = (path.name(x.name).to_string(), path.name(x.name).to_string());
+            view! {
+                <li><span class="num">{format!("{} {} ", format::us(x.us), format::pct(x.pct_of_path))}</span>
+                    <span class="muted">{x.side.label()}" "</span><span class="kname" title=title>{name}</span></li>
+            }
+        })
+        .collect_view();
     view! {
         <tr>
             <th scope="row">{s.step.clone()}</th>
@@ -96,7 +104,7 @@ pub fn CriticalPathSection(path: CriticalPath, on_what_if: Option<Callback<Strin
     } else {
         "the JSON export has every one".to_string()
     };
-    let rows = path.steps.iter().take(STEPS_SHOWN).map(step_row).collect_view();
+    let rows = path.steps.iter().take(STEPS_SHOWN).map(|s| step_row(&path, s)).collect_view();
     let what_if = path.what_if.as_ref().map(|w| {
         format!(
         "What if {} were {:.0}% faster: the steps take {} -> {} along the critical path (the naive sum says {} saved).",

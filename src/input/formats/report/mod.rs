@@ -33,8 +33,20 @@ impl<S: Sink> Importer<S> for ReportImporter {
         Imported::Report(match ending {
             Ending::Failed(e) => Err(ImportError::Stream(classify(&e), describe(&e))),
             Ending::Cancelled => Err(ImportError::Cancelled),
-            Ending::Eof => serde_json::from_slice::<Report>(&self.json)
-                .map_err(|e| ImportError::Unreadable(format!("a tracesight report that cannot be read: {e}"))),
+            Ending::Eof => serde_json::from_slice::<Report>(&self.json).or_else(|e| {
+                earlier_form(&self.json)
+                    .ok_or_else(|| ImportError::Unreadable(format!("a tracesight report that cannot be read: {e}")))
+            }),
         })
     }
+}
+
+/// A report of an earlier version, whose critical-path pieces were named in full; None when it
+/// is not one (the error of reading it as it is then stands).
+fn earlier_form(json: &[u8]) -> Option<Report> {
+    let mut value: serde_json::Value = serde_json::from_slice(json).ok()?;
+    if !crate::report::index_piece_names(&mut value) {
+        return None;
+    }
+    serde_json::from_value(value).ok()
 }
