@@ -4,7 +4,7 @@
 //! summary the views show, packed into a URL fragment.
 //!
 //! Wire format: `s=` + base64url(raw deflate(JSON)) for view state + summary, `v=` + the same
-//! for view state only. The JSON is `{"v": 2, "s": view state, "r": report}`: the report in
+//! for view state only. The JSON is `{"v": 3, "s": view state, "r": report}`: the report in
 //! its own serde form ([`Report`]), cut to the declared subset links carry
 //! ([`for_link`], in subset.rs) with the text the views derive left empty. A report field
 //! added to the schema travels with no edit here.

@@ -1250,7 +1250,7 @@ test('a summary link reopens exactly the same view', async () => {
 
 test('hostile fragments: error screen, nothing from the link runs', async () => {
   const evil = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
-  // A real link (the report's own serde form, version 2) made by the page, then edited as
+  // A real link (the report's own serde form, version 3) made by the page, then edited as
   // text: JSON.parse would turn the link's -0.0 markers (derived numbers) into 0.
   const made = await (async () => {
     const { context, page } = await open();
@@ -1262,7 +1262,7 @@ test('hostile fragments: error screen, nothing from the link runs', async () => 
     await context.close();
     return zlib.inflateRawSync(Buffer.from(data, 'base64url')).toString();
   })();
-  assert.ok(made.startsWith('{"v":2,'), made.slice(0, 40));
+  assert.ok(made.startsWith('{"v":3,'), made.slice(0, 40));
   // Replaces the first string value of `key` after `from` with `value`.
   const setText = (text, from, key, value) => {
     const i = text.indexOf(`"${key}":"`, text.indexOf(from));
@@ -1292,7 +1292,7 @@ test('hostile fragments: error screen, nothing from the link runs', async () => 
     ['huge counts', fragment('s', setNumber(setNumber(named, '"gpu"', 'kernel_time_us', '1e300'), '"top_kernels"', 'count', '18446744073709551615'))],
     ['many rows', fragment('s', named.replace(/"top_kernels":\[(\{[^{}]*\})/, (m, row) => `"top_kernels":[${Array(5000).fill(row).join(',')}`))],
     ['unknown keys', fragment('s', named.replace(/^\{/, '{"x":"<b>hi</b>",'))],
-    ['an old link (version 1)', fragment('s', named.replace('{"v":2,', '{"v":1,'))],
+    ['an old link (version 1)', fragment('s', named.replace('{"v":3,', '{"v":1,'))],
     ['not deflate', '#s=' + Buffer.from(evil).toString('base64url')],
     ['truncated', fragment('s', trace()).slice(0, 60)],
     ['a deflate bomb', fragment('s', JSON.stringify({ v: 1, s: {}, r: 'A'.repeat(8 << 20) }))],

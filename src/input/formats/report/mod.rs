@@ -33,20 +33,20 @@ impl<S: Sink> Importer<S> for ReportImporter {
         Imported::Report(match ending {
             Ending::Failed(e) => Err(ImportError::Stream(classify(&e), describe(&e))),
             Ending::Cancelled => Err(ImportError::Cancelled),
-            Ending::Eof => serde_json::from_slice::<Report>(&self.json).or_else(|e| {
-                earlier_form(&self.json)
-                    .ok_or_else(|| ImportError::Unreadable(format!("a tracesight report that cannot be read: {e}")))
-            }),
+            Ending::Eof => read_report(&self.json)
+                .map_err(|e| ImportError::Unreadable(format!("a tracesight report that cannot be read: {e}"))),
         })
     }
 }
 
-/// A report of an earlier version, whose critical-path pieces were named in full; None when it
-/// is not one (the error of reading it as it is then stands).
-fn earlier_form(json: &[u8]) -> Option<Report> {
-    let mut value: serde_json::Value = serde_json::from_slice(json).ok()?;
-    if !crate::report::index_piece_names(&mut value) {
-        return None;
-    }
-    serde_json::from_value(value).ok()
+/// The report in `json`, or one of an earlier version, whose critical-path pieces were named
+/// in full: read once their names are indexed (what is wrong with it then is the error).
+fn read_report(json: &[u8]) -> Result<Report, serde_json::Error> {
+    serde_json::from_slice::<Report>(json).or_else(|e| {
+        let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(json) else { return Err(e) };
+        if !crate::report::index_piece_names(&mut value) {
+            return Err(e);
+        }
+        serde_json::from_value(value)
+    })
 }
