@@ -86,14 +86,7 @@ impl CriticalPath {
             s.pieces.truncate(Self::LINK_PIECES);
             s.buckets.truncate(Self::LINK_BUCKETS);
             for x in &mut s.pieces {
-                let name = self.name(x.name);
-                x.name = match names.iter().position(|n| n == name) {
-                    Some(k) => k as u32,
-                    None => {
-                        names.push(name.to_string());
-                        (names.len() - 1) as u32
-                    }
-                };
+                x.name = name_index(&mut names, self.name(x.name));
             }
         }
         p.names = names;
@@ -301,6 +294,19 @@ fn is_zero_u32(v: &u32) -> bool {
     *v == 0
 }
 
+/// The index of `text` in `names`, added at the end when it is not there: how a path's names
+/// are made (the analysis, a link's subset, the pieces of an earlier report), each text once.
+/// A path names a few dozen texts, so a scan is all it needs.
+pub fn name_index(names: &mut Vec<String>, text: &str) -> u32 {
+    match names.iter().position(|n| n == text) {
+        Some(k) => k as u32,
+        None => {
+            names.push(text.to_string());
+            (names.len() - 1) as u32
+        }
+    }
+}
+
 /// Reports and share links of earlier versions named each piece in full (`"name": "text"`):
 /// each such name becomes an index into its path's `names` (the entry of that text, or one
 /// added at the end), in the order met, as the analysis makes them. A path whose `names` are
@@ -321,11 +327,7 @@ pub fn index_piece_names(report: &mut serde_json::Value) -> bool {
         let mut here = false;
         for name in pieces.filter_map(|x| x.get_mut("name")) {
             let Some(text) = name.as_str() else { continue };
-            let k = names.iter().position(|n| n == text).unwrap_or_else(|| {
-                names.push(text.to_string());
-                names.len() - 1
-            });
-            *name = Value::from(k);
+            *name = Value::from(name_index(&mut names, text));
             here = true;
         }
         if here {

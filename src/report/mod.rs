@@ -24,8 +24,8 @@ mod window;
 pub use bandwidth::{BandwidthRow, CollectiveBandwidth, CollectiveCall, BANDWIDTH_CAVEAT};
 pub use coverage::{BucketEvidence, LaunchCoverage};
 pub use critical_path::{
-    index_piece_names, Arrival, CriticalPath, JobStretch, PathBucket, PathPiece, PathSegment, PathSide, PathStream,
-    StepPath, StepTooLarge, WhatIf,
+    index_piece_names, name_index, Arrival, CriticalPath, JobStretch, PathBucket, PathPiece, PathSegment, PathSide,
+    PathStream, StepPath, StepTooLarge, WhatIf,
 };
 pub use efficiency::{
     Bound, BucketWork, Efficiency, KernelWork, Mfu, ModelSize, Peaks, WorkCoverage, WorkSource, ABOVE_ROOF,

@@ -2,7 +2,7 @@
 //! CPU and GPU shares and largest pieces; the what-if when one was asked for.
 
 use super::fmt::clip;
-use crate::report::{CriticalPath, PathSide, TraceReport};
+use crate::report::{CriticalPath, TraceReport};
 use crate::vocab::fmt_us;
 use std::fmt::Write;
 
@@ -30,12 +30,7 @@ pub(super) fn render_critical_path(o: &mut String, t: &TraceReport) {
             through(s.syncs, s.event_waits)
         );
         for x in s.pieces.iter().take(crate::report::StepPath::PIECES_SHOWN) {
-            let side = match x.side {
-                PathSide::Cpu => "CPU",
-                PathSide::Gpu => "GPU",
-                PathSide::Launch => "launch",
-                PathSide::Gap => "gap",
-            };
+            let side = x.side.label();
             let _ = writeln!(
                 o,
                 "     {:>10} {:>5.1}%  {side:6} {}",

@@ -5,7 +5,7 @@
 
 use super::cpath_graph::{Edge, Graph, Inputs, Piece};
 use crate::analysis::model::collect::NO_NAME;
-use crate::report::{CriticalPath, PathSegment, PathSide, PathStream, StepPath};
+use crate::report::{name_index, CriticalPath, PathSegment, PathSide, PathStream, StepPath};
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -150,14 +150,7 @@ impl Segments {
         if let Some(&i) = self.index.get(&key) {
             return i;
         }
-        let name = piece_name(x, key.0, key.1);
-        let i = match self.names.iter().position(|n| *n == name) {
-            Some(i) => i as u32,
-            None => {
-                self.names.push(name);
-                (self.names.len() - 1) as u32
-            }
-        };
+        let i = name_index(&mut self.names, &piece_name(x, key.0, key.1));
         self.index.insert(key, i);
         i
     }

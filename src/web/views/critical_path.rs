@@ -39,7 +39,8 @@ fn step_row(path: &CriticalPath, s: &StepPath) -> impl IntoView {
         .iter()
         .take(PIECES_SHOWN)
         .map(|x| {
-            let (name, title) = (path.name(x.name).to_string(), path.name(x.name).to_string());
+            let name = path.name(x.name).to_string();
+            let title = name.clone();
             view! {
                 <li><span class="num">{format!("{} {} ", format::us(x.us), format::pct(x.pct_of_path))}</span>
                     <span class="muted">{x.side.label()}" "</span><span class="kname" title=title>{name}</span></li>
