@@ -3,7 +3,9 @@
 # (no fat LTO, so it builds in minutes): the instrumented build, the training, the merged
 # profile (the script itself fails when the event scanner has no counts in it), the
 # profile-guided build; then the profile-guided CLI must give the plain build's output byte
-# for byte on the fixtures and on a generated trace (text, --json, --markdown).
+# for byte on the fixtures and on a generated trace (text, --json, --markdown), and
+# scripts/package.sh must pack it as the release workflow does: an archive whose .sha256
+# verifies and whose binary runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -35,3 +37,18 @@ for f in tests/fixtures/*.json "$trace"; do
 done
 rm -f "$trace"
 echo "test-pgo: ok ($checked outputs the same as the plain build's)"
+
+packed="$PGO_DIR/package"
+rm -rf "$packed"
+archive=$(scripts/package.sh "$pgo" "$packed")
+(cd "$packed" && sha256sum -c --quiet "$(basename "$archive").sha256")
+tar -C "$packed" -xzf "$archive"
+dir="$packed/$(basename "$archive" .tar.gz)"
+for f in tracesight README.md LICENSE; do
+  [ -s "$dir/$f" ] || { echo "test-pgo: $archive has no $f" >&2; exit 1; }
+done
+a=$("$plain" --json tests/fixtures/current_schema.json)
+b=$("$dir/tracesight" --json tests/fixtures/current_schema.json)
+[ "$a" = "$b" ] || { echo "test-pgo: the packed binary's report differs from the plain build's" >&2; exit 1; }
+echo "test-pgo: packed $(basename "$archive") ($(du -k "$archive" | cut -f1) KB), its sum verified, its binary runs"
+rm -rf "$packed"
