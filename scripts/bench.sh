@@ -25,7 +25,8 @@
 # MB/s of uncompressed JSON (by wall time, and by CPU time, the steadier figure when other
 # work shares the cores), the highest peak RSS and the speedup against Python, then the
 # ratios: new against BASE, the CLI against its limit probes, 2 threads against 1, gzip
-# against plain. Results are also appended to bench-data/results.tsv.
+# against plain and, given several sizes, each size's MB/s against the smallest's (whether
+# the cost is linear in size). Results are also appended to bench-data/results.tsv.
 # Runs are warm-cache (the first run reads the file into the page cache).
 #
 # Environment:
@@ -346,6 +347,18 @@ for nbytes in sorted({p["bytes"] for p in parsed}):
         a, b = by.get((nbytes, a)), by.get((nbytes, b))
         if a and b and a["cpu"] and b["cpu"]:
             ratios.append(f"{size}: {what} {speed(a, b)}")
+# The cost linear in size: each larger size's MB/s (by CPU time, steadier than the clock here)
+# against the smallest size's, per tool.
+sizes = sorted({p["bytes"] for p in parsed})
+for tool in ("tracesight 1 thread", "tracesight 2 threads", "tracesight gzip", "base 1 thread"):
+    small = by.get((sizes[0], tool)) if sizes else None
+    for nbytes in sizes[1:]:
+        big = by.get((nbytes, tool))
+        if small and big and small["cpu"] and big["cpu"]:
+            per_cpu = lambda p: p["bytes"] / p["cpu"]
+            per_wall = lambda p: p["bytes"] / p["secs"]
+            ratios.append(f"{tool}: MB/s at {nbytes / 1e6:.0f} MB vs {sizes[0] / 1e6:.0f} MB: "
+                          f"{per_cpu(big) / per_cpu(small):.2f}x cpu, {per_wall(big) / per_wall(small):.2f}x wall")
 if ratios:
     print()
     print("ratios (best times, highest peak RSS):")
