@@ -8,11 +8,15 @@
 #
 # Env: TARGET, the target triple in the name (default: rustc's host).
 set -euo pipefail
-cd "$(dirname "$0")/.."
 die() { echo "package: $*" >&2; exit 1; }
 bin=${1:-}
-out=${2:-target/package}
-[ -n "$bin" ] && [ -x "$bin" ] || die "usage: scripts/package.sh BIN [OUT_DIR] (BIN: an executable, not '$bin')"
+[ -n "$bin" ] && [ -f "$bin" ] && [ -x "$bin" ] || die "usage: scripts/package.sh BIN [OUT_DIR] (BIN: an executable, not '$bin')"
+# Both paths as the caller gave them, from the caller's directory.
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+out=${2:-}
+[ -z "$out" ] || { mkdir -p "$out" && out=$(cd "$out" && pwd); }
+cd "$(dirname "$0")/.."
+out=${out:-$PWD/target/package}
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -1)
 [ -n "$version" ] || die "no version in Cargo.toml"
 target=${TARGET:-$(rustc -vV | sed -n 's/^host: //p')}
@@ -28,7 +32,6 @@ mkdir "$stage/$name"
 cp "$bin" "$stage/$name/tracesight"
 cp README.md LICENSE "$stage/$name/"
 mkdir -p "$out"
-out=$(cd "$out" && pwd)
 tar -C "$stage" -czf "$out/$name.tar.gz" "$name"
 if command -v sha256sum >/dev/null; then
   sum=$(cd "$out" && sha256sum "$name.tar.gz")
