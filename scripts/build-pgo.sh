@@ -3,7 +3,7 @@
 # build reads synthetic traces of several shapes (examples/gen_trace: both event orders, two
 # attention backends, gzip, a two-rank directory; one and two threads), and the build after it
 # lays out and inlines the code by the counts that reading left (LLVM's PGO). The same results
-# byte for byte as `cargo build --release`, with 7-12% less CPU time (docs/performance.md).
+# byte for byte as `cargo build --release`, with 12-16% less CPU time (docs/performance.md).
 #
 #   scripts/build-pgo.sh                  -> target/pgo/release/tracesight
 #   INSTALL=1 scripts/build-pgo.sh        ... and copies it to ~/.cargo/bin/tracesight
