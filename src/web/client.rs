@@ -26,6 +26,8 @@ pub enum WorkerEvent {
     },
     /// The worker died or could not start: a one-line reason.
     Crashed(String),
+    /// The first worker's warm-up report (compact JSON), sent with its `Ready`.
+    WarmUpReport(Vec<u8>),
 }
 
 /// The bytes of a JS array of Uint8Arrays, one after another (the report's JSON, as the worker
@@ -201,6 +203,13 @@ impl Client {
                 }
                 Ok(ToPage::Malformed { from, message }) => {
                     this.crashed(format!("the analysis worker could not read {} ({message})", from.describe()))
+                }
+                Ok(msg @ ToPage::Ready { .. }) => {
+                    this.on_message(msg);
+                    if let Some(json) = bytes.and_then(|b| b.dyn_into::<Uint8Array>().ok()) {
+                        let handler = this.0.borrow().on_event.clone();
+                        handler(WorkerEvent::WarmUpReport(json.to_vec()))
+                    }
                 }
                 Ok(msg) => this.on_message(msg),
                 Err(e) => this.crashed(format!("unexpected message from the worker: {e}")),

@@ -23,6 +23,9 @@ pub enum PoolEvent {
     Finished { file: usize, outcome: Result<Vec<u8>, String>, stats: WorkerStats },
     /// The first worker could not start (nothing is being read).
     Unavailable(String),
+    /// The first worker's warm-up report (compact JSON), for the page to draw once out of
+    /// sight.
+    WarmUpReport(Vec<u8>),
 }
 
 /// How a file was read: what the lead worker said of its reading ([`Done`]), and when its
@@ -332,6 +335,7 @@ fn on_client_event(pool: &Weak<RefCell<Pool>>, slot: usize, ev: WorkerEvent) {
         (WorkerEvent::Message(ToPage::Ready { warm_up_kernels }), _, _) => {
             handler(PoolEvent::Ready { warm_up_kernels })
         }
+        (WorkerEvent::WarmUpReport(json), _, _) => handler(PoolEvent::WarmUpReport(json)),
         (WorkerEvent::Message(ToPage::Progress { bytes, .. }), Some(file), _) => {
             let bytes = pool.progress(slot, file, bytes);
             handler(PoolEvent::Progress { file, bytes })

@@ -185,6 +185,13 @@ test('first screen renders quickly with no console errors, light and dark', asyn
     assert.ok(firstScreenMs < 3000, `first screen took ${firstScreenMs} ms`);
     // The first worker read its made-up trace before it said it was ready (see worker::warm_up).
     assert.equal(await page.evaluate(() => document.documentElement.dataset.warmUpKernels), '2000');
+    // ... and the page drew that trace's report once, outside the document (see app.rs,
+    // draw_out_of_sight): its views drawn, none of them left in the page.
+    await page.waitForFunction(() => document.documentElement.dataset.warmViews);
+    const warmViews = Number(await page.evaluate(() => document.documentElement.dataset.warmViews));
+    assert.ok(warmViews > 100, `the warm-up report drew ${warmViews} elements`);
+    console.log(`# the warm-up report drawn out of sight: ${warmViews} elements`);
+    assert.equal(await page.locator('.report, [data-testid=summary]').count(), 0);
     await shot(page, `start-${scheme}`);
     // Keyboard: Tab reaches the file picker and the sample button.
     const reached = [];

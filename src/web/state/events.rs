@@ -22,6 +22,24 @@ impl Page {
                     }
                 }
             }
+            // Drawn once out of sight (app.rs): the page's wasm compiles each function on its
+            // first call, which the user's first report paid for (about 0.1 s of the main
+            // thread in Chromium: decoding the report and drawing each view).
+            PoolEvent::WarmUpReport(json) => {
+                if let Ok(report) = serde_json::from_slice::<Report>(&json) {
+                    self.warm.set((!report.traces.is_empty()).then(|| {
+                        Arc::new(Loaded {
+                            report: Arc::new(report),
+                            from_link: false,
+                            workers: WorkerStats::default(),
+                            view: ViewState::default(),
+                            from_urls: false,
+                            whole: None,
+                            request: Request::default(),
+                        })
+                    }));
+                }
+            }
             PoolEvent::Progress { file, bytes } => update_row(self.progress, file, |f| {
                 f.bytes = bytes;
                 if f.state == FileState::Waiting {

@@ -10,6 +10,7 @@ use crate::web::pool::{WorkerPool, WorkerStats};
 use crate::web::protocol::Request;
 use crate::web::view_state::ViewState;
 use leptos::prelude::*;
+use std::sync::Arc;
 use web_sys::File;
 
 /// The files and request of the analysis running or on screen, to analyse them again.
@@ -23,6 +24,8 @@ pub struct Page {
     pub ready: RwSignal<bool>,
     /// The report on screen is being analysed again (it stays up meanwhile).
     pub refreshing: RwSignal<bool>,
+    /// The first worker's warm-up report, until `app::App` has drawn it once out of sight.
+    pub warm: RwSignal<Option<Arc<Loaded>>, LocalStorage>,
     /// The view to restore once `?trace=` URLs are analysed.
     pub(super) pending_view: StoredValue<Option<ViewState>>,
     pub(super) batch: StoredValue<Batch>,
@@ -39,6 +42,7 @@ impl Page {
             progress: RwSignal::new(Vec::new()),
             ready: RwSignal::new(false),
             refreshing: RwSignal::new(false),
+            warm: RwSignal::new_local(None),
             pending_view: StoredValue::new(None),
             batch: StoredValue::new(Batch::default()),
             source: StoredValue::new_local(None),

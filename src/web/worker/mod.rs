@@ -45,8 +45,14 @@ pub fn run() {
     // The handler lives as long as the worker.
     on_message.forget();
     start_reader();
-    let warm_up_kernels = if scope.name() == WARM_UP_WORKER { warm_up() } else { 0 };
-    post(&scope, &ToPage::Ready { warm_up_kernels });
+    match (scope.name() == WARM_UP_WORKER).then(warm_up) {
+        Some((warm_up_kernels, json)) if !json.is_empty() => {
+            let bytes = Uint8Array::from(&json[..]);
+            let transfer = Array::of1(&bytes.buffer());
+            post_with_data(&scope, &ToPage::Ready { warm_up_kernels }, &bytes, &transfer);
+        }
+        warm => post(&scope, &ToPage::Ready { warm_up_kernels: warm.map_or(0, |w| w.0) }),
+    }
 }
 
 async fn analyse_all(

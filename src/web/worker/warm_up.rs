@@ -1,12 +1,13 @@
 //! A made-up trace read at start so the optimising compiler has run before the user's trace.
 
-/// Reads a made-up trace of about 1.7 MB and drops the report; returns how many kernels it
-/// read. V8 first runs wasm on its baseline compiler and recompiles a function with its
+/// Reads a made-up trace of about 1.7 MB; returns how many kernels it read and the report's
+/// compact JSON (which the page draws once, out of sight, for the same reason: see
+/// `state::warm_views`). V8 first runs wasm on its baseline compiler and recompiles a function with its
 /// optimising one, in the background, only once that function has run a while: without this,
 /// the user's first trace would be read by the slower code for its first second or so, with
 /// the recompiling beside it on the other core (V8 keeps one compiled module per process, so a
 /// worker started later for a part should find the optimised code too).
-pub(super) fn warm_up() -> u32 {
+pub(super) fn warm_up() -> (u32, Vec<u8>) {
     use std::fmt::Write;
     const KERNELS: [&str; 4] = [
         "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
@@ -48,8 +49,8 @@ pub(super) fn warm_up() -> u32 {
     for piece in text.as_bytes().chunks(1 << 20) {
         analysis.feed(piece);
     }
-    let Ok(reports) = analysis.finish(None) else { return 0 };
+    let Ok(reports) = analysis.finish(None) else { return (0, Vec::new()) };
     let kernels = reports.iter().map(|r| r.launch.launched_kernels).sum::<u64>();
-    let _ = serde_json::to_string(&crate::combine_all(vec![Ok(reports)]));
-    kernels as u32
+    let json = serde_json::to_vec(&crate::combine_all(vec![Ok(reports)])).unwrap_or_default();
+    (kernels as u32, json)
 }
