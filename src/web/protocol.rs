@@ -189,9 +189,9 @@ pub enum Job {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToPage {
     /// The worker's wasm is loaded: messages posted from now on are not lost. A worker that
-    /// warmed up says how many kernels it read doing so (0: it did not).
-    /// From the first worker, the message's `data` property holds its warm-up report as
-    /// compact JSON (a Uint8Array, transferred), which the page draws once out of sight.
+    /// warmed up says how many kernels it read doing so (0: it did not), and the message's
+    /// `data` property holds its warm-up report as compact JSON (a Uint8Array, transferred),
+    /// which the page draws once out of sight.
     Ready { warm_up_kernels: u32 },
     /// Bytes of file `index` consumed so far (compressed bytes for .gz).
     Progress { index: u32, bytes: f64 },

@@ -1,12 +1,12 @@
 //! A made-up trace read at start so the optimising compiler has run before the user's trace.
 
-/// Reads a made-up trace of about 1.7 MB; returns how many kernels it read and the report's
-/// compact JSON (which the page draws once, out of sight, for the same reason: see
-/// `state::warm_views`). V8 first runs wasm on its baseline compiler and recompiles a function with its
-/// optimising one, in the background, only once that function has run a while: without this,
-/// the user's first trace would be read by the slower code for its first second or so, with
-/// the recompiling beside it on the other core (V8 keeps one compiled module per process, so a
-/// worker started later for a part should find the optimised code too).
+/// Reads a made-up trace of about 1.7 MB; returns how many kernels it read and the report's compact
+/// JSON (which the page draws once out of sight, for a like reason: see `app::draw_out_of_sight`).
+/// V8 first runs wasm on its baseline compiler and recompiles a function with its optimising one,
+/// in the background, only once that function has run a while: without this, the user's first trace
+/// would be read by the slower code for its first second or so, with the recompiling beside it on
+/// the other core (V8 keeps one compiled module per process, so a worker started later for a part
+/// should find the optimised code too).
 pub(super) fn warm_up() -> (u32, Vec<u8>) {
     use std::fmt::Write;
     const KERNELS: [&str; 4] = [
