@@ -350,13 +350,13 @@ for nbytes in sorted({p["bytes"] for p in parsed}):
 # The cost linear in size: each larger size's MB/s (by CPU time, steadier than the clock here)
 # against the smallest size's, per tool.
 sizes = sorted({p["bytes"] for p in parsed})
+per_cpu = lambda p: p["bytes"] / p["cpu"]
+per_wall = lambda p: p["bytes"] / p["secs"]
 for tool in ("tracesight 1 thread", "tracesight 2 threads", "tracesight gzip", "base 1 thread"):
     small = by.get((sizes[0], tool)) if sizes else None
     for nbytes in sizes[1:]:
         big = by.get((nbytes, tool))
         if small and big and small["cpu"] and big["cpu"]:
-            per_cpu = lambda p: p["bytes"] / p["cpu"]
-            per_wall = lambda p: p["bytes"] / p["secs"]
             ratios.append(f"{tool}: MB/s at {nbytes / 1e6:.0f} MB vs {sizes[0] / 1e6:.0f} MB: "
                           f"{per_cpu(big) / per_cpu(small):.2f}x cpu, {per_wall(big) / per_wall(small):.2f}x wall")
 if ratios:

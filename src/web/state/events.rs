@@ -26,18 +26,13 @@ impl Page {
             // first call, which the user's first report paid for (about 0.1 s of the main
             // thread in Chromium: decoding the report and drawing each view).
             PoolEvent::WarmUpReport(json) => {
+                // The screen a user's report of it would get (none when it has no traces).
                 if let Ok(report) = serde_json::from_slice::<Report>(&json) {
-                    self.warm.set((!report.traces.is_empty()).then(|| {
-                        Arc::new(Loaded {
-                            report: Arc::new(report),
-                            from_link: false,
-                            workers: WorkerStats::default(),
-                            view: ViewState::default(),
-                            from_urls: false,
-                            whole: None,
-                            request: Request::default(),
-                        })
-                    }));
+                    if let Stage::Done(loaded) =
+                        finished(report, WorkerStats::default(), None, false, Request::default(), None)
+                    {
+                        self.warm.set(Some(loaded));
+                    }
                 }
             }
             PoolEvent::Progress { file, bytes } => update_row(self.progress, file, |f| {
