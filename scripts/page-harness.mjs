@@ -19,7 +19,8 @@ export function launch(name) {
   }
   return puppeteer.launch({
     executablePath: EXE.chromium, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      ...(process.env.CHROMIUM_ARGS || '').split(' ').filter(Boolean)],
   });
 }
 

@@ -174,15 +174,34 @@ const POW10: [u64; 9] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_0
 fn padded_word(b: &[u8], at: usize) -> u64 {
     match b.get(at..at.saturating_add(8)) {
         Some(w) => u64::from_le_bytes(w.try_into().unwrap_or_default()),
-        None => {
-            // Byte by byte into a word of spaces (a copy into a buffer became a memcpy call).
-            let mut w = ONES * b' ' as u64;
-            for (k, &c) in b.get(at..).unwrap_or(&[]).iter().enumerate() {
-                w ^= ((c ^ b' ') as u64) << (8 * k);
-            }
-            w
-        }
+        None => short_word(b.get(at..).unwrap_or(&[])),
     }
+}
+
+/// [`padded_word`] of the fewer than eight bytes `rest`: two loads that overlap in the middle
+/// (four bytes each, or two), not a loop over the bytes (a copy into a buffer of spaces became
+/// a memcpy call). Most times end in such a short word (`9.0`, the last digits of
+/// `1000052.611`): the byte loop was 7% of the time's reading.
+#[inline(always)]
+fn short_word(rest: &[u8]) -> u64 {
+    let n = rest.len();
+    let data = match n {
+        4.. => {
+            let lo = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as u64;
+            let hi = u32::from_le_bytes([rest[n - 4], rest[n - 3], rest[n - 2], rest[n - 1]]) as u64;
+            lo | (hi << (8 * (n - 4)))
+        }
+        2.. => {
+            let lo = u16::from_le_bytes([rest[0], rest[1]]) as u64;
+            let hi = u16::from_le_bytes([rest[n - 2], rest[n - 1]]) as u64;
+            lo | (hi << (8 * (n - 2)))
+        }
+        1 => rest[0] as u64,
+        _ => 0,
+    };
+    // The bytes read kept, spaces above them (n < 8).
+    let kept = (1u64 << (8 * n.min(7))) - 1;
+    (data & kept) | ((ONES * b' ' as u64) & !kept)
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;

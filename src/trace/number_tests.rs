@@ -25,6 +25,23 @@ fn digit_runs_and_their_values() {
 }
 
 #[test]
+fn a_word_past_the_end_is_padded_with_spaces() {
+    let bytes: Vec<u8> = (0..20u8).map(|k| b'0' + k * 7 % 75).collect();
+    for len in 0..bytes.len() {
+        let b = &bytes[..len];
+        for at in 0..=len + 2 {
+            let mut want = [b' '; 8];
+            for (k, w) in want.iter_mut().enumerate() {
+                if let Some(&c) = b.get(at + k) {
+                    *w = c;
+                }
+            }
+            assert_eq!(padded_word(b, at), u64::from_le_bytes(want), "{len} bytes from {at}");
+        }
+    }
+}
+
+#[test]
 fn the_fast_time_path_reads_what_the_general_one_reads() {
     let mut cases: Vec<String> = Vec::new();
     for int in [
