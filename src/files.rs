@@ -5,7 +5,7 @@
 #![forbid(unsafe_code)]
 
 use crate::analysis::{Analysis, Options, TraceError};
-use crate::parallel::{self, Split};
+use crate::parallel::{self, InParts, Split};
 use crate::report::TraceReport;
 use std::fs::File;
 use std::io;
@@ -14,29 +14,29 @@ use std::sync::mpsc;
 use std::thread;
 
 /// Reads one trace (or tracesight report) file: on several threads when `split` allows and
-/// the file splits, else in one go. Also says whether it was read in parts.
+/// the file splits, else in one go. Also says how it was read in parts, if it was.
 pub fn read(
     name: &str,
     path: &Path,
     split: Split,
     opts: &Options,
     progress: &(dyn Fn(u64) + Sync),
-) -> (Result<Vec<TraceReport>, TraceError>, bool) {
+) -> (Result<Vec<TraceReport>, TraceError>, Option<InParts>) {
     match (parallel::analyze_file(name, path, split, opts, progress), File::open(path)) {
-        (Some(r), _) => (r.map(|t| vec![t]), true),
+        (Some((r, how)), _) => (r.map(|t| vec![t]), Some(how)),
         (None, Ok(f)) => {
             // A refused split may have moved the progress: reading starts again.
             progress(0);
             if let Some(r) = parallel::analyze_mapped(name, &f, opts, progress) {
-                return (r, false);
+                return (r, None);
             }
             if let Some(r) = parallel::gzip::analyze(name, path, split, opts, progress) {
-                return (r.map(|t| vec![t]), true);
+                return (r.map(|t| vec![t]), Some(InParts::Joined));
             }
             progress(0);
-            (analyze_pipelined(name, f, opts, progress), false)
+            (analyze_pipelined(name, f, opts, progress), None)
         }
-        (None, Err(e)) => (Err(error(path, &format!("cannot open: {e}"))), false),
+        (None, Err(e)) => (Err(error(path, &format!("cannot open: {e}"))), None),
     }
 }
 

@@ -10,7 +10,7 @@ mod cli {
     use std::time::Instant;
     use tracesight::analysis::job::gate::Limit;
     use tracesight::files;
-    use tracesight::parallel::{cores, Split};
+    use tracesight::parallel::{cores, InParts, Split};
     use tracesight::{combine_all, Options, TraceError};
 
     /// Where does my GPU time go? Analyses PyTorch profiler (Kineto) Chrome traces:
@@ -148,9 +148,17 @@ mod cli {
                     b.set_position(bytes);
                 }
             };
-            let (result, parallel) = files::read(&name, &path, split, opts, &show);
-            if verbose && parallel {
-                eprintln!("[read] {name}: parsed in parts on {} threads", split.threads);
+            let (result, in_parts) = files::read(&name, &path, split, opts, &show);
+            match in_parts {
+                Some(_) if !verbose => {}
+                Some(InParts::Joined) => eprintln!("[read] {name}: parsed in parts on {} threads", split.threads),
+                Some(InParts::ReadOnFrom { part, parts }) => eprintln!(
+                    "[read] {name}: parsed in parts on {} threads; part {} of {parts} could not be joined (a limit \
+                     reached in it, or a cut inside a string): read on from it on one thread",
+                    split.threads,
+                    part + 1
+                ),
+                None => {}
             }
             if let Some(b) = bar {
                 b.finish_and_clear();

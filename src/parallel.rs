@@ -4,9 +4,11 @@
 //! caller reads the file in one go instead: the result is always what one thread gives.
 
 use crate::analysis::fork::Fork;
-use crate::analysis::job::split::{self, Joined, Part, PartJob, PartReader};
+use crate::analysis::job::split::{self, Joined, Part, PartJob, PartReader, Rest};
+use crate::analysis::model::collect::Collector;
 use crate::analysis::{report_of_parts, Options, TraceError};
 use crate::report::TraceReport;
+use crate::trace::{Fatal, Outcome};
 use std::fs::File;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -51,35 +53,32 @@ pub fn threads(threads: usize) -> Fork {
     .with_ways(threads)
 }
 
+/// How a file was read in parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InParts {
+    /// Every part read on its own and joined.
+    Joined,
+    /// Part `part` of `parts` could not be joined (a limit reached in it, a cut inside a
+    /// string): the parts before it joined, the rest read on from it on one thread.
+    ReadOnFrom { part: usize, parts: usize },
+}
+
 /// Analyses the plain-JSON trace at `path` on `split.threads` threads; None when the file is
-/// not one to split (gzip, a report, small, unreadable) or its parts cannot be joined exactly.
+/// not one to split (gzip, a report, small, unreadable).
 pub fn analyze_file(
     file: &str,
     path: &Path,
     split: Split,
     opts: &Options,
     progress: &(dyn Fn(u64) + Sync),
-) -> Option<Result<TraceReport, TraceError>> {
+) -> Option<(Result<TraceReport, TraceError>, InParts)> {
     let f = File::open(path).ok()?;
     let size = f.metadata().ok()?.len();
     if split.threads < 2 || size < split.min_bytes.max(1) {
         return None;
     }
     let map = map(&f)?;
-    let bytes: &[u8] = &map;
-    let size = bytes.len() as u64; // what was mapped, should the file have changed since
-    let layout = split::layout(&bytes[..split::HEAD_BYTES.min(size as usize)])?;
-    let mut last = 0;
-    let found = split::part_targets(size, split.part_bytes, split.threads, layout).into_iter().map(|at| {
-        let c = next_cut(bytes, at.max(last + 1));
-        last = c.unwrap_or(last);
-        c
-    });
-    let cuts = split::cuts(size, found.collect::<Vec<_>>());
-    if cuts.len() < 3 {
-        return None;
-    }
-    let jobs = PartJob::all(&cuts, layout);
+    let (jobs, layout) = plan(&map, split)?;
     let n = jobs.len();
 
     // Workers take parts in order; at most `ahead` parts are parsed but not yet joined, so
@@ -109,25 +108,70 @@ pub fn analyze_file(
                         done = cv.wait(done).unwrap();
                     }
                 }
-                let part =
-                    read_part(map, jobs[k], &|b| progress(read_bytes.fetch_add(b, Ordering::SeqCst) as u64 + b as u64));
+                let part = read_part(map, jobs[k], stop, &|b| {
+                    progress(read_bytes.fetch_add(b, Ordering::SeqCst) as u64 + b as u64)
+                });
                 if tx.send((k, part)).is_err() {
                     return;
                 }
             });
         }
         drop(tx);
-        let result = join_in_order(rx, &|k| {
+        let joining = join_in_order(rx, &|k| {
             *joined.0.lock().unwrap() = k;
             joined.1.notify_all();
         });
-        if result.is_none() {
-            stop.store(true, Ordering::SeqCst);
-            joined.1.notify_all();
+        match joining {
+            Joining::Whole(collector, outcome) => {
+                Some((report_of_parts(file, collector, Ok(outcome), opts), InParts::Joined))
+            }
+            Joining::Until(k, parts) => {
+                // The threads stop after the part they hold; this one reads on from part k.
+                stop.store(true, Ordering::SeqCst);
+                joined.1.notify_all();
+                let from = jobs[k].from;
+                progress(from);
+                let (collector, read) = read_rest(&map, parts.rest_from(from, layout.in_object), from, progress);
+                Some((report_of_parts(file, collector, read, opts), InParts::ReadOnFrom { part: k, parts: n }))
+            }
         }
-        let (collector, outcome) = result?;
-        Some(report_of_parts(file, collector, Ok(outcome), opts))
     })
+}
+
+/// Reads the file on from `from` in one go, into the parts joined before it: what one
+/// reading gives, without reading those parts again (a file past the row limit was read
+/// twice, once in parts and once whole: 10 M tiny kernels took 1.3x as long on two threads
+/// as on one).
+fn read_rest(
+    map: &memmap2::Mmap,
+    mut rest: Rest,
+    from: u64,
+    progress: &dyn Fn(u64),
+) -> (Collector, Result<Outcome, Fatal>) {
+    let mut at = from as usize;
+    while at < map.len() && rest.wants_more() {
+        let len = FEED.min(map.len() - at);
+        rest.feed(&map[at..at + len]);
+        unmap(map, at, len);
+        at += len;
+        progress(at as u64);
+    }
+    rest.finish()
+}
+
+/// The parts of the mapped file, and where its events are; None when it is not one to split
+/// or too few cuts were found.
+fn plan(bytes: &[u8], split: Split) -> Option<(Vec<PartJob>, split::Layout)> {
+    let size = bytes.len() as u64; // what was mapped, should the file have changed since
+    let layout = split::layout(&bytes[..split::HEAD_BYTES.min(size as usize)])?;
+    let mut last = 0;
+    let found = split::part_targets(size, split.part_bytes, split.threads, layout).into_iter().map(|at| {
+        let c = next_cut(bytes, at.max(last + 1));
+        last = c.unwrap_or(last);
+        c
+    });
+    let cuts = split::cuts(size, found.collect::<Vec<_>>());
+    (cuts.len() >= 3).then(|| (PartJob::all(&cuts, layout), layout))
 }
 
 /// The file mapped for reading in order. Mapped, not read: a read copies each byte out of the
@@ -175,39 +219,55 @@ fn unmap(map: &memmap2::Mmap, at: usize, len: usize) {
     let _ = unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, at, len) };
 }
 
-/// Joins the parts as they arrive, in file order, up to the last; `joined(k)` is told each
-/// time the first `k` are in. None when a part is missing or cannot be joined.
-pub(crate) fn join_in_order(
-    rx: mpsc::Receiver<(usize, Option<Part>)>,
-    joined: &dyn Fn(usize),
-) -> Option<(crate::analysis::model::collect::Collector, crate::trace::Outcome)> {
-    let mut waiting: std::collections::BTreeMap<usize, Part> = Default::default();
+/// How joining the parts in file order ended.
+pub(crate) enum Joining {
+    /// Every part joined: the whole file's collector and reading.
+    Whole(Collector, Outcome),
+    /// Part `k` is missing (it did not end where a part may, or its thread stopped) or could
+    /// not be joined (a limit reached in it): the parts before it, joined.
+    Until(usize, Joined),
+}
+
+/// Joins the parts as they arrive, in file order, up to the last or the first that cannot be;
+/// `joined(k)` is told each time the first `k` are in.
+pub(crate) fn join_in_order(rx: mpsc::Receiver<(usize, Option<Part>)>, joined: &dyn Fn(usize)) -> Joining {
+    let mut waiting: std::collections::BTreeMap<usize, Option<Part>> = Default::default();
     let mut all = Joined::default();
     for k in 0.. {
         let part = loop {
             if let Some(p) = waiting.remove(&k) {
                 break p;
             }
-            let (i, p) = rx.recv().ok()?;
-            waiting.insert(i, p?);
+            match rx.recv() {
+                Ok((i, p)) => _ = waiting.insert(i, p),
+                Err(_) => break None,
+            }
         };
+        let Some(part) = part else { return Joining::Until(k, all) };
         let last = matches!(part, Part::Last { .. });
-        all.push(part).ok()?;
+        if all.push(part).is_err() {
+            return Joining::Until(k, all);
+        }
         joined(k + 1);
         if last {
             break;
         }
     }
-    all.finish()
+    // The last part is in, so the reading is whole.
+    all.finish().map_or_else(|| Joining::Until(0, Joined::default()), |(c, o)| Joining::Whole(c, o))
 }
 
-/// Reads one part of the file; None when it does not end where a part may.
-fn read_part(map: &memmap2::Mmap, job: PartJob, progress: &dyn Fn(usize)) -> Option<Part> {
+/// Reads one part of the file; None when it does not end where a part may, or the join
+/// stopped (the file is then read on without this part).
+fn read_part(map: &memmap2::Mmap, job: PartJob, stop: &AtomicBool, progress: &dyn Fn(usize)) -> Option<Part> {
     let mut reader = PartReader::new(job);
     let mut at = job.from as usize;
     let to = (job.to as usize).min(map.len());
     // In pieces, for the progress bar and to stop early when the part turns out unjoinable.
     while at < to && reader.wants_more() {
+        if stop.load(Ordering::SeqCst) {
+            return None;
+        }
         let len = FEED.min(to - at);
         reader.feed(&map[at..at + len]);
         unmap(map, at, len);

@@ -306,6 +306,31 @@ fn threads_give_the_same_report_on_gzip_fixtures_and_real_gzip_traces() {
 }
 
 #[test]
+fn a_limit_reached_in_a_part_reads_on_from_it_with_the_report_of_one_thread() {
+    // More distinct names than the name limit: the part where it is reached cannot be joined;
+    // the file is read on from that part on one thread (not again from its start), and the
+    // report is one thread's.
+    let d = tmp("threads-limit");
+    let n = tracesight::limits::MAX_NAMES + 5_000;
+    let events: Vec<String> = (0..n)
+        .map(|i| {
+            format!(
+                r#"{{"ph":"X","cat":"kernel","name":"k{i}","pid":0,"tid":7,"ts":{},"dur":3,"args":{{"stream":7}}}}"#,
+                i * 10
+            )
+        })
+        .collect();
+    let f = d.join("names.json");
+    std::fs::write(&f, format!("{{\"traceEvents\":[{}]}}", events.join(","))).unwrap();
+    let path = f.to_str().unwrap();
+    let one = run(&["--json", "--threads", "1", path]);
+    assert!(String::from_utf8_lossy(&one.stdout).contains("distinct names"), "the limit was not reached");
+    let two = run(&["--json", "-v", "--threads", "2", "--part-bytes", "1000000", path]);
+    assert!(one.stdout == two.stdout, "the report differs on two threads");
+    assert!(stderr(&two).contains("could not be joined"), "not read on from a part: {}", stderr(&two));
+}
+
+#[test]
 fn threads_are_not_fooled_by_event_boundaries_inside_strings() {
     // Names that hold `},{` and `}, {` as text, so that candidate cuts fall inside strings;
     // a cut file and a syntax error late in a file must read as with one thread too.

@@ -44,6 +44,52 @@ fn read_in_parts(name: &str, bytes: &[u8], parts: u64, chunk: usize) -> Option<S
     Some(serde_json::to_string(&report.map_err(|e| e.message)).unwrap())
 }
 
+/// What the CLI does with a file cut into `parts` parts where part `stop_at` (or the first
+/// that cannot be joined, if earlier) is not joined: the parts before it joined, the rest of
+/// the file read on in one go from its start, in `chunk`-byte pieces. Also says where the
+/// reading went on from (the part's index; None when every part was joined).
+fn read_on_from(name: &str, bytes: &[u8], parts: u64, chunk: usize, stop_at: usize) -> (String, Option<usize>) {
+    let size = bytes.len() as u64;
+    let layout = split::layout(&bytes[..bytes.len().min(split::HEAD_BYTES)]).unwrap();
+    let found = split::targets(size, parts, layout).into_iter().map(|at| {
+        let from = (at as usize).min(bytes.len());
+        let window = &bytes[from..(from + split::CUT_WINDOW).min(bytes.len())];
+        split::cut_in(window).map(|c| at + c as u64)
+    });
+    let cuts = split::cuts(size, found.collect::<Vec<_>>());
+    let jobs = PartJob::all(&cuts, layout);
+    let mut joined = Joined::default();
+    let mut k = 0;
+    while k < stop_at.min(jobs.len()) {
+        let job = jobs[k];
+        let mut reader = PartReader::new(job);
+        for piece in bytes[job.from as usize..job.to as usize].chunks(chunk) {
+            reader.feed(piece);
+        }
+        let Some(part) = reader.finish() else { break };
+        if joined.push(part).is_err() {
+            break;
+        }
+        k += 1;
+    }
+    let on_from = (k < jobs.len()).then_some(k);
+    let report = if on_from.is_none() {
+        let (collector, outcome) = joined.finish().expect("every part joined");
+        report_of_parts(name, collector, Ok(outcome), &Options::default())
+    } else {
+        let from = jobs[k].from;
+        let mut rest = joined.rest_from(from, layout.in_object);
+        for piece in bytes[from as usize..].chunks(chunk) {
+            if rest.wants_more() {
+                rest.feed(piece);
+            }
+        }
+        let (collector, read) = rest.finish();
+        report_of_parts(name, collector, read, &Options::default())
+    };
+    (serde_json::to_string(&report.map_err(|e| e.message)).unwrap(), on_from)
+}
+
 /// Checks every way of cutting `bytes` that is tried; returns how many were joined.
 fn check(name: &str, bytes: &[u8]) -> usize {
     let whole = serde_json::to_string(&analyze_slice(name, bytes, &Options::default()).map_err(|e| e.message)).unwrap();
@@ -87,6 +133,63 @@ fn parts_joined_across_workers_give_the_report_of_one_reading() {
 }
 
 #[test]
+fn reading_on_from_any_part_gives_the_report_of_one_reading() {
+    // The CLI joins parts until one cannot be (a limit reached in it, a cut inside a string)
+    // and reads the rest of the file on from that part's start: from every part, on every
+    // fixture and plain shared real trace, the report of one reading.
+    let mut files = json_fixtures();
+    if let Some(dir) = shared_traces() {
+        files.extend(trace_files(&dir));
+    }
+    let mut read_on = 0;
+    for f in &files {
+        let mut bytes = std::fs::read(f).unwrap();
+        if bytes.starts_with(&[0x1f, 0x8b]) {
+            let mut plain = Vec::new();
+            flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_end(&mut plain).unwrap();
+            bytes = plain;
+        }
+        let name = f.display().to_string();
+        if split::layout(&bytes[..bytes.len().min(split::HEAD_BYTES)]).is_none() {
+            continue;
+        }
+        let whole =
+            serde_json::to_string(&analyze_slice(&name, &bytes, &Options::default()).map_err(|e| e.message)).unwrap();
+        for stop_at in 0..5 {
+            let (got, from) = read_on_from(&name, &bytes, 5, 4093, stop_at);
+            assert!(got == whole, "{name}, read on from part {from:?}:\n got {got:.300}\nwant {whole:.300}");
+            read_on += usize::from(from.is_some_and(|k| k > 0));
+        }
+    }
+    // Parts joined before reading on, on most files (small ones cut into fewer parts).
+    assert!(read_on >= 3 * files.len(), "{read_on} of {} files x 4", files.len());
+}
+
+#[test]
+fn a_limit_reached_in_a_part_is_read_on_from_that_part() {
+    // More distinct kernel names than the name limit: the part that crosses it cannot be
+    // joined (the limit's placeholder would fall elsewhere), and reading on from it gives
+    // what one reading gives, the limit reached at the same name.
+    let n = tracesight::limits::MAX_NAMES + 20_000;
+    let mut events = Vec::with_capacity(n);
+    for i in 0..n {
+        events.push(format!(
+            r#"{{"ph":"X","cat":"kernel","name":"k{i}","pid":0,"tid":7,"ts":{},"dur":3,"args":{{"correlation":{i},"stream":7}}}}"#,
+            i * 10
+        ));
+    }
+    let trace = format!(r#"{{"traceEvents":[{}]}}"#, events.join(","));
+    let bytes = trace.as_bytes();
+    let whole = analyze_slice("names", bytes, &Options::default()).unwrap();
+    let over = whole.diagnostics.iter().find(|d| d.id == tracesight::vocab::DiagnosticId::NameLimit);
+    assert_eq!(over.map(|d| d.count), Some(20_000), "{:?}", whole.diagnostics);
+    let whole = serde_json::to_string(&Ok::<_, String>(whole)).unwrap();
+    let (got, from) = read_on_from("names", bytes, 4, 1 << 20, usize::MAX);
+    assert!(matches!(from, Some(1..=3)), "the join stopped at part {from:?}, not at the limit");
+    assert!(got == whole, "read on from part {from:?}:\n got {got:.300}\nwant {whole:.300}");
+}
+
+#[test]
 fn a_cut_inside_a_string_is_refused_not_misread() {
     // Every name holds `},{},`: `}`, a comma, a whole object and a comma, candidate cuts inside
     // strings that look right to the cut finder; the part before such a cut does not end
@@ -113,6 +216,12 @@ fn a_cut_inside_a_string_is_refused_not_misread() {
         }
     }
     assert!(refused > 0, "the trap never put a candidate cut inside a string");
+    // Where the CLI reads on from the refused part instead, the report is one reading's.
+    let whole =
+        serde_json::to_string(&analyze_slice("trap", bytes, &Options::default()).map_err(|e| e.message)).unwrap();
+    for parts in 2..12 {
+        assert_eq!(read_on_from("trap", bytes, parts, 1000, usize::MAX).0, whole, "{parts} parts");
+    }
 }
 
 #[test]

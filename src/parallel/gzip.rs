@@ -6,7 +6,7 @@
 //! parts cannot be joined exactly, or the stream is damaged, the caller reads the file in one
 //! go instead: the result is always what one thread gives.
 
-use super::{join_in_order, Split};
+use super::{join_in_order, Joining, Split};
 use crate::analysis::job::split::{self, PartJob, PartReader};
 use crate::analysis::{report_of_parts, Options, TraceError};
 use crate::input::Encoding;
@@ -75,12 +75,14 @@ pub fn analyze(
         drop((done_tx, pool_tx));
         let cut = Cutter { parts: parts_tx, pool: pool_rx, stop: &stop, part, piece, budget, made: 0 };
         let _ = std::thread::Builder::new().spawn_scoped(s, move || cut.run(f, progress));
-        let result = join_in_order(done_rx, &|_| {});
-        if result.is_none() {
-            stop.store(true, Ordering::SeqCst);
+        match join_in_order(done_rx, &|_| {}) {
+            Joining::Whole(collector, outcome) => Some(report_of_parts(file, collector, Ok(outcome), opts)),
+            // The inflated stream is not kept: the caller inflates and reads it again, whole.
+            Joining::Until(..) => {
+                stop.store(true, Ordering::SeqCst);
+                None
+            }
         }
-        let (collector, outcome) = result?;
-        Some(report_of_parts(file, collector, Ok(outcome), opts))
     })
 }
 

@@ -3,13 +3,14 @@
 //! read into its own collector; the parts are joined in file order. A cut is a guess until the
 //! part before it, read by the real state machine, ends exactly there (in the events array,
 //! right after a comma, nothing held): a `},{` inside a string cannot fool it. Whenever
-//! something does not fit (a cut inside a string, a limit reached inside a part),
-//! the caller reads the file in one go instead. No file access here: callers hand in bytes.
+//! something does not fit (a cut inside a string, a limit reached inside a part), the file is
+//! read on from where the parts joined so far end, in one go ([`Joined::rest_from`]), or whole
+//! (the page). No file access here: callers hand in bytes.
 
 use crate::analysis::model::collect::{Collector, NotJoinable};
 use crate::input::formats::chrome_json::{Neutral, PushReader};
 use crate::input::{formats::Format, sniff, Encoding};
-use crate::trace::{Ending, Outcome};
+use crate::trace::{Ending, Fatal, Outcome};
 use serde::{Deserialize, Serialize};
 
 /// Files smaller than this are read in one go: splitting would not pay for itself.
@@ -202,33 +203,72 @@ pub struct Joined {
 }
 
 impl Joined {
-    /// Appends the next part of the file.
+    /// Appends the next part of the file; refused, and nothing changed, where it cannot be
+    /// joined exactly.
     pub fn push(&mut self, part: Part) -> Result<(), NotJoinable> {
         if self.outcome.is_some() {
             return Err(NotJoinable);
         }
-        let collector = match part {
-            Part::Middle { collector, events, stray_commas } => {
-                self.events += events;
-                self.stray_commas += stray_commas;
-                collector
-            }
-            Part::Last { collector, mut outcome } => {
-                outcome.events += self.events;
-                outcome.stray_commas += self.stray_commas;
-                self.outcome = Some(outcome);
-                collector
-            }
+        let (collector, events, stray_commas, outcome) = match part {
+            Part::Middle { collector, events, stray_commas } => (collector, events, stray_commas, None),
+            Part::Last { collector, outcome } => (collector, 0, 0, Some(outcome)),
         };
         match &mut self.all {
             None => self.all = Some(collector),
             Some(all) => all.join(collector)?,
         }
+        self.events += events;
+        self.stray_commas += stray_commas;
+        self.outcome = outcome.map(|mut o| {
+            o.events += self.events;
+            o.stray_commas += self.stray_commas;
+            o
+        });
         Ok(())
     }
 
     /// The whole file's collector and reading, once its last part is in.
     pub fn finish(self) -> Option<(Collector, Outcome)> {
         Some((self.all?, self.outcome?))
+    }
+
+    /// The rest of the file, from `from` (where the parts joined so far end, the start of the
+    /// first part that could not be joined; 0 when none was), to be read in one go into what
+    /// they collected: the parts before it are not read again. Exact because a joined part
+    /// leaves the collector as one reading leaves it at its end (what the join is checked
+    /// for), and a part's start is where the part before it was seen to end.
+    pub fn rest_from(self, from: u64, in_object: bool) -> Rest {
+        let reader = if from == 0 { PushReader::new() } else { PushReader::resume_after_comma(from, in_object) };
+        let collector = self.all.unwrap_or_default();
+        Rest { reader, collector, events: self.events, stray_commas: self.stray_commas }
+    }
+}
+
+/// The rest of a file read in one go after the parts joined before it ([`Joined::rest_from`]).
+pub struct Rest {
+    reader: PushReader,
+    collector: Collector,
+    events: u64,
+    stray_commas: u64,
+}
+
+impl Rest {
+    pub fn feed(&mut self, bytes: &[u8]) {
+        self.reader.feed(bytes, &mut Neutral(&mut self.collector));
+    }
+
+    /// Whether more bytes can change the result.
+    pub fn wants_more(&self) -> bool {
+        self.reader.wants_more()
+    }
+
+    /// The whole file's collector and reading, the joined parts' events counted in.
+    pub fn finish(mut self) -> (Collector, Result<Outcome, Fatal>) {
+        let read = self.reader.finish(&mut Neutral(&mut self.collector), Ending::Eof).map(|mut o| {
+            o.events += self.events;
+            o.stray_commas += self.stray_commas;
+            o
+        });
+        (self.collector, read)
     }
 }
