@@ -11,7 +11,7 @@
 // Needs the site in dist/ (scripts/build-web.sh) and tests/browser's node_modules (npm ci
 // there). CHROMIUM, FIREFOX: the browsers (default /usr/bin/chromium, /usr/bin/firefox-esr;
 // BROWSERS=chromium,firefox picks); TRACESIGHT_BIN: the CLI (default target/release/tracesight);
-// DIST: the site (default dist/); FIREFOX_PREFS: a JSON object of Firefox prefs (e.g. {"javascript.options.wasm_baselinejit":false});
+// DIST: the site (default dist/); FIREFOX_PREFS: a JSON object of Firefox prefs (e.g. {"javascript.options.wasm_baselinejit":false}); CHROMIUM_ARGS: more Chromium flags, space-separated (e.g. --js-flags=--no-liftoff);
 // RUNS (default 3); PICK_AFTER_MS: how long after the page is ready the file is picked (a
 // user takes a while; meanwhile the browser may finish optimising the worker's wasm); THREADS=1: print each reading's CPU seconds by browser thread.
 import fs from 'node:fs';

@@ -12,7 +12,8 @@ export const { serve } = await import(path.join(BROWSER_TESTS, 'serve.mjs'));
 export const DIST = path.resolve(process.env.DIST || path.join(ROOT, 'dist'));
 export const EXE = { chromium: process.env.CHROMIUM || '/usr/bin/chromium', firefox: process.env.FIREFOX || '/usr/bin/firefox-esr' };
 
-/** Headless Chromium, or Firefox over WebDriver BiDi (FIREFOX_PREFS: a JSON object of prefs). */
+/** Headless Chromium (CHROMIUM_ARGS: more flags, space-separated), or Firefox over WebDriver
+ * BiDi (FIREFOX_PREFS: a JSON object of prefs). */
 export function launch(name) {
   if (name === 'firefox') {
     return puppeteer.launch({ browser: 'firefox', executablePath: EXE.firefox, headless: true, protocol: 'webDriverBiDi', extraPrefsFirefox: JSON.parse(process.env.FIREFOX_PREFS || '{}') });

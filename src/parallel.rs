@@ -1,7 +1,8 @@
 //! Reading one large plain-JSON trace on several threads (native only; the core stays
 //! single-threaded): the parts that [`crate::analysis::job::split`] plans are read by worker threads
-//! and joined in file order as they arrive. Whenever the parts cannot be joined exactly, the
-//! caller reads the file in one go instead: the result is always what one thread gives.
+//! and joined in file order as they arrive. Where a part cannot be joined exactly, the file is
+//! read on from that part's start on this thread, into the parts joined before it: the result
+//! is always what one thread gives.
 
 use crate::analysis::fork::Fork;
 use crate::analysis::job::split::{self, Joined, Part, PartJob, PartReader, Rest};
@@ -95,7 +96,7 @@ pub fn analyze_file(
             let tx = tx.clone();
             let (map, jobs, next, joined, stop, read_bytes) = (&map, &jobs, &next, &joined, &stop, &read_bytes);
             // A thread that cannot start is done without: the others take its parts, and
-            // with none the join finds no senders and the caller reads the file in one go.
+            // with none the join finds no senders and the file is read on from its start.
             let _ = std::thread::Builder::new().spawn_scoped(s, move || loop {
                 let k = next.fetch_add(1, Ordering::SeqCst);
                 if k >= n || stop.load(Ordering::SeqCst) {
