@@ -3,8 +3,8 @@
 //! Read on from the first part refused (as the CLI does), it always gives that report.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use tracesight::analysis::report_of_parts;
 use tracesight::analysis::job::split::{self, Joined, Part, PartJob, PartReader};
+use tracesight::analysis::report_of_parts;
 use tracesight::{analyze_slice, Options, TraceError, TraceReport};
 
 /// The outcome as text.
@@ -30,7 +30,10 @@ fn in_parts(data: &[u8], parts: u64, read_on: bool) -> Option<String> {
         for piece in data[job.from as usize..job.to as usize].chunks(977) {
             reader.feed(piece);
         }
-        let part = reader.finish().map(|p| if k == 0 { p } else { Part::decode(&p.encode()).expect("decodes what it encoded") });
+        let part =
+            reader
+                .finish()
+                .map(|p| if k == 0 { p } else { Part::decode(&p.encode()).expect("decodes what it encoded") });
         match part.map(|p| joined.push(p)) {
             Some(Ok(())) => {}
             _ if read_on => {
