@@ -152,9 +152,9 @@ mod cli {
             match in_parts {
                 Some(_) if !verbose => {}
                 Some(InParts::Joined) => eprintln!("[read] {name}: parsed in parts on {} threads", split.threads),
-                Some(InParts::ReadOnFrom { part, parts }) => eprintln!(
-                    "[read] {name}: parsed in parts on {} threads; part {} of {parts} could not be joined (a limit \
-                     reached in it, or a cut inside a string): read on from it on one thread",
+                Some(InParts::ReadOnFrom { part }) => eprintln!(
+                    "[read] {name}: parsed in parts on {} threads; part {} could not be joined (a limit reached \
+                     in it, or a cut inside a string): read on from it on one thread",
                     split.threads,
                     part + 1
                 ),

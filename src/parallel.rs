@@ -59,9 +59,9 @@ pub fn threads(threads: usize) -> Fork {
 pub enum InParts {
     /// Every part read on its own and joined.
     Joined,
-    /// Part `part` of `parts` could not be joined (a limit reached in it, a cut inside a
+    /// Part `part` (from 0) could not be joined (a limit reached in it, a cut inside a
     /// string): the parts before it joined, the rest read on from it on one thread.
-    ReadOnFrom { part: usize, parts: usize },
+    ReadOnFrom { part: usize },
 }
 
 /// Analyses the plain-JSON trace at `path` on `split.threads` threads; None when the file is
@@ -91,7 +91,7 @@ pub fn analyze_file(
     let stop = AtomicBool::new(false);
     let read_bytes = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<(usize, Option<Part>)>();
-    std::thread::scope(|s| {
+    let joining = std::thread::scope(|s| {
         for _ in 0..split.threads {
             let tx = tx.clone();
             let (map, jobs, next, joined, stop, read_bytes) = (&map, &jobs, &next, &joined, &stop, &read_bytes);
@@ -122,21 +122,26 @@ pub fn analyze_file(
             *joined.0.lock().unwrap() = k;
             joined.1.notify_all();
         });
-        match joining {
-            Joining::Whole(collector, outcome) => {
-                Some((report_of_parts(file, collector, Ok(outcome), opts), InParts::Joined))
-            }
-            Joining::Until(k, parts) => {
-                // The threads stop after the part they hold; this one reads on from part k.
-                stop.store(true, Ordering::SeqCst);
-                joined.1.notify_all();
-                let from = jobs[k].from;
-                progress(from);
-                let (collector, read) = read_rest(&map, parts.rest_from(from, layout.in_object), from, progress);
-                Some((report_of_parts(file, collector, read, opts), InParts::ReadOnFrom { part: k, parts: n }))
-            }
+        if let Joining::Until(..) = joining {
+            // The threads stop at their next piece.
+            stop.store(true, Ordering::SeqCst);
+            joined.1.notify_all();
         }
-    })
+        joining
+    });
+    match joining {
+        Joining::Whole(collector, outcome) => {
+            Some((report_of_parts(file, collector, Ok(outcome), opts), InParts::Joined))
+        }
+        Joining::Until(k, parts) => {
+            // Once the threads are done (their parts would sit beside the joined ones), this
+            // one reads on from part k.
+            let from = jobs[k].from;
+            progress(from);
+            let (collector, read) = read_rest(&map, parts.rest_from(from, layout.in_object), from, progress);
+            Some((report_of_parts(file, collector, read, opts), InParts::ReadOnFrom { part: k }))
+        }
+    }
 }
 
 /// Reads the file on from `from` in one go, into the parts joined before it: what one

@@ -320,14 +320,19 @@ fn a_limit_reached_in_a_part_reads_on_from_it_with_the_report_of_one_thread() {
             )
         })
         .collect();
-    let f = d.join("names.json");
-    std::fs::write(&f, format!("{{\"traceEvents\":[{}]}}", events.join(","))).unwrap();
-    let path = f.to_str().unwrap();
-    let one = run(&["--json", "--threads", "1", path]);
-    assert!(String::from_utf8_lossy(&one.stdout).contains("distinct names"), "the limit was not reached");
-    let two = run(&["--json", "-v", "--threads", "2", "--part-bytes", "1000000", path]);
-    assert!(one.stdout == two.stdout, "the report differs on two threads");
-    assert!(stderr(&two).contains("could not be joined"), "not read on from a part: {}", stderr(&two));
+    let text = format!("{{\"traceEvents\":[{}]}}", events.join(","));
+    // The same as .json.gz, which is read whole again instead.
+    for (name, bytes) in [("names.json", text.clone().into_bytes()), ("names.json.gz", gzip(text.as_bytes()))] {
+        let f = d.join(name);
+        std::fs::write(&f, bytes).unwrap();
+        let path = f.to_str().unwrap();
+        let one = run(&["--json", "--threads", "1", path]);
+        assert!(String::from_utf8_lossy(&one.stdout).contains("distinct names"), "{name}: the limit was not reached");
+        let two = run(&["--json", "-v", "--threads", "2", "--part-bytes", "1000000", path]);
+        assert!(one.stdout == two.stdout, "{name}: the report differs on two threads");
+        let read_on = stderr(&two).contains("could not be joined");
+        assert_eq!(read_on, name.ends_with(".json"), "{name}: {}", stderr(&two));
+    }
 }
 
 #[test]
