@@ -13,17 +13,33 @@ use tracesight::analysis::job::split::{self, Joined, Part, PartJob, PartReader};
 use tracesight::analysis::report_of_parts;
 use tracesight::{analyze_slice, Options};
 
-/// What the page does with a file cut into `parts` parts, read in `chunk`-byte pieces: the
-/// report, or None when a part refused (a cut inside a string, a limit, late metadata).
-fn read_in_parts(name: &str, bytes: &[u8], parts: u64, chunk: usize) -> Option<String> {
+/// A trace file's JSON, inflated when it is gzip (the joining is what is checked).
+fn plain_bytes(f: &std::path::Path) -> Vec<u8> {
+    let bytes = std::fs::read(f).unwrap();
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return bytes;
+    }
+    let mut plain = Vec::new();
+    flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_end(&mut plain).unwrap();
+    plain
+}
+
+/// The cuts that make `parts` parts of `bytes`, as the page finds them.
+fn cuts_of(bytes: &[u8], parts: u64, layout: split::Layout) -> Vec<u64> {
     let size = bytes.len() as u64;
-    let layout = split::layout(&bytes[..bytes.len().min(split::HEAD_BYTES)])?;
     let found = split::targets(size, parts, layout).into_iter().map(|at| {
         let from = (at as usize).min(bytes.len());
         let window = &bytes[from..(from + split::CUT_WINDOW).min(bytes.len())];
         split::cut_in(window).map(|c| at + c as u64)
     });
-    let cuts = split::cuts(size, found.collect::<Vec<_>>());
+    split::cuts(size, found.collect::<Vec<_>>())
+}
+
+/// What the page does with a file cut into `parts` parts, read in `chunk`-byte pieces: the
+/// report, or None when a part refused (a cut inside a string, a limit, late metadata).
+fn read_in_parts(name: &str, bytes: &[u8], parts: u64, chunk: usize) -> Option<String> {
+    let layout = split::layout(&bytes[..bytes.len().min(split::HEAD_BYTES)])?;
+    let cuts = cuts_of(bytes, parts, layout);
     assert!(cuts.windows(2).all(|w| w[0] < w[1]), "{name}: cuts out of order: {cuts:?}");
     let mut joined = Joined::default();
     for (k, job) in PartJob::all(&cuts, layout).into_iter().enumerate() {
@@ -49,15 +65,8 @@ fn read_in_parts(name: &str, bytes: &[u8], parts: u64, chunk: usize) -> Option<S
 /// the file read on in one go from its start, in `chunk`-byte pieces. Also says where the
 /// reading went on from (the part's index; None when every part was joined).
 fn read_on_from(name: &str, bytes: &[u8], parts: u64, chunk: usize, stop_at: usize) -> (String, Option<usize>) {
-    let size = bytes.len() as u64;
     let layout = split::layout(&bytes[..bytes.len().min(split::HEAD_BYTES)]).unwrap();
-    let found = split::targets(size, parts, layout).into_iter().map(|at| {
-        let from = (at as usize).min(bytes.len());
-        let window = &bytes[from..(from + split::CUT_WINDOW).min(bytes.len())];
-        split::cut_in(window).map(|c| at + c as u64)
-    });
-    let cuts = split::cuts(size, found.collect::<Vec<_>>());
-    let jobs = PartJob::all(&cuts, layout);
+    let jobs = PartJob::all(&cuts_of(bytes, parts, layout), layout);
     let mut joined = Joined::default();
     let mut k = 0;
     while k < stop_at.min(jobs.len()) {
@@ -120,12 +129,7 @@ fn parts_joined_across_workers_give_the_report_of_one_reading() {
     assert!(files.len() >= 4);
     let mut joined = 0;
     for f in &files {
-        let mut bytes = std::fs::read(f).unwrap();
-        if bytes.starts_with(&[0x1f, 0x8b]) {
-            let mut plain = Vec::new();
-            flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_end(&mut plain).unwrap();
-            bytes = plain;
-        }
+        let bytes = plain_bytes(f);
         joined += check(&f.display().to_string(), &bytes);
     }
     // Every one of these files is split and joined, metadata after the events included.
@@ -143,12 +147,7 @@ fn reading_on_from_any_part_gives_the_report_of_one_reading() {
     }
     let mut read_on = 0;
     for f in &files {
-        let mut bytes = std::fs::read(f).unwrap();
-        if bytes.starts_with(&[0x1f, 0x8b]) {
-            let mut plain = Vec::new();
-            flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_end(&mut plain).unwrap();
-            bytes = plain;
-        }
+        let bytes = plain_bytes(f);
         let name = f.display().to_string();
         if split::layout(&bytes[..bytes.len().min(split::HEAD_BYTES)]).is_none() {
             continue;
