@@ -154,14 +154,16 @@ fn read_rest(
     from: u64,
     progress: &dyn Fn(u64),
 ) -> (Collector, Result<Outcome, Fatal>) {
-    let mut at = from as usize;
-    while at < map.len() && rest.wants_more() {
-        let len = FEED.min(map.len() - at);
-        rest.feed(&map[at..at + len]);
-        unmap(map, at, len);
-        at += len;
-        progress(at as u64);
-    }
+    feed_mapped(
+        map,
+        from as usize,
+        map.len(),
+        &mut |piece| {
+            rest.feed(piece);
+            rest.wants_more()
+        },
+        &mut |at, _| progress(at as u64),
+    );
     rest.finish()
 }
 
@@ -205,15 +207,40 @@ pub fn analyze_mapped(
         return None;
     }
     let mut analysis = crate::analysis::Analysis::new(name, opts.clone());
-    let mut at = 0;
-    while at < map.len() && analysis.wants_more() {
-        let len = FEED.min(map.len() - at);
-        analysis.feed(&map[at..at + len]);
-        unmap(&map, at, len);
-        at += len;
-        progress(at as u64);
-    }
+    feed_mapped(
+        &map,
+        0,
+        map.len(),
+        &mut |piece| {
+            analysis.feed(piece);
+            analysis.wants_more()
+        },
+        &mut |at, _| progress(at as u64),
+    );
     Some(analysis.finish(None))
+}
+
+/// Feeds bytes `from..to` of the map in pieces of [`FEED`] bytes, each unmapped once fed, until
+/// `feed` (which says after each piece whether it wants more) wants no more; `fed(end, len)`
+/// after each piece: for the progress bar, and to stop early.
+fn feed_mapped(
+    map: &memmap2::Mmap,
+    from: usize,
+    to: usize,
+    feed: &mut dyn FnMut(&[u8]) -> bool,
+    fed: &mut dyn FnMut(usize, usize),
+) {
+    let (mut at, to) = (from, to.min(map.len()));
+    while at < to {
+        let len = FEED.min(to - at);
+        let more = feed(&map[at..at + len]);
+        unmap(map, at, len);
+        at += len;
+        fed(at, len);
+        if !more {
+            return;
+        }
+    }
 }
 
 /// The bytes are parsed (the reader copied what it holds): unmap them, so that the process's
@@ -267,18 +294,20 @@ pub(crate) fn join_in_order(rx: mpsc::Receiver<(usize, Option<Part>)>, joined: &
 /// stopped (the file is then read on without this part).
 fn read_part(map: &memmap2::Mmap, job: PartJob, stop: &AtomicBool, progress: &dyn Fn(usize)) -> Option<Part> {
     let mut reader = PartReader::new(job);
-    let mut at = job.from as usize;
-    let to = (job.to as usize).min(map.len());
-    // In pieces, for the progress bar and to stop early when the part turns out unjoinable.
-    while at < to && reader.wants_more() {
-        if stop.load(Ordering::SeqCst) {
-            return None;
-        }
-        let len = FEED.min(to - at);
-        reader.feed(&map[at..at + len]);
-        unmap(map, at, len);
-        progress(len);
-        at += len;
+    // In pieces, to stop early when the part turns out unjoinable or the join stopped.
+    let stopped = || stop.load(Ordering::SeqCst);
+    feed_mapped(
+        map,
+        job.from as usize,
+        job.to as usize,
+        &mut |piece| {
+            reader.feed(piece);
+            reader.wants_more() && !stopped()
+        },
+        &mut |_, len| progress(len),
+    );
+    if stopped() {
+        return None;
     }
     reader.finish()
 }

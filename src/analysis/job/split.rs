@@ -219,11 +219,7 @@ impl Joined {
         }
         self.events += events;
         self.stray_commas += stray_commas;
-        self.outcome = outcome.map(|mut o| {
-            o.events += self.events;
-            o.stray_commas += self.stray_commas;
-            o
-        });
+        self.outcome = outcome.map(|o| counted_in(o, self.events, self.stray_commas));
         Ok(())
     }
 
@@ -264,11 +260,14 @@ impl Rest {
 
     /// The whole file's collector and reading, the joined parts' events counted in.
     pub fn finish(mut self) -> (Collector, Result<Outcome, Fatal>) {
-        let read = self.reader.finish(&mut Neutral(&mut self.collector), Ending::Eof).map(|mut o| {
-            o.events += self.events;
-            o.stray_commas += self.stray_commas;
-            o
-        });
-        (self.collector, read)
+        let read = self.reader.finish(&mut Neutral(&mut self.collector), Ending::Eof);
+        (self.collector, read.map(|o| counted_in(o, self.events, self.stray_commas)))
     }
+}
+
+/// The last part's reading with the parts' before it counted in: the whole file's.
+fn counted_in(mut o: Outcome, events: u64, stray_commas: u64) -> Outcome {
+    o.events += events;
+    o.stray_commas += stray_commas;
+    o
 }
