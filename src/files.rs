@@ -8,10 +8,7 @@ use crate::analysis::{Analysis, Options, TraceError};
 use crate::parallel::{self, InParts, Split};
 use crate::report::TraceReport;
 use std::fs::File;
-use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
-use std::thread;
 
 /// Reads one trace (or tracesight report) file: on several threads when `split` allows and
 /// the file splits, else in one go. Also says how it was read in parts, if it was.
@@ -30,8 +27,8 @@ pub fn read(
             if let Some(r) = parallel::analyze_mapped(name, &f, opts, progress) {
                 return (r, None);
             }
-            if let Some(r) = parallel::gzip::analyze(name, path, split, opts, progress) {
-                return (r.map(|t| vec![t]), Some(InParts::Joined));
+            if let Some((r, how)) = parallel::gzip::analyze(name, path, split, opts, progress) {
+                return (r.map(|t| vec![t]), Some(how));
             }
             progress(0);
             (analyze_pipelined(name, f, opts, progress), None)
@@ -81,60 +78,19 @@ pub fn error(p: &Path, message: &str) -> TraceError {
 }
 
 /// Reads and decompresses on a second thread while this one parses each decoded piece
-/// where it lies (the core itself stays single-threaded). Bounded: at most `DEPTH` pieces
-/// in flight, and their buffers are recycled. `progress` gets the file bytes consumed.
+/// where it lies (the core itself stays single-threaded). `progress` gets the file bytes
+/// consumed.
 fn analyze_pipelined(
     name: &str,
     file: File,
     opts: &Options,
     progress: &dyn Fn(u64),
 ) -> Result<Vec<crate::TraceReport>, TraceError> {
-    const PIECE: usize = 1 << 20;
-    const DEPTH: usize = 8;
-    // A piece: a buffer, how much of it was read, and the file bytes consumed so far.
-    let (full_tx, full_rx) = mpsc::sync_channel::<io::Result<(Vec<u8>, usize, u64)>>(DEPTH);
-    let (empty_tx, empty_rx) = mpsc::channel::<Vec<u8>>();
-    thread::spawn(move || {
-        let mut decoded = match crate::input::decode(file) {
-            Ok(d) => d,
-            Err(e) => {
-                let _ = full_tx.send(Err(crate::input::carry(&e)));
-                return;
-            }
-        };
-        loop {
-            // Buffers keep their length: zeroing them again for every piece (inflating
-            // gives 64 kB ones) cost more than the inflating.
-            let mut buf = empty_rx.try_recv().unwrap_or_else(|_| vec![0; PIECE]);
-            match crate::input::read_retrying(&mut decoded, &mut buf) {
-                Ok(0) => return,
-                Ok(n) => {
-                    if full_tx.send(Ok((buf, n, decoded.consumed.get()))).is_err() {
-                        return;
-                    }
-                }
-                Err(e) => {
-                    let _ = full_tx.send(Err(crate::input::carry(&e)));
-                    return;
-                }
-            }
-        }
-    });
     let mut analysis = Analysis::new(name, opts.clone());
-    let failure = loop {
-        match full_rx.recv() {
-            Ok(Ok((piece, n, consumed))) => {
-                analysis.feed(&piece[..n]);
-                progress(consumed);
-                let _ = empty_tx.send(piece);
-                if !analysis.wants_more() {
-                    break None;
-                }
-            }
-            Ok(Err(e)) => break Some(e),
-            // The reading thread finished: end of input.
-            Err(_) => break None,
-        }
-    };
+    let failure = parallel::decode_pipelined(file, &mut |piece, consumed| {
+        analysis.feed(piece);
+        progress(consumed);
+        analysis.wants_more()
+    });
     analysis.finish(failure)
 }

@@ -11,6 +11,7 @@ use crate::analysis::{report_of_parts, Options, TraceError};
 use crate::report::TraceReport;
 use crate::trace::{Fatal, Outcome};
 use std::fs::File;
+use std::io;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Condvar, Mutex};
@@ -165,6 +166,58 @@ fn read_rest(
         &mut |at, _| progress(at as u64),
     );
     rest.finish()
+}
+
+/// Reads and decompresses `file` on a second thread while this one hands each decoded piece
+/// to `feed`, with the file bytes consumed so far; `feed` says whether it wants more. Bounded:
+/// at most `DEPTH` pieces in flight, their buffers recycled. Returns the read error that ended
+/// the stream, if one did.
+pub fn decode_pipelined(file: File, feed: &mut dyn FnMut(&[u8], u64) -> bool) -> Option<io::Error> {
+    const PIECE: usize = 1 << 20;
+    const DEPTH: usize = 8;
+    // A piece: a buffer, how much of it was read, and the file bytes consumed so far.
+    let (full_tx, full_rx) = mpsc::sync_channel::<io::Result<(Vec<u8>, usize, u64)>>(DEPTH);
+    let (empty_tx, empty_rx) = mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        let mut decoded = match crate::input::decode(file) {
+            Ok(d) => d,
+            Err(e) => {
+                let _ = full_tx.send(Err(crate::input::carry(&e)));
+                return;
+            }
+        };
+        loop {
+            // Buffers keep their length: zeroing them again for every piece (inflating
+            // gives 64 kB ones) cost more than the inflating.
+            let mut buf = empty_rx.try_recv().unwrap_or_else(|_| vec![0; PIECE]);
+            match crate::input::read_retrying(&mut decoded, &mut buf) {
+                Ok(0) => return,
+                Ok(n) => {
+                    if full_tx.send(Ok((buf, n, decoded.consumed.get()))).is_err() {
+                        return;
+                    }
+                }
+                Err(e) => {
+                    let _ = full_tx.send(Err(crate::input::carry(&e)));
+                    return;
+                }
+            }
+        }
+    });
+    loop {
+        match full_rx.recv() {
+            Ok(Ok((piece, n, consumed))) => {
+                let more = feed(&piece[..n], consumed);
+                let _ = empty_tx.send(piece);
+                if !more {
+                    return None;
+                }
+            }
+            Ok(Err(e)) => return Some(e),
+            // The reading thread finished: end of input.
+            Err(_) => return None,
+        }
+    }
 }
 
 /// The parts of the mapped file, and where its events are; None when it is not one to split

@@ -321,8 +321,18 @@ fn a_limit_reached_in_a_part_reads_on_from_it_with_the_report_of_one_thread() {
         })
         .collect();
     let text = format!("{{\"traceEvents\":[{}]}}", events.join(","));
-    // The same as .json.gz, which is read whole again instead.
-    for (name, bytes) in [("names.json", text.clone().into_bytes()), ("names.json.gz", gzip(text.as_bytes()))] {
+    // The same as .json.gz (inflated again, and read on from that part); and a .json.gz whose
+    // stream fails at its end (a wrong CRC), which the read-on meets too: it is then read whole
+    // again, and reports the failure as one thread does.
+    let mut bad_crc = gzip(text.as_bytes());
+    let crc = bad_crc.len() - 8;
+    bad_crc[crc] ^= 0xff;
+    let files = [
+        ("names.json", text.clone().into_bytes(), true),
+        ("names.json.gz", gzip(text.as_bytes()), true),
+        ("bad-crc.json.gz", bad_crc, false),
+    ];
+    for (name, bytes, reads_on) in files {
         let f = d.join(name);
         std::fs::write(&f, bytes).unwrap();
         let path = f.to_str().unwrap();
@@ -330,8 +340,9 @@ fn a_limit_reached_in_a_part_reads_on_from_it_with_the_report_of_one_thread() {
         assert!(String::from_utf8_lossy(&one.stdout).contains("distinct names"), "{name}: the limit was not reached");
         let two = run(&["--json", "-v", "--threads", "2", "--part-bytes", "1000000", path]);
         assert!(one.stdout == two.stdout, "{name}: the report differs on two threads");
+        assert_eq!(one.status.code(), two.status.code(), "{name}");
         let read_on = stderr(&two).contains("could not be joined");
-        assert_eq!(read_on, name.ends_with(".json"), "{name}: {}", stderr(&two));
+        assert_eq!(read_on, reads_on, "{name}: {}", stderr(&two));
     }
 }
 

@@ -2,15 +2,18 @@
 //! stream into parts at event boundaries as it goes (where a part of a plain file may be cut,
 //! see [`split`]); each part streams to a worker as it is inflated, so that the first part is
 //! read while the rest inflates, and the parts are joined in file order. Inflating is several
-//! times faster than reading, so the workers, not the inflating, set the pace. Whenever the
-//! parts cannot be joined exactly, or the stream is damaged, the caller reads the file in one
-//! go instead: the result is always what one thread gives.
+//! times faster than reading, so the workers, not the inflating, set the pace. Where a part
+//! cannot be joined exactly (a limit reached in it), the stream is inflated again and read on
+//! from that part's start, into the parts joined before it; where the stream is damaged, the
+//! caller reads the file in one go instead: the result is always what one thread gives.
 
-use super::{join_in_order, Joining, Split};
-use crate::analysis::job::split::{self, PartJob, PartReader};
+use super::{decode_pipelined, join_in_order, InParts, Joining, Split};
+use crate::analysis::job::split::{self, PartJob, PartReader, Rest};
+use crate::analysis::model::collect::Collector;
 use crate::analysis::{report_of_parts, Options, TraceError};
 use crate::input::Encoding;
 use crate::report::TraceReport;
+use crate::trace::{Fatal, Outcome};
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
@@ -37,16 +40,16 @@ enum Piece {
 }
 
 /// Analyses the gzip-compressed trace at `path` on `split.threads` threads, in parts of about
-/// a quarter of `split.part_bytes` inflated bytes; None when it is not one to read so (one thread, not a
-/// regular file, not gzip, not a plain Chrome-JSON trace inside, damaged) or its parts cannot
-/// be joined exactly.
+/// a quarter of `split.part_bytes` inflated bytes, and says how it was read in parts; None when
+/// it is not one to read so (one thread, not a regular file, not gzip, not a plain Chrome-JSON
+/// trace inside, damaged).
 pub fn analyze(
     file: &str,
     path: &Path,
     split: Split,
     opts: &Options,
     progress: &(dyn Fn(u64) + Sync),
-) -> Option<Result<TraceReport, TraceError>> {
+) -> Option<(Result<TraceReport, TraceError>, InParts)> {
     // Opened again for its own offset; a pipe would be consumed by a second reading.
     let f = File::open(path).ok().filter(|f| f.metadata().is_ok_and(|m| m.is_file()))?;
     if split.threads < 2 {
@@ -56,7 +59,10 @@ pub fn analyze(
     // mapped file's wait in the page cache (2 GB trace, two threads: a quarter's parts read as
     // fast as whole ones and peaked at 277 MB against 285).
     let part = (split.part_bytes / 4).max(1) as usize;
-    let piece = (part / 16).clamp(256, PIECE);
+    // Pieces of 1 MB at the default parts: blocks that large are mapped by the allocator
+    // (`main.rs`) and given back when freed; at 512 kB they stayed in the inflating thread's
+    // heap after the parts were read (10 M tiny kernels read on: peak 294 -> 287 MB).
+    let piece = (part / 8).clamp(256, PIECE);
     // The inflated bytes in flight, at most: a part for each worker and one more, so that a
     // worker that finishes one finds the next already inflated.
     let budget = (split.threads + 1) * part.div_ceil(piece) + split.threads;
@@ -65,7 +71,9 @@ pub fn analyze(
     let (pool_tx, pool_rx) = mpsc::channel::<Vec<u8>>();
     let (parts_tx, parts_rx) = mpsc::channel::<Streamed>();
     let parts_rx = Mutex::new(parts_rx);
-    std::thread::scope(|s| {
+    // Where each part offered starts in the inflated stream, and whether inside an object.
+    let starts = Mutex::new(Vec::new());
+    let joining = std::thread::scope(|s| {
         for _ in 0..split.threads {
             let (done_tx, pool_tx, parts_rx, stop) = (done_tx.clone(), pool_tx.clone(), &parts_rx, &stop);
             // A worker that cannot start leaves its parts to the others; with none, the join
@@ -73,17 +81,47 @@ pub fn analyze(
             let _ = std::thread::Builder::new().spawn_scoped(s, move || work(parts_rx, done_tx, pool_tx, stop));
         }
         drop((done_tx, pool_tx));
-        let cut = Cutter { parts: parts_tx, pool: pool_rx, stop: &stop, part, piece, budget, made: 0 };
+        let cut = Cutter { parts: parts_tx, pool: pool_rx, stop: &stop, starts: &starts, part, piece, budget, made: 0 };
         let _ = std::thread::Builder::new().spawn_scoped(s, move || cut.run(f, progress));
-        match join_in_order(done_rx, &|_| {}) {
-            Joining::Whole(collector, outcome) => Some(report_of_parts(file, collector, Ok(outcome), opts)),
-            // The inflated stream is not kept: the caller inflates and reads it again, whole.
-            Joining::Until(..) => {
-                stop.store(true, Ordering::SeqCst);
-                None
-            }
+        let joining = join_in_order(done_rx, &|_| {});
+        if let Joining::Until(..) = joining {
+            stop.store(true, Ordering::SeqCst);
         }
-    })
+        joining
+    });
+    match joining {
+        Joining::Whole(collector, outcome) => {
+            Some((report_of_parts(file, collector, Ok(outcome), opts), InParts::Joined))
+        }
+        // Once the threads are done, the stream (not kept) is inflated again and read on from
+        // part k. A part never offered: the inflating stopped before it (damaged, or not a
+        // trace to cut), which a reading in one go reports.
+        Joining::Until(k, parts) => {
+            let (from, in_object) = starts.into_inner().ok()?.get(k).copied()?;
+            let (collector, read) = read_rest(path, parts.rest_from(from, in_object), from, progress)?;
+            Some((report_of_parts(file, collector, read, opts), InParts::ReadOnFrom { part: k }))
+        }
+    }
+}
+
+/// Inflates the stream again and reads it on from `from` (the bytes before it inflated and
+/// passed over, several times faster than read) into `rest`; None when the stream fails
+/// (the caller reads it in one go, which reports where).
+fn read_rest(
+    path: &Path,
+    mut rest: Rest,
+    from: u64,
+    progress: &dyn Fn(u64),
+) -> Option<(Collector, Result<Outcome, Fatal>)> {
+    let mut at = 0u64;
+    let failed = decode_pipelined(File::open(path).ok()?, &mut |piece, consumed| {
+        let skip = from.saturating_sub(at).min(piece.len() as u64) as usize;
+        at += piece.len() as u64;
+        rest.feed(&piece[skip..]);
+        progress(consumed);
+        rest.wants_more()
+    });
+    failed.is_none().then(|| rest.finish())
 }
 
 /// Takes the next part, reads its bytes as they come, hands it on when it ends, and again.
@@ -122,6 +160,7 @@ struct Cutter<'a> {
     parts: Sender<Streamed>,
     pool: Receiver<Vec<u8>>,
     stop: &'a AtomicBool,
+    starts: &'a Mutex<Vec<(u64, bool)>>,
     part: usize,
     piece: usize,
     /// Buffers of `piece` bytes that may be made, and how many were.
@@ -180,6 +219,7 @@ impl Cutter<'_> {
 
     /// Offers part `k` to the workers; its bytes go to the sender returned.
     fn start(&self, k: usize, from: u64, in_object: bool) -> Option<Sender<Piece>> {
+        self.starts.lock().ok()?.push((from, in_object));
         let (tx, pieces) = mpsc::channel();
         self.parts.send(Streamed { k, from, in_object, pieces }).ok()?;
         Some(tx)
