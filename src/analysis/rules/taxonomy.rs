@@ -12,6 +12,7 @@
 use super::kernel_name::KernelName;
 pub use crate::vocab::{Backend, Bucket};
 use rule::Match::{All, Any};
+use std::sync::LazyLock;
 
 impl Bucket {
     /// The bucket's definition, generated from the rule tables: every rule that can put a row
@@ -167,7 +168,7 @@ impl KernelFacts {
     pub fn of(raw: &str) -> KernelFacts {
         let name = KernelName::parse(raw);
         let subject = Subject::kernel(&name);
-        let mut rule = rule::first(KERNEL_RULES, &subject);
+        let mut rule = KERNEL_INDEX.first(KERNEL_RULES, &subject);
         // A copy kernel that writes an FP8 type is a quantizing cast: the dtype is only in the
         // signature, so this one rule reads the full name.
         let fp8_cast = rule.is_some_and(|i| KERNEL_RULES[i].then.bucket == Bucket::Memory)
@@ -177,7 +178,9 @@ impl KernelFacts {
             rule = KERNEL_RULES.iter().position(|r| r.then.bucket == Bucket::Quantization);
         }
         let tensor_cores = match rule.map(|i| KERNEL_RULES[i].then.bucket) {
-            Some(Bucket::Gemm) => rule::first(TENSOR_CORE_RULES, &subject).map(|i| TENSOR_CORE_RULES[i].then),
+            Some(Bucket::Gemm) => {
+                TENSOR_CORE_INDEX.first(TENSOR_CORE_RULES, &subject).map(|i| TENSOR_CORE_RULES[i].then)
+            }
             _ => None,
         };
         let unfusable = unfusable::unfusable(&name, rule.map(|i| KERNEL_RULES[i].then.bucket));
@@ -192,6 +195,10 @@ impl KernelFacts {
         self.kernel_rule().and_then(|r| r.then.backend)
     }
 }
+
+/// [`KERNEL_RULES`] and [`TENSOR_CORE_RULES`] by the literals their rules need.
+static KERNEL_INDEX: LazyLock<rule::Index> = LazyLock::new(|| rule::Index::new(KERNEL_RULES));
+static TENSOR_CORE_INDEX: LazyLock<rule::Index> = LazyLock::new(|| rule::Index::new(TENSOR_CORE_RULES));
 
 /// The kernel's own name says copy (for the FP8-cast check).
 const COPY: Match = Any(&["*copy*"]);
@@ -233,6 +240,8 @@ pub fn is_te_attention_op(name: &str) -> bool {
 
 mod families;
 mod hf_models;
+#[cfg(test)]
+mod index_tests;
 mod kernel_rules;
 mod leaf_rules;
 mod op_rules;

@@ -1,8 +1,9 @@
 //! The op-context rules: what an enclosing op (or annotation) says about the kernels it
 //! launched, and the SDPA ops' backends.
 
-use super::rule::{first, Match, Rule, Subject};
+use super::rule::{Index, Match, Rule, Subject};
 use crate::vocab::{Backend, Bucket};
+use std::sync::LazyLock;
 
 use Match::{Any, Aten, Prefix};
 
@@ -255,5 +256,8 @@ const QUANT_OPS: &[&str] = &[
 
 /// The context rule an op name matches (index into [`OP_CONTEXT_RULES`]).
 pub fn op_context(op: &str) -> Option<usize> {
-    first(OP_CONTEXT_RULES, &Subject::name(op))
+    OP_CONTEXT_INDEX.first(OP_CONTEXT_RULES, &Subject::name(op))
 }
+
+/// [`OP_CONTEXT_RULES`] by the literals their rules need (each distinct op name is matched once).
+pub(super) static OP_CONTEXT_INDEX: LazyLock<Index> = LazyLock::new(|| Index::new(OP_CONTEXT_RULES));

@@ -13,7 +13,7 @@ fn bucket(name: &str) -> Option<Bucket> {
 }
 
 /// (kernel name as emitted, expected bucket) per family.
-const FAMILIES: &[(&str, &[(&str, Bucket)])] = &[
+pub(super) const FAMILIES: &[(&str, &[(&str, Bucket)])] = &[
     ("NCCL / RCCL / MSCCL", &[
         ("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", Bucket::Communication),
         ("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)", Bucket::Communication),
