@@ -12,15 +12,17 @@
 // there). CHROMIUM, FIREFOX: the browsers (default /usr/bin/chromium, /usr/bin/firefox-esr;
 // BROWSERS=chromium,firefox picks); TRACESIGHT_BIN: the CLI (default target/release/tracesight);
 // DIST: the site (default dist/); FIREFOX_PREFS: a JSON object of Firefox prefs (e.g. {"javascript.options.wasm_baselinejit":false}); CHROMIUM_ARGS: more Chromium flags, space-separated (e.g. --js-flags=--no-liftoff);
-// RUNS (default 3); PICK_AFTER_MS: how long after the page is ready the file is picked (a
+// RUNS (default 3); CORES: how many cores the page sees (default 1: one analysis worker; more
+// read a large file in parts); PICK_AFTER_MS: how long after the page is ready the file is picked (a
 // user takes a while; meanwhile the browser may finish optimising the worker's wasm); THREADS=1: print each reading's CPU seconds by browser thread.
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { ROOT, DIST, EXE, serve, launch, oneCore, ready } from './page-harness.mjs';
+import { ROOT, DIST, EXE, serve, launch, seeCores, ready } from './page-harness.mjs';
 
 const CLI = process.env.TRACESIGHT_BIN || path.join(ROOT, 'target/release/tracesight');
 const RUNS = Number(process.env.RUNS || 3);
+const CORES = Number(process.env.CORES || 1);
 const PICK_AFTER_MS = Number(process.env.PICK_AFTER_MS || 0);
 const BROWSERS = (process.env.BROWSERS || 'chromium,firefox').split(',').filter((b) => fs.existsSync(EXE[b]));
 const files = process.argv.slice(2);
@@ -28,11 +30,11 @@ if (!files.length) { console.error('usage: node scripts/bench-page.mjs FILE...')
 
 const site = await serve(DIST);
 
-/** The page in a fresh context, seeing one core, with the page's clock on the reading. */
+/** The page in a fresh context, seeing CORES cores, with the page's clock on the reading. */
 async function openPage(browser) {
   const context = await browser.createBrowserContext();
   const page = await context.newPage();
-  await oneCore(page, () => {
+  await seeCores(page, CORES, () => {
     const now = () => performance.timeOrigin + performance.now();
     const bench = (window.__bench = {});
     document.addEventListener('change', (e) => { if (e.target.type === 'file') bench.picked ??= now(); }, true);

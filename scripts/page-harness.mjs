@@ -28,9 +28,14 @@ export function launch(name) {
 /** Makes `page` see one core (one analysis worker); then `init` (a function run in the page
  * before its scripts, as `evaluateOnNewDocument` runs it), when given. */
 export async function oneCore(page, init) {
-  await page.evaluateOnNewDocument(() => {
-    Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 1 });
-  });
+  await seeCores(page, 1, init);
+}
+
+/** Makes `page` see `cores` cores (a large file is read by that many workers), then `init`. */
+export async function seeCores(page, cores, init) {
+  await page.evaluateOnNewDocument((n) => {
+    Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n });
+  }, cores);
   if (init) await page.evaluateOnNewDocument(init);
 }
 

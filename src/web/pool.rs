@@ -297,8 +297,8 @@ impl WorkerPool {
         };
         match pool.split.as_mut().filter(|s| s.file == file) {
             Some(s) => {
-                // The lead's count going back means it reads the file whole after all (its
-                // parts could not be joined): the parts read before no longer count.
+                // The lead's count going back means it reads on from where the parts joined
+                // end, or whole (`Progress::read_on`): the parts read before no longer count.
                 if part == 0 && s.bytes.first().is_some_and(|&before| bytes < before) {
                     s.bytes.iter_mut().for_each(|b| *b = 0.0);
                 }
@@ -342,7 +342,7 @@ fn on_client_event(pool: &Weak<RefCell<Pool>>, slot: usize, ev: WorkerEvent) {
         }
         (WorkerEvent::Message(ToPage::Split { parts }), Some(file), Role::Lead) => pool.split(slot, file, parts),
         (WorkerEvent::PartDone { data }, Some(_), Role::Part(part)) => pool.part_done(slot, part, data),
-        // A worker reading a part died: the lead reads the file whole instead.
+        // A worker reading a part died: the lead reads on from that part itself.
         (WorkerEvent::Crashed(_), Some(_), Role::Part(part)) => pool.part_done(slot, part, None),
         (WorkerEvent::Message(ToPage::Inflate), Some(file), Role::Lead) => pool.inflate(slot, file),
         (WorkerEvent::Message(ToPage::InflateDone), Some(_), Role::Inflate) => pool.inflate_done(slot, false),

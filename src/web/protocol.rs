@@ -220,7 +220,8 @@ pub enum ToPage {
 }
 
 /// How a worker read its files: its wasm memory size (its high-water mark: wasm memory never
-/// shrinks) and the most parts a file was read in (1: whole), how many slices it read itself
+/// shrinks) and the most pieces a file was read in (1: whole; the parts joined and the rest
+/// read on after them count as one piece each), how many slices it read itself
 /// rather than through its reader worker (0 when the reader read them all; see
 /// `worker::Slices`), and how many files the reader inflated (see `worker::analyse_gunzipped`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]

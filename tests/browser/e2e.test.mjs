@@ -1007,28 +1007,31 @@ test('the job view\'s critical path: two ranks where rank 1\'s slow GEMM holds t
   await context.close();
 });
 
-test('a trace whose middle looks like a cut inside a string is read whole after all: the report equals the CLI --json', async (t) => {
-  const big = path.join(tmp, 'trap.pt.trace.json');
-  writeBigTrace(big, 40, { trap: true });
-  const bytes = fs.readFileSync(big);
-  const mid = Math.floor(bytes.length / 2);
-  const trapAt = bytes.indexOf('},{},');
-  assert.ok(trapAt > mid && trapAt - mid < 1000, `the trap (${trapAt}) is not just after the middle (${mid})`);
-  const { context, page, errors, requests } = await open({ cores: 2 });
-  const started = analysisWorkers(page);
-  const web = await analyse(page, requests, big);
-  // A second worker read the second part, but the first part ended inside the name, so the
-  // lead read the file whole.
-  assert.equal(started.count, 1, 'no worker was started for a second part');
-  assert.equal(await page.locator('.report').getAttribute('data-worker-parts'), '1');
-  if (haveCli()) {
-    assert.equal(web, cliJson([big]), 'web export differs from the CLI');
-  } else {
-    t.diagnostic(`CLI not found at ${CLI}: comparing with the CLI skipped`);
+test('a cut that lands inside a string is not joined: the lead reads on from that part (or whole, from the first), the report equals the CLI --json', async (t) => {
+  // Two workers: the first part ends inside the name, so the lead reads the file whole; three:
+  // the second does, so the first stays joined and the lead reads on from the second's start.
+  for (const cores of [2, 3]) {
+    const big = path.join(tmp, `trap${cores}.pt.trace.json`);
+    writeBigTrace(big, 40, { trap: cores });
+    const bytes = fs.readFileSync(big);
+    const aim = Math.floor(bytes.length * (cores - 1) / cores);
+    const trapAt = bytes.indexOf('},{},');
+    assert.ok(trapAt > aim && trapAt - aim < 3000, `the trap (${trapAt}) is not just after the cut's aim (${aim})`);
+    const { context, page, errors, requests } = await open({ cores });
+    const started = analysisWorkers(page);
+    const web = await analyse(page, requests, big);
+    assert.equal(started.count, cores - 1, `${cores} cores: workers started for the parts`);
+    // Pieces read: the parts joined and the rest read on after them.
+    assert.equal(await page.locator('.report').getAttribute('data-worker-parts'), String(cores - 1));
+    if (haveCli()) {
+      assert.equal(web, cliJson([big]), `${cores} cores: web export differs from the CLI`);
+    } else {
+      t.diagnostic(`CLI not found at ${CLI}: comparing with the CLI skipped`);
+    }
+    assert.deepEqual(errors, []);
+    await context.close();
+    fs.rmSync(big);
   }
-  assert.deepEqual(errors, []);
-  await context.close();
-  fs.rmSync(big);
 });
 
 test('a .json.gz is inflated by the reader worker, or else by a second worker while the first parses: the report equals the CLI --json', async (t) => {

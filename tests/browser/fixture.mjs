@@ -121,12 +121,16 @@ export function writeBigTrace(path, mb, { rank, worldSize, trap = false } = {}) 
   };
   const count = Math.ceil(mb * 1e6 / (events.length + 1));
   if (trap) {
-    // Two equal halves around the trap, whose two runs of letters are equal too: the middle
-    // byte lands in the first run, a few bytes before the `},{},`.
-    const run = 'a'.repeat(30000);
-    copies(Math.ceil(count / 2), false);
-    fs.writeSync(fd, `,{"ph":"X","cat":"cpu_op","name":"${run}},{},${run}","pid":1,"tid":1,"ts":1,"dur":1}`);
-    copies(Math.ceil(count / 2), true);
+    // A name holding `},{},`, after (parts - 1) / parts of the copies (`trap`: true for two
+    // parts, or the number of parts): the byte a cut into that many parts aims at lands in the
+    // name's first run of letters, a few bytes (two parts) or about 2 kB (three) before the
+    // `},{},`, so the cut found there is inside the name. Two parts: both runs equal.
+    const parts = trap === true ? 2 : trap;
+    const [first, second] = parts === 2 ? [30000, 30000] : [30000, 12000];
+    const per = Math.ceil(count / parts);
+    copies(per * (parts - 1), false);
+    fs.writeSync(fd, `,{"ph":"X","cat":"cpu_op","name":"${'a'.repeat(first)}},{},${'a'.repeat(second)}","pid":1,"tid":1,"ts":1,"dur":1}`);
+    copies(per, true);
   } else {
     copies(count, false);
   }

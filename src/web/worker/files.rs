@@ -140,7 +140,7 @@ pub(super) async fn analyse_file(
     let size = blob.size();
     // The per-event lists grow by the progress, not by doubling (a wasm memory cannot remap a
     // growing list: 2 GB trace, emulated, 309 -> 267 MiB).
-    let read = read_range(scope, index, &blob, 0.0, size, scratch, &mut |piece, read| {
+    let read = read_range(scope, Progress::new(index), &blob, 0.0, size, scratch, &mut |piece, read| {
         analysis.progress(read, size as u64);
         analysis.feed(piece);
         analysis.wants_more()
@@ -150,8 +150,11 @@ pub(super) async fn analyse_file(
 }
 
 /// Leads the reading of a large plain-JSON file in `workers` parts: the result and the number
-/// of parts, or None when the file is not one to split or its parts could not be joined
-/// exactly (the caller then reads it whole).
+/// of pieces it was read in, or None when the file is not one to split or its first part
+/// could not be read as one (the caller then reads it whole). Where a later part cannot be
+/// joined exactly (it did not end where the next starts, a limit was reached in it), the parts
+/// before it stay joined and the file is read on from its start here, into them
+/// (`Joined::rest_from`, as the CLI does): those pieces and the rest.
 pub(super) async fn analyse_in_parts(
     scope: &DedicatedWorkerGlobalScope,
     name: &str,
@@ -178,11 +181,12 @@ pub(super) async fn analyse_in_parts(
     let jobs = PartJob::all(&cuts, layout);
     post(scope, &ToPage::Split { parts: jobs[1..].to_vec() });
     let mut reader = PartReader::new(jobs[0]);
-    let read = read_range(scope, 0, &blob, jobs[0].from as f64, jobs[0].to as f64, scratch, &mut |piece, _| {
-        reader.feed(piece);
-        reader.wants_more()
-    })
-    .await;
+    let read =
+        read_range(scope, Progress::new(0), &blob, jobs[0].from as f64, jobs[0].to as f64, scratch, &mut |piece, _| {
+            reader.feed(piece);
+            reader.wants_more()
+        })
+        .await;
     let first = read.ok().and_then(|_| reader.finish())?;
     let others: Array = loop {
         if let Inbox::Page(ToWorker::Join { parts }) = receive().await {
@@ -194,13 +198,34 @@ pub(super) async fn analyse_in_parts(
     }
     let mut joined = Joined::default();
     joined.push(first).ok()?;
-    for data in others.iter() {
-        let bytes = data.dyn_into::<Uint8Array>().ok()?.to_vec();
-        joined.push(Part::decode(&bytes)?).ok()?;
-    }
-    let (collector, outcome) = joined.finish()?;
-    let report = crate::analysis::report_of_parts(name, collector, Ok(outcome), opts);
-    Some((report.map(|t| vec![t]), jobs.len() as u32))
+    // The first part the join refuses (or that was not read as one), if any.
+    let refused = (1..jobs.len()).find(|&k| {
+        let part = others.get(k as u32 - 1).dyn_into::<Uint8Array>().ok().and_then(|b| Part::decode(&b.to_vec()));
+        part.is_none_or(|p| joined.push(p).is_err())
+    });
+    drop(others);
+    let (collector, outcome, pieces) = match refused {
+        None => {
+            let (collector, outcome) = joined.finish()?;
+            (collector, Ok(outcome), jobs.len())
+        }
+        Some(k) => {
+            let from = jobs[k].from;
+            let mut rest = joined.rest_from(from, layout.in_object);
+            let progress = Progress::read_on(scope, 0, from as f64);
+            read_range(scope, progress, &blob, from as f64, size as f64, scratch, &mut |piece, _| {
+                rest.feed(piece);
+                rest.wants_more()
+            })
+            .await
+            // The browser failed to read the file: read whole, its error is then reported.
+            .ok()?;
+            let (collector, read) = rest.finish();
+            (collector, read, k + 1)
+        }
+    };
+    let report = crate::analysis::report_of_parts(name, collector, outcome, opts);
+    Some((report.map(|t| vec![t]), pieces as u32))
 }
 
 /// Reads a .json.gz that the reader worker inflates with the browser's own
@@ -364,7 +389,7 @@ pub(super) async fn read_part(
     scratch: &mut Vec<u8>,
 ) -> Option<Vec<u8>> {
     let mut reader = PartReader::new(job);
-    read_range(scope, 0, &blob, job.from as f64, job.to as f64, scratch, &mut |piece, _| {
+    read_range(scope, Progress::new(0), &blob, job.from as f64, job.to as f64, scratch, &mut |piece, _| {
         reader.feed(piece);
         reader.wants_more()
     })

@@ -207,10 +207,10 @@ impl<'a> Slices<'a> {
 
 /// Reads bytes `from..to` of `blob` slice by slice, handing each piece to `feed` with the bytes
 /// of the range read so far (the piece included) until it wants no more; that progress goes to
-/// the page as file `index`'s.
+/// the page through `progress`.
 pub(super) async fn read_range(
     scope: &DedicatedWorkerGlobalScope,
-    index: u32,
+    mut progress: Progress,
     blob: &Blob,
     from: f64,
     to: f64,
@@ -219,7 +219,6 @@ pub(super) async fn read_range(
 ) -> Result<(), io::Error> {
     let mut slices = Slices::new(blob, from, to, SLICE);
     let mut read = 0;
-    let mut progress = Progress::new(index);
     while let Some(buffer) = slices.next().await {
         let buffer = Uint8Array::new(&buffer?.into());
         // Copied into wasm memory a piece at a time (a slice copied whole made the worker's
