@@ -106,31 +106,36 @@ export function writeFixtures(dir) {
 
 /**
  * A large file (about `mb` MB) for progress / cancel, written in pieces to keep memory low.
- * `trap`: the middle of the file falls inside an event name holding `},{},`, which looks like
- * the cut between two events that a reading in two parts looks for there.
+ * `trap: { parts, cut }`: the byte that cut number `cut` (from 1) of a reading in `parts` parts
+ * aims at falls inside an event name holding `},{},`, which looks like the cut between two
+ * events that the reading looks for there.
  */
-export function writeBigTrace(path, mb, { rank, worldSize, trap = false } = {}) {
+export function writeBigTrace(path, mb, { rank, worldSize, trap } = {}) {
   const one = makeTrace({ steps: 1, layersPerStep: 200 });
   const events = one.slice(one.indexOf('"traceEvents":[') + 15, one.indexOf('],"traceName"'));
   const fd = fs.openSync(path, 'w');
   const dist = rank === undefined ? '' : `"distributedInfo":{"backend":"nccl","rank":${rank},"world_size":${worldSize}},`;
-  fs.writeSync(fd, `{"schemaVersion":1,${dist}"traceEvents":[`);
+  const head = `{"schemaVersion":1,${dist}"traceEvents":[`;
+  fs.writeSync(fd, head);
   // `count` copies of the events, comma-separated, written one at a time.
   const copies = (count, lead) => {
     for (let k = 0; k < count; k++) fs.writeSync(fd, (k > 0 || lead ? ',' : '') + events);
   };
   const count = Math.ceil(mb * 1e6 / (events.length + 1));
   if (trap) {
-    // A name holding `},{},`, after (parts - 1) / parts of the copies (`trap`: true for two
-    // parts, or the number of parts): the byte a cut into that many parts aims at lands in the
-    // name's first run of letters, a few bytes (two parts) or about 2 kB (three) before the
-    // `},{},`, so the cut found there is inside the name. Two parts: both runs equal.
-    const parts = trap === true ? 2 : trap;
-    const [first, second] = parts === 2 ? [30000, 30000] : [30000, 12000];
+    // The name's runs of letters around the `},{},`: the first 30000 bytes, the second sized so
+    // that the byte aimed at lies 2000 bytes before the `},{},` (all of it ASCII).
+    const { parts, cut } = trap;
     const per = Math.ceil(count / parts);
-    copies(per * (parts - 1), false);
-    fs.writeSync(fd, `,{"ph":"X","cat":"cpu_op","name":"${'a'.repeat(first)}},{},${'a'.repeat(second)}","pid":1,"tid":1,"ts":1,"dur":1}`);
-    copies(per, true);
+    const [open, close] = [',{"ph":"X","cat":"cpu_op","name":"', '","pid":1,"tid":1,"ts":1,"dur":1}'];
+    const before = head.length + per * cut * (events.length + 1) - 1;
+    const after = per * (parts - cut) * (events.length + 1) + 2;
+    const first = 30000;
+    const aim = before + open.length + first - 2000;
+    const second = Math.ceil(aim * parts / cut) - (before + open.length + first + 5 + close.length + after);
+    copies(per * cut, false);
+    fs.writeSync(fd, `${open}${'a'.repeat(first)}},{},${'a'.repeat(second)}${close}`);
+    copies(per * (parts - cut), true);
   } else {
     copies(count, false);
   }

@@ -24,6 +24,13 @@ pub(super) const CHUNKS_AHEAD: u32 = 4;
 /// A .json.gz smaller than this is inflated and parsed by one worker.
 pub(super) const MIN_TWO_STAGE_BYTES: f64 = (4 << 20) as f64;
 
+/// A lone file is read in parts only with at least this many cores. The browser's own threads
+/// (each worker's reader, the wasm's optimising compile, the page) keep a core busy beside the
+/// parsing: on two cores two workers read 500 MB 1.03-1.12x slower than one in Chromium and
+/// 1.2-1.35x in Firefox (three rounds alternating, `CORES=1` / `2 node
+/// scripts/bench-page.mjs`), with the lead's memory 97 against 65 MiB.
+pub(super) const MIN_SPLIT_WORKERS: u32 = 3;
+
 /// Reads `files` one after another (leading the reading of a lone file by several workers)
 /// and posts the combined report.
 pub(super) async fn analyse_files(
@@ -164,7 +171,7 @@ pub(super) async fn analyse_in_parts(
     scratch: &mut Vec<u8>,
 ) -> Option<(Result<Vec<crate::report::TraceReport>, crate::analysis::TraceError>, u32)> {
     let size = blob.size() as u64;
-    if workers < 2 || size < split::MIN_SPLIT_BYTES {
+    if workers < MIN_SPLIT_WORKERS || size < split::MIN_SPLIT_BYTES {
         return None;
     }
     let head = read_bytes(&blob, 0, split::HEAD_BYTES as u64, size).await.ok()?;
