@@ -8,6 +8,7 @@
 //!
 //!   cargo run --release --example wasm_heap FILE.json
 //!   SIZED=0 FEED_KB=16384 JSON=whole cargo run --release --example wasm_heap FILE.json   (as before)
+//!   PARTS=3 cargo run --release --example wasm_heap FILE.json   (the lead of a reading in parts)
 //!
 //! Natively the allocator remaps large blocks and returns freed ones to the system, so the
 //! CLI's peak RSS says little about the worker's memory; this does, in seconds, without a
@@ -83,22 +84,44 @@ impl Heap {
     }
 }
 
+/// Whether allocations go to the emulated memory; off, they go to the system's (another
+/// worker's memory: the parts the lead is handed, made before it starts).
+static EMULATED: AtomicBool = AtomicBool::new(true);
+
+/// Whether `p` lies in the emulated memory (else the system allocator gave it).
+fn in_emulated(p: *mut u8) -> bool {
+    let base = BASE.load(Ordering::Relaxed);
+    base != 0 && (base..base + RESERVE).contains(&(p as usize))
+}
+
 unsafe impl GlobalAlloc for Heap {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        if !EMULATED.load(Ordering::Relaxed) {
+            return unsafe { std::alloc::System.alloc(l) };
+        }
         ensure_base();
         LIVE.fetch_add(l.size(), Ordering::Relaxed);
         self.with(|d| unsafe { d.malloc(l.size(), l.align()) })
     }
     unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        if !EMULATED.load(Ordering::Relaxed) {
+            return unsafe { std::alloc::System.alloc_zeroed(l) };
+        }
         ensure_base();
         LIVE.fetch_add(l.size(), Ordering::Relaxed);
         self.with(|d| unsafe { d.calloc(l.size(), l.align()) })
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        if !in_emulated(p) {
+            return unsafe { std::alloc::System.dealloc(p, l) };
+        }
         LIVE.fetch_sub(l.size(), Ordering::Relaxed);
         self.with(|d| unsafe { d.free(p, l.size(), l.align()) })
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        if !in_emulated(p) {
+            return unsafe { std::alloc::System.realloc(p, l, new) };
+        }
         LIVE.fetch_add(new, Ordering::Relaxed);
         LIVE.fetch_sub(l.size(), Ordering::Relaxed);
         self.with(|d| unsafe { d.realloc(p, l.size(), l.align(), new) })
@@ -136,7 +159,7 @@ fn say(step: &str) {
 
 fn main() -> std::process::ExitCode {
     let Some(path) = std::env::args().nth(1) else {
-        eprintln!("usage: [SIZED=0] [FEED_KB=256] [JSON=chunked|whole] wasm_heap FILE.json");
+        eprintln!("usage: [SIZED=0] [FEED_KB=256] [JSON=chunked|whole] [PARTS=N] wasm_heap FILE.json");
         return std::process::ExitCode::from(2);
     };
     let bytes = match std::fs::File::open(&path).and_then(|f| unsafe { memmap2::Mmap::map(&f) }) {
@@ -152,6 +175,9 @@ fn main() -> std::process::ExitCode {
     // into a string of exactly its size, as before).
     let whole = std::env::var("JSON").as_deref() == Ok("whole");
     ensure_base();
+    if let Some(parts) = std::env::var("PARTS").ok().and_then(|v| v.parse::<u64>().ok()).filter(|&n| n > 1) {
+        return lead(&path, &bytes, parts, feed_kb);
+    }
     say("start");
     let mut analysis = tracesight::Analysis::new(&path, tracesight::analysis::Options::default());
     // As the worker (src/web/worker/files.rs), unless SIZED=0 (as before).
@@ -185,6 +211,62 @@ fn main() -> std::process::ExitCode {
     say("json");
     eprintln!("{:>10}: {:.1} MiB", "json size", mib(sink.total));
     drop((sink, report, scratch));
+    say("end");
+    std::process::ExitCode::SUCCESS
+}
+
+/// The lead worker of a reading in `n` parts (src/web/worker/files.rs, `analyse_in_parts`):
+/// the other parts read and encoded first, outside the emulated memory (by other workers);
+/// then the lead reads part 0, and copies in, decodes and joins each other part in turn.
+fn lead(path: &str, bytes: &[u8], n: u64, feed_kb: usize) -> std::process::ExitCode {
+    use tracesight::analysis::job::split::{self, Joined, Part, PartJob, PartReader};
+    EMULATED.store(false, Ordering::Relaxed);
+    let size = bytes.len() as u64;
+    let Some(layout) = split::layout(&bytes[..bytes.len().min(split::HEAD_BYTES)]) else {
+        eprintln!("wasm_heap: {path}: not a file to read in parts");
+        return std::process::ExitCode::from(1);
+    };
+    let found = split::targets(size, n, layout).into_iter().map(|at| {
+        let end = (at as usize + split::CUT_WINDOW).min(bytes.len());
+        split::cut_in(&bytes[at as usize..end]).map(|c| at + c as u64)
+    });
+    let jobs = PartJob::all(&split::cuts(size, found.collect::<Vec<_>>()), layout);
+    let read = |job: PartJob| {
+        let mut reader = PartReader::new(job);
+        for piece in bytes[job.from as usize..job.to as usize].chunks(feed_kb.max(1) << 10) {
+            reader.feed(piece);
+        }
+        reader.finish()
+    };
+    let others: Vec<Vec<u8>> = jobs[1..].iter().map(|&job| read(job).map_or_else(Vec::new, |p| p.encode())).collect();
+    eprintln!("{:>10}: {} parts, encoded {:.1} MiB", "parts", jobs.len(), mib(others.iter().map(Vec::len).sum()));
+    EMULATED.store(true, Ordering::Relaxed);
+    say("start");
+    let Some(first) = read(jobs[0]) else {
+        eprintln!("wasm_heap: {path}: its first part could not be read as one");
+        return std::process::ExitCode::from(1);
+    };
+    say("part 0");
+    let mut joined = Joined::default();
+    let mut ok = joined.push(first).is_ok();
+    for (k, encoded) in others.iter().enumerate() {
+        // As the worker: the part's bytes copied into wasm memory, decoded, and dropped before
+        // the part is joined.
+        let copy = encoded.to_vec();
+        say(&format!("copy {}", k + 1));
+        let part = Part::decode(&copy);
+        say(&format!("decode {}", k + 1));
+        drop(copy);
+        ok &= part.is_some_and(|p| joined.push(p).is_ok());
+        say(&format!("join {}", k + 1));
+    }
+    let Some((collector, outcome)) = joined.finish().filter(|_| ok) else {
+        eprintln!("wasm_heap: {path}: the parts could not be joined");
+        return std::process::ExitCode::from(1);
+    };
+    let report = tracesight::analysis::report_of_parts(path, collector, Ok(outcome), &Default::default());
+    say("report");
+    drop((report, others));
     say("end");
     std::process::ExitCode::SUCCESS
 }
