@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Browser benchmark (not a test): the analysis workers' throughput in headless Chromium on a
 # synthetic trace from examples/gen_trace/, as plain .json and .json.gz, read by one worker
-# and by WORKERS (default 2) workers, beside the CLI on one thread in the same run (ratios),
-# with the peak memory of the renderer (page + workers) to show it stays bounded.
+# and by WORKERS workers (default 3: the page reads in parts from three cores), beside the CLI
+# on one thread in the same run (ratios), with the peak memory of the renderer (page + workers) to show it stays bounded.
 #   scripts/bench-web.sh [SIZE]      SIZE defaults to 500M; 3G shows bounded memory
 # SKIP_BUILD=1 reuses dist/; RUNS=N repeats each file; traces are kept in bench-data/.
 # PICK_AFTER_MS (picking the file that long after the page is ready) and THREADS=1 (CPU time by

@@ -6,7 +6,8 @@
 // and by WORKERS workers (a large plain file is then split into parts), alternating, and by
 // the CLI on one thread, so the ratios come from one run. Not a test: prints a table.
 // usage: node bench.mjs FILE... (DIST, CHROMIUM as for the e2e tests; TRACESIGHT_BIN: the
-// CLI, default target/release/tracesight; WORKERS=2; RUNS=1: the best of RUNS is kept;
+// CLI, default target/release/tracesight; WORKERS=3 (the page reads in parts from three
+// cores); RUNS=1: the best of RUNS is kept;
 // PICK_AFTER_MS=0: how long after the page is ready the file is picked, as a user takes a
 // while: the first worker's warm-up has V8 optimise the parser in the background meanwhile;
 // THREADS=1: print each reading's CPU seconds by process and thread)
@@ -21,7 +22,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const DIST = path.resolve(process.env.DIST || path.join(HERE, '../../dist'));
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const RUNS = Number(process.env.RUNS || 1);
-const WORKERS = Number(process.env.WORKERS || 2);
+const WORKERS = Number(process.env.WORKERS || 3);
 const PICK_AFTER_MS = Number(process.env.PICK_AFTER_MS || 0);
 const CLI = process.env.TRACESIGHT_BIN || path.join(HERE, '../../target/release/tracesight');
 const files = process.argv.slice(2);
