@@ -160,8 +160,8 @@ pub(super) async fn analyse_file(
 /// of pieces it was read in, or None when the file is not one to split or its first part
 /// could not be read as one (the caller then reads it whole). Where a later part cannot be
 /// joined exactly (it did not end where the next starts, a limit was reached in it), the parts
-/// before it stay joined and the file is read on from its start here, into them
-/// (`Joined::rest_from`, as the CLI does): those pieces and the rest.
+/// before it stay joined and this worker reads the file on from that part's start, into them
+/// (`Joined::rest_from`, as the CLI does): the pieces are then the parts joined and the rest.
 pub(super) async fn analyse_in_parts(
     scope: &DedicatedWorkerGlobalScope,
     name: &str,
