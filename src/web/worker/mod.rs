@@ -12,6 +12,7 @@
 
 mod files;
 mod mailbox;
+mod parts;
 mod progress;
 mod reader;
 mod warm_up;
@@ -20,6 +21,7 @@ use super::protocol::{from_js, Job, Request, Sender, ToPage, ToWorker, WARM_UP_W
 use files::*;
 use js_sys::{Array, Uint8Array};
 use mailbox::*;
+use parts::read_part;
 use progress::{post, post_with_data};
 use reader::start_reader;
 use warm_up::warm_up;
