@@ -257,6 +257,9 @@ fn lead(path: &str, bytes: &[u8], n: u64, feed_kb: usize) -> std::process::ExitC
         let part = Part::decode(&copy);
         say(&format!("decode {}", k + 1));
         drop(copy);
+        if std::env::var("SIZED").as_deref() != Ok("0") {
+            joined.progress(jobs[k + 1].to, size);
+        }
         ok &= part.is_some_and(|p| joined.push(p).is_ok());
         say(&format!("join {}", k + 1));
     }

@@ -36,7 +36,8 @@ fn cuts_of(bytes: &[u8], parts: u64, layout: split::Layout) -> Vec<u64> {
 }
 
 /// What the page does with a file cut into `parts` parts, read in `chunk`-byte pieces: the
-/// report, or None when a part refused (a cut inside a string, a limit, late metadata).
+/// report, or None when a part refused (a cut inside a string, a limit, late metadata). As the
+/// page, the joined lists are told where each part ends (capacity only).
 fn read_in_parts(name: &str, bytes: &[u8], parts: u64, chunk: usize) -> Option<String> {
     let layout = split::layout(&bytes[..bytes.len().min(split::HEAD_BYTES)])?;
     let cuts = cuts_of(bytes, parts, layout);
@@ -53,6 +54,7 @@ fn read_in_parts(name: &str, bytes: &[u8], parts: u64, chunk: usize) -> Option<S
         let part = reader.finish()?;
         // The first part stays in the joining worker; the others travel encoded.
         let part = if k == 0 { part } else { Part::decode(&part.encode()).expect("decodes what it encoded") };
+        joined.progress(job.to, bytes.len() as u64);
         joined.push(part).ok()?;
     }
     let (collector, outcome) = joined.finish()?;
@@ -63,8 +65,15 @@ fn read_in_parts(name: &str, bytes: &[u8], parts: u64, chunk: usize) -> Option<S
 /// What the CLI does with a file cut into `parts` parts where part `stop_at` (or the first
 /// that cannot be joined, if earlier) is not joined: the parts before it joined, the rest of
 /// the file read on in one go from its start, in `chunk`-byte pieces. Also says where the
-/// reading went on from (the part's index; None when every part was joined).
-fn read_on_from(name: &str, bytes: &[u8], parts: u64, chunk: usize, stop_at: usize) -> (String, Option<usize>) {
+/// reading went on from (the part's index; None when every part was joined). `sized`: the rest
+/// told how far into the file it is, as the page's lead tells it (capacity only).
+fn read_on_from(
+    name: &str,
+    bytes: &[u8],
+    (parts, chunk): (u64, usize),
+    stop_at: usize,
+    sized: bool,
+) -> (String, Option<usize>) {
     let layout = split::layout(&bytes[..bytes.len().min(split::HEAD_BYTES)]).unwrap();
     let jobs = PartJob::all(&cuts_of(bytes, parts, layout), layout);
     let mut joined = Joined::default();
@@ -88,7 +97,12 @@ fn read_on_from(name: &str, bytes: &[u8], parts: u64, chunk: usize, stop_at: usi
     } else {
         let from = jobs[k].from;
         let mut rest = joined.rest_from(from, layout.in_object);
+        let mut at = from;
         for piece in bytes[from as usize..].chunks(chunk) {
+            at += piece.len() as u64;
+            if sized {
+                rest.progress(at, bytes.len() as u64);
+            }
             if rest.wants_more() {
                 rest.feed(piece);
             }
@@ -155,9 +169,12 @@ fn reading_on_from_any_part_gives_the_report_of_one_reading() {
         let whole =
             serde_json::to_string(&analyze_slice(&name, &bytes, &Options::default()).map_err(|e| e.message)).unwrap();
         for stop_at in 0..5 {
-            let (got, from) = read_on_from(&name, &bytes, 5, 4093, stop_at);
-            assert!(got == whole, "{name}, read on from part {from:?}:\n got {got:.300}\nwant {whole:.300}");
-            read_on += usize::from(from.is_some_and(|k| k > 0));
+            // The CLI's (its lists grow natively as they need) and the page's (told where they are).
+            for sized in [false, true] {
+                let (got, from) = read_on_from(&name, &bytes, (5, 4093), stop_at, sized);
+                assert!(got == whole, "{name}, read on from part {from:?}:\n got {got:.300}\nwant {whole:.300}");
+                read_on += usize::from(from.is_some_and(|k| k > 0) && sized);
+            }
         }
     }
     // Parts joined before reading on, on most files (small ones cut into fewer parts).
@@ -183,7 +200,7 @@ fn a_limit_reached_in_a_part_is_read_on_from_that_part() {
     let over = whole.diagnostics.iter().find(|d| d.id == tracesight::vocab::DiagnosticId::NameLimit);
     assert_eq!(over.map(|d| d.count), Some(20_000), "{:?}", whole.diagnostics);
     let whole = serde_json::to_string(&Ok::<_, String>(whole)).unwrap();
-    let (got, from) = read_on_from("names", bytes, 4, 1 << 20, usize::MAX);
+    let (got, from) = read_on_from("names", bytes, (4, 1 << 20), usize::MAX, true);
     assert!(matches!(from, Some(1..=3)), "the join stopped at part {from:?}, not at the limit");
     assert!(got == whole, "read on from part {from:?}:\n got {got:.300}\nwant {whole:.300}");
 }
@@ -219,7 +236,7 @@ fn a_cut_inside_a_string_is_refused_not_misread() {
     let whole =
         serde_json::to_string(&analyze_slice("trap", bytes, &Options::default()).map_err(|e| e.message)).unwrap();
     for parts in 2..12 {
-        assert_eq!(read_on_from("trap", bytes, parts, 1000, usize::MAX).0, whole, "{parts} parts");
+        assert_eq!(read_on_from("trap", bytes, (parts, 1000), usize::MAX, false).0, whole, "{parts} parts");
     }
 }
 

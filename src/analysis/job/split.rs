@@ -223,6 +223,15 @@ impl Joined {
         Ok(())
     }
 
+    /// The file's size and where the next part pushed ends: the joined lists then grow to their
+    /// length extrapolated to the whole file (`collect::Progress`), not by doubling at each
+    /// part. Capacity only.
+    pub fn progress(&mut self, read: u64, total: u64) {
+        if let Some(all) = &mut self.all {
+            all.progress = crate::analysis::model::collect::Progress { read, total };
+        }
+    }
+
     /// The whole file's collector and reading, once its last part is in.
     pub fn finish(self) -> Option<(Collector, Outcome)> {
         Some((self.all?, self.outcome?))
@@ -251,6 +260,11 @@ pub struct Rest {
 impl Rest {
     pub fn feed(&mut self, bytes: &[u8]) {
         self.reader.feed(bytes, &mut Neutral(&mut self.collector));
+    }
+
+    /// How far into the file the bytes fed reach, of its size (as `Analysis::progress`).
+    pub fn progress(&mut self, read: u64, total: u64) {
+        self.collector.progress = crate::analysis::model::collect::Progress { read, total };
     }
 
     /// Whether more bytes can change the result.

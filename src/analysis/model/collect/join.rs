@@ -108,6 +108,15 @@ impl Collector {
             self.gpu.push(row, p.gpu.correlation(i), p.gpu.external(i));
         }
         drop(std::mem::take(&mut p.gpu));
+        // The per-event lists grow once to their size extrapolated from the input joined so far
+        // (where it is known: the page's lead), not by doubling at each part joined: in a wasm
+        // memory every list that grows is copied above the rest.
+        let room = self.progress;
+        room.make_room_for(&mut self.runtime, p.runtime.len());
+        room.make_room_for(&mut self.ops, p.ops.len());
+        room.make_room_for(&mut self.modules, p.modules.len());
+        room.make_room_for(&mut self.memory, p.memory.len());
+        room.make_room_for(&mut self.syncs, p.syncs.len());
         self.runtime.extend(p.runtime.iter().map(|r| RuntimeCall {
             thread: to.thread(r.thread),
             name: to.name(r.name),

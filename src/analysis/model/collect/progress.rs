@@ -27,6 +27,18 @@ impl Progress {
         }
     }
 
+    /// Makes room in `v` for `more` items at once (a later part's, joined; `read` then counts
+    /// the input up to that part's end): a list that must grow grows to its length after them
+    /// extrapolated to the whole input, plus 5%, at most twice that length.
+    pub fn make_room_for<T>(self, v: &mut Vec<T>, more: usize) {
+        let need = v.len().saturating_add(more);
+        if need > v.capacity() && self.total > 0 && self.read > 0 {
+            let estimate = need as f64 * (self.total as f64 / self.read as f64) * 1.05;
+            // `as` saturates; at least what is needed, at most twice it.
+            v.reserve_exact((estimate as usize).clamp(need, need.saturating_mul(2)) - v.len());
+        }
+    }
+
     /// How many items a full list of `len` grows by.
     #[cold]
     fn room(self, len: usize) -> usize {
@@ -62,5 +74,30 @@ mod tests {
         w.shrink_to_fit();
         Progress::default().make_room(&mut w);
         assert_eq!(w.capacity(), 1000);
+    }
+
+    #[test]
+    fn a_list_joined_to_grows_to_its_length_after_the_part_extrapolated() {
+        let at = |read, total| Progress { read, total };
+        let mut v: Vec<u8> = vec![1; 1000];
+        v.shrink_to_fit();
+        // A third of the input joined after the first: 2000 of 3000 read, 2000 items needed,
+        // so 3000 + 5%.
+        at(2000, 3000).make_room_for(&mut v, 1000);
+        assert!((3150..3200).contains(&v.capacity()), "{}", v.capacity());
+        // Room enough already: unchanged.
+        let cap = v.capacity();
+        at(2000, 3000).make_room_for(&mut v, 100);
+        assert_eq!(v.capacity(), cap);
+        // At most twice what is needed; at least what is needed; unknown size: as Vec would.
+        let mut w: Vec<u8> = Vec::new();
+        at(1, 1 << 40).make_room_for(&mut w, 10);
+        assert!((20..24).contains(&w.capacity()), "{}", w.capacity());
+        let mut w: Vec<u8> = Vec::new();
+        at(200, 100).make_room_for(&mut w, 10);
+        assert!((10..16).contains(&w.capacity()), "{}", w.capacity());
+        let mut w: Vec<u8> = Vec::new();
+        at(0, 0).make_room_for(&mut w, 10);
+        assert!(w.capacity() == 0);
     }
 }
