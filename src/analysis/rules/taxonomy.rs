@@ -168,7 +168,7 @@ impl KernelFacts {
     pub fn of(raw: &str) -> KernelFacts {
         let name = KernelName::parse(raw);
         let subject = Subject::kernel(&name);
-        let mut rule = KERNEL_INDEX.first(KERNEL_RULES, &subject);
+        let mut rule = KERNEL_INDEX.first(&subject);
         // A copy kernel that writes an FP8 type is a quantizing cast: the dtype is only in the
         // signature, so this one rule reads the full name.
         let fp8_cast = rule.is_some_and(|i| KERNEL_RULES[i].then.bucket == Bucket::Memory)
@@ -178,9 +178,7 @@ impl KernelFacts {
             rule = KERNEL_RULES.iter().position(|r| r.then.bucket == Bucket::Quantization);
         }
         let tensor_cores = match rule.map(|i| KERNEL_RULES[i].then.bucket) {
-            Some(Bucket::Gemm) => {
-                TENSOR_CORE_INDEX.first(TENSOR_CORE_RULES, &subject).map(|i| TENSOR_CORE_RULES[i].then)
-            }
+            Some(Bucket::Gemm) => TENSOR_CORE_INDEX.first(&subject).map(|i| TENSOR_CORE_RULES[i].then),
             _ => None,
         };
         let unfusable = unfusable::unfusable(&name, rule.map(|i| KERNEL_RULES[i].then.bucket));
@@ -197,8 +195,8 @@ impl KernelFacts {
 }
 
 /// [`KERNEL_RULES`] and [`TENSOR_CORE_RULES`] by the literals their rules need.
-static KERNEL_INDEX: LazyLock<rule::Index> = LazyLock::new(|| rule::Index::new(KERNEL_RULES));
-static TENSOR_CORE_INDEX: LazyLock<rule::Index> = LazyLock::new(|| rule::Index::new(TENSOR_CORE_RULES));
+static KERNEL_INDEX: LazyLock<rule::Index<KernelClass>> = LazyLock::new(|| rule::Index::new(KERNEL_RULES));
+static TENSOR_CORE_INDEX: LazyLock<rule::Index<TensorCore>> = LazyLock::new(|| rule::Index::new(TENSOR_CORE_RULES));
 
 /// The kernel's own name says copy (for the FP8-cast check).
 const COPY: Match = Any(&["*copy*"]);

@@ -49,14 +49,7 @@ pub(super) async fn analyse_in_parts(
     }
     let jobs = PartJob::all(&cuts, layout);
     post(scope, &ToPage::Split { parts: jobs[1..].to_vec() });
-    let mut reader = PartReader::new(jobs[0]);
-    let read =
-        read_range(scope, Progress::new(0), &blob, jobs[0].from as f64, jobs[0].to as f64, scratch, &mut |piece, _| {
-            reader.feed(piece);
-            reader.wants_more()
-        })
-        .await;
-    let first = read.ok().and_then(|_| reader.finish())?;
+    let first = read_one_part(scope, &blob, jobs[0], scratch).await?;
     let others: Array = loop {
         if let Inbox::Page(ToWorker::Join { parts }) = receive().await {
             break parts;
@@ -109,12 +102,22 @@ pub(super) async fn read_part(
     job: PartJob,
     scratch: &mut Vec<u8>,
 ) -> Option<Vec<u8>> {
+    Some(read_one_part(scope, &blob, job, scratch).await?.encode())
+}
+
+/// Reads part `job` of `blob`: None when it cannot be joined (or the browser failed to read it).
+async fn read_one_part(
+    scope: &DedicatedWorkerGlobalScope,
+    blob: &Blob,
+    job: PartJob,
+    scratch: &mut Vec<u8>,
+) -> Option<Part> {
     let mut reader = PartReader::new(job);
-    read_range(scope, Progress::new(0), &blob, job.from as f64, job.to as f64, scratch, &mut |piece, _| {
+    read_range(scope, Progress::new(0), blob, job.from as f64, job.to as f64, scratch, &mut |piece, _| {
         reader.feed(piece);
         reader.wants_more()
     })
     .await
     .ok()?;
-    Some(reader.finish()?.encode())
+    reader.finish()
 }

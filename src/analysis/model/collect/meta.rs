@@ -14,7 +14,7 @@ pub(super) struct DeferredSums {
 
 /// A part of a split file that cannot be joined to the parts before it with the result of one
 /// reading: a limit was reached; the file is then read on from that part in one go (the CLI,
-/// a `.json.gz` inflated again) or read whole (the page).
+/// a `.json.gz` inflated again, the page's lead worker).
 #[derive(Debug)]
 pub struct NotJoinable;
 

@@ -40,10 +40,10 @@ fn the_indexed_tables_give_the_rule_each_rule_tried_in_turn_gives() {
         let k = KernelName::parse(name);
         let subject = Subject::kernel(&k);
         let rule = rule::first(KERNEL_RULES, &subject);
-        assert_eq!(KERNEL_INDEX.first(KERNEL_RULES, &subject), rule, "{name}");
+        assert_eq!(KERNEL_INDEX.first(&subject), rule, "{name}");
         // The index on a subject of its own, whose tokens no rule has split yet.
         let tc = rule::first(TENSOR_CORE_RULES, &subject);
-        assert_eq!(TENSOR_CORE_INDEX.first(TENSOR_CORE_RULES, &Subject::kernel(&k)), tc, "{name}");
+        assert_eq!(TENSOR_CORE_INDEX.first(&Subject::kernel(&k)), tc, "{name}");
         matched.extend(rule);
     }
     // Not a comparison of Nones: most of the table's rules are what some name matched.
@@ -66,9 +66,9 @@ fn the_indexed_op_tables_give_the_rule_each_rule_tried_in_turn_gives() {
     let (mut context, mut leaf) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
     for name in &names {
         let c = rule::first(OP_CONTEXT_RULES, &Subject::name(name));
-        assert_eq!(OP_CONTEXT_INDEX.first(OP_CONTEXT_RULES, &Subject::name(name)), c, "{name}");
+        assert_eq!(OP_CONTEXT_INDEX.first(&Subject::name(name)), c, "{name}");
         let l = rule::first(LEAF_OP_RULES, &Subject::name(name));
-        assert_eq!(LEAF_OP_INDEX.first(LEAF_OP_RULES, &Subject::name(name)), l, "{name}");
+        assert_eq!(LEAF_OP_INDEX.first(&Subject::name(name)), l, "{name}");
         context.extend(c);
         leaf.extend(l);
     }

@@ -163,11 +163,11 @@ const ELEMENTWISE_OPS: &[&str] = &[
 
 /// The leaf-op fallback for a kernel whose name matched nothing (index into [`LEAF_OP_RULES`]).
 pub fn leaf_op_rule(op: &str) -> Option<usize> {
-    LEAF_OP_INDEX.first(LEAF_OP_RULES, &Subject::name(op))
+    LEAF_OP_INDEX.first(&Subject::name(op))
 }
 
 /// [`LEAF_OP_RULES`] by the literals their rules need (each distinct op name is matched once).
-pub(super) static LEAF_OP_INDEX: LazyLock<Index> = LazyLock::new(|| Index::new(LEAF_OP_RULES));
+pub(super) static LEAF_OP_INDEX: LazyLock<Index<Bucket>> = LazyLock::new(|| Index::new(LEAF_OP_RULES));
 
 /// Ops that route tokens to experts when they run inside a MoE scope (the aten ops below
 /// a `torch.topk` / `argsort` / `index_add_` call in a gate, router or experts block); a

@@ -256,8 +256,8 @@ const QUANT_OPS: &[&str] = &[
 
 /// The context rule an op name matches (index into [`OP_CONTEXT_RULES`]).
 pub fn op_context(op: &str) -> Option<usize> {
-    OP_CONTEXT_INDEX.first(OP_CONTEXT_RULES, &Subject::name(op))
+    OP_CONTEXT_INDEX.first(&Subject::name(op))
 }
 
 /// [`OP_CONTEXT_RULES`] by the literals their rules need (each distinct op name is matched once).
-pub(super) static OP_CONTEXT_INDEX: LazyLock<Index> = LazyLock::new(|| Index::new(OP_CONTEXT_RULES));
+pub(super) static OP_CONTEXT_INDEX: LazyLock<Index<OpClass>> = LazyLock::new(|| Index::new(OP_CONTEXT_RULES));

@@ -56,6 +56,8 @@ impl<T> Rule<T> {
 pub struct Subject<'a> {
     text: &'a str,
     kernel: Option<&'a KernelName>,
+    /// The text token rules read (a kernel's base and wrapped names), made once.
+    token_text: OnceCell<std::borrow::Cow<'a, str>>,
     tokens: OnceCell<Tokens>,
     lowercase: OnceCell<String>,
 }
@@ -63,16 +65,17 @@ pub struct Subject<'a> {
 impl<'a> Subject<'a> {
     /// An op, module or annotation name.
     pub fn name(text: &'a str) -> Self {
-        Subject { text, kernel: None, tokens: OnceCell::new(), lowercase: OnceCell::new() }
+        Subject { text, kernel: None, token_text: OnceCell::new(), tokens: OnceCell::new(), lowercase: OnceCell::new() }
     }
 
     /// A kernel: token rules read its base and wrapped names, not the signature.
     pub fn kernel(name: &'a KernelName) -> Self {
-        Subject { text: &name.full, kernel: Some(name), tokens: OnceCell::new(), lowercase: OnceCell::new() }
+        let (text, kernel) = (name.full.as_str(), Some(name));
+        Subject { text, kernel, token_text: OnceCell::new(), tokens: OnceCell::new(), lowercase: OnceCell::new() }
     }
 
     pub fn tokens(&self) -> &Tokens {
-        self.tokens.get_or_init(|| Tokens::new(&self.token_text()))
+        self.tokens.get_or_init(|| Tokens::new(self.token_text()))
     }
 
     /// The text the tokens are taken from, in lowercase: every token is a piece of it.
@@ -80,11 +83,11 @@ impl<'a> Subject<'a> {
         self.lowercase.get_or_init(|| self.token_text().to_ascii_lowercase())
     }
 
-    fn token_text(&self) -> std::borrow::Cow<'a, str> {
-        match self.kernel {
+    fn token_text(&self) -> &str {
+        self.token_text.get_or_init(|| match self.kernel {
             Some(k) => k.match_text().into(),
             None => self.text.into(),
-        }
+        })
     }
 }
 
@@ -146,7 +149,7 @@ pub fn first<T>(rules: &[Rule<T>], s: &Subject) -> Option<usize> {
     rules.iter().position(|r| r.when.matches(s))
 }
 
-/// A large table's rules with the literals they need: [`first`] without trying every rule on
+/// A large table with the literals its rules need: [`first`] without trying every rule on
 /// every name. A token pattern matches inside one of the name's tokens, and the tokens are
 /// pieces of the name's lowercased text; so a rule of token patterns can only match a name
 /// whose lowercased text holds the literal of one of its patterns (`gemm` of `*gemm*`, of a
@@ -154,7 +157,8 @@ pub fn first<T>(rules: &[Rule<T>], s: &Subject) -> Option<usize> {
 /// holds; rules that need one it lacks are not tried, the others are, in table order: the same
 /// rule as [`first`]. (Each rule tried on each distinct kernel name cost about 30 us a name:
 /// a trace of 40 k distinct kernel names took 1.4 s.)
-pub struct Index {
+pub struct Index<T: 'static> {
+    rules: &'static [Rule<T>],
     /// None where the automaton could not be built: every rule is then tried.
     literals: Option<NFA>,
     /// For each rule, the literals (ids) of which a name must hold one, an `Any`'s one for
@@ -162,8 +166,8 @@ pub struct Index {
     needs: Vec<Option<Vec<u32>>>,
 }
 
-impl Index {
-    pub fn new<T>(rules: &[Rule<T>]) -> Index {
+impl<T> Index<T> {
+    pub fn new(rules: &'static [Rule<T>]) -> Index<T> {
         let mut ids: FxHashMap<&'static str, u32> = FxHashMap::default();
         let mut literals: Vec<&'static str> = Vec::new();
         let mut id = |l: &'static str| {
@@ -173,19 +177,19 @@ impl Index {
             })
         };
         let needs = rules.iter().map(|r| r.when.literals().map(|ls| ls.into_iter().map(&mut id).collect())).collect();
-        Index { literals: NFA::new(&literals).ok(), needs }
+        Index { rules, literals: NFA::new(&literals).ok(), needs }
     }
 
-    /// What [`first`] gives for `rules` (the table this index was made of).
-    pub fn first<T>(&self, rules: &[Rule<T>], s: &Subject) -> Option<usize> {
-        let Some(nfa) = &self.literals else { return first(rules, s) };
+    /// What [`first`] gives for the table.
+    pub fn first(&self, s: &Subject) -> Option<usize> {
+        let Some(nfa) = &self.literals else { return first(self.rules, s) };
         let mut held = vec![false; nfa.patterns_len()];
         let (input, mut state) = (Input::new(s.lowercase()), OverlappingState::start());
         while let (Ok(()), Some(m)) = (nfa.try_find_overlapping(&input, &mut state), state.get_match()) {
             held[m.pattern().as_usize()] = true;
         }
         let held = |l: &u32| held[*l as usize];
-        (0..rules.len()).find(|&i| match (&rules[i].when, self.needs.get(i).and_then(Option::as_ref)) {
+        self.rules.iter().zip(&self.needs).position(|(rule, needs)| match (&rule.when, needs) {
             // An `Any`'s literals are its patterns', in order: only those with theirs are tried.
             (Match::Any(patterns), Some(ls)) => patterns.iter().zip(ls).any(|(p, l)| held(l) && s.tokens().matches(p)),
             (when, Some(ls)) => ls.iter().any(held) && when.matches(s),
