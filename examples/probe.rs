@@ -3,6 +3,10 @@
 //!
 //!   probe events FILE.json      the Chrome-JSON reader and its event scanner, with a sink that
 //!                               drops every event (no analysis): the parse alone
+//!   probe structural FILE.json  the vectorised structural scan alone (`Structure`: which bytes
+//!                               are inside strings, the braces outside them counted, nothing
+//!                               read out): what any reader that must know where strings are
+//!                               does per byte at least, a limit on the parse's speed
 //!   probe inflate FILE.json.gz  gzip inflate alone, the decoded bytes thrown away (the CLI's
 //!                               own gzip reader, `input::Gunzip`, on its flate2 backend)
 //!   probe memory FILE.json [MB] [TIMES]
@@ -17,7 +21,7 @@ use serde_json::value::RawValue;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::process::ExitCode;
-use tracesight::input::formats::chrome_json::{JsonSink, PushReader, RawEvent};
+use tracesight::input::formats::chrome_json::{JsonSink, PushReader, RawEvent, Structure};
 
 /// Counts what the reader finds and keeps nothing.
 #[derive(Default)]
@@ -51,6 +55,26 @@ fn events(path: &str) -> std::io::Result<String> {
         push.feed(&buf[..n], &mut sink);
     }
     Ok(format!("{total} bytes, {} events, {} malformed", sink.events, sink.malformed))
+}
+
+fn structural(path: &str) -> std::io::Result<String> {
+    let mut f = File::open(path)?;
+    let chunk = tracesight::input::formats::chrome_json::CHUNK;
+    // A piece's last bytes short of a 64-byte block are moved to the front, read on after.
+    let (mut buf, mut held) = (vec![0u8; chunk + 64], 0);
+    let (mut s, mut total) = (Structure::default(), 0u64);
+    loop {
+        let n = f.read(&mut buf[held..held + chunk])?;
+        if n == 0 {
+            break;
+        }
+        total += n as u64;
+        let read = s.blocks(&buf[..held + n]);
+        buf.copy_within(read..held + n, 0);
+        held = held + n - read;
+    }
+    s.end(&buf[..held]);
+    Ok(format!("{total} bytes, {} quotes, {} {{ and {} }} outside strings", s.quotes, s.opens, s.closes))
 }
 
 fn memory(path: &str, mb: Option<&String>, times: Option<&String>) -> std::io::Result<String> {
@@ -96,11 +120,12 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let run = match (args.first().map(String::as_str), args.get(1)) {
         (Some("events"), Some(p)) => events(p),
+        (Some("structural"), Some(p)) => structural(p),
         (Some("inflate"), Some(p)) => inflate(p),
         (Some("memory"), Some(p)) => memory(p, args.get(2), args.get(3)),
         _ => {
             eprintln!(
-                "usage: probe events FILE.json | probe inflate FILE.json.gz | probe memory FILE.json [MB] [TIMES]"
+                "usage: probe events FILE.json | probe structural FILE.json | probe inflate FILE.json.gz | probe memory FILE.json [MB] [TIMES]"
             );
             return ExitCode::from(2);
         }

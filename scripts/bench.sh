@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Speed and memory benchmark: tracesight (plain and gzip input) beside limit probes (the
-# parse alone, inflate alone), an older binary (BASE=) and the Python seed analyser, side by
-# side, on synthetic Kineto traces of the given sizes.
+# parse alone, the structural scan alone, inflate alone), an older binary (BASE=) and the
+# Python seed analyser, side by side, on synthetic Kineto traces of the given sizes.
 #
 #   scripts/bench.sh [SIZE...]          default 500M; e.g. scripts/bench.sh 64M 500M 2G
 #   BASE=old/tracesight scripts/bench.sh 300M      the old binary alternating with the new
@@ -18,6 +18,7 @@
 #   target/release/tracesight --json FILE.json.gz             > /dev/null   (all cores: inflated on one, parsed in parts on the others)
 #   $BASE --json --threads 1 and 2 FILE.json, $BASE --json FILE.json.gz     (when BASE is set)
 #   target/release/examples/probe events FILE.json       the reader and event scanner alone
+#   target/release/examples/probe structural FILE.json   the vectorised structural scan alone
 #   target/release/examples/probe inflate FILE.json.gz   inflate alone to nothing
 #   python3 scripts/baseline.py FILE.json                      > /dev/null   (the seed, see baseline.py)
 # each REPEAT times (all but Python alternating, one of each per round, so that the ratios
@@ -247,6 +248,7 @@ for size in "$@"; do
         fi
         if [ "$PROBES" != 0 ]; then
             run_best "$JSON" "$bytes" "probe: parse alone" 1 "$PROBE" events "$JSON"
+            run_best "$JSON" "$bytes" "probe: structural scan" 1 "$PROBE" structural "$JSON"
             run_best "$GZ" "$bytes" "probe: inflate alone" 1 "$PROBE" inflate "$GZ"
         fi
     done
@@ -342,6 +344,8 @@ for nbytes in sorted({p["bytes"] for p in parsed}):
              ("tracesight 2 threads", "base 2 threads", "new vs base (2 threads): speed"),
              ("tracesight gzip", "base gzip", "new vs base (gzip): speed"),
              ("tracesight 1 thread", "probe: parse alone", "CLI 1 thread vs the parse alone: speed"),
+             ("tracesight 1 thread", "probe: structural scan", "CLI 1 thread vs the structural scan alone: speed"),
+             ("probe: parse alone", "probe: structural scan", "the parse alone vs the structural scan alone: speed"),
              ("tracesight gzip", "probe: inflate alone", "CLI gzip vs inflate alone: speed")]
     for a, b, what in pairs:
         a, b = by.get((nbytes, a)), by.get((nbytes, b))

@@ -26,6 +26,9 @@ pub use sink::JsonSink;
 /// The hand-written event scanner, for the differential fuzz target (not a stable API).
 #[doc(hidden)]
 pub use scan::{event as scan_event, Miss as ScanMiss};
+/// The structural scan alone, for the limit probe (`examples/probe.rs structural`).
+#[doc(hidden)]
+pub use structural::Structure;
 /// The vectorised container scan and its scalar reference, for their differential fuzz target.
 #[doc(hidden)]
 pub use structural::{container_end as structural_end, container_end_scalar as structural_end_scalar};

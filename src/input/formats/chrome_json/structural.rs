@@ -90,6 +90,51 @@ pub fn container_end(b: &[u8], open: u8, close: u8) -> Option<usize> {
     None
 }
 
+/// The structural scan alone over a whole JSON text fed in pieces, with nothing read out of
+/// it: each 64-byte block classified, its escaped quotes taken out, the in-string mask by
+/// prefix XOR (carried from block to block) and the braces outside strings counted. This is
+/// the least a reader that must know which bytes are inside strings does per byte (simdjson's
+/// stage 1 does this and more: every structural character, and an index of their positions),
+/// so its speed is a limit on any such reader's: `examples/probe.rs structural` times it
+/// beside the CLI (`scripts/bench.sh`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Structure {
+    in_string: u64,
+    prev_escape: u64,
+    /// Unescaped quotes (each opens or closes a string).
+    pub quotes: u64,
+    /// `{` and `}` outside strings.
+    pub opens: u64,
+    pub closes: u64,
+}
+
+impl Structure {
+    /// Scans the whole 64-byte blocks at the start of `b`; returns the bytes scanned (a
+    /// multiple of 64). The rest is to be handed again at the start of the next piece.
+    pub fn blocks(&mut self, b: &[u8]) -> usize {
+        let mut chunks = b.chunks_exact(64);
+        for block in &mut chunks {
+            let block: &[u8; 64] = block.try_into().expect("chunks_exact gives 64 bytes");
+            let m = blocks::classify(block, b'{', b'}');
+            let quotes = m.quote & !escaped(m.backslash, &mut self.prev_escape);
+            let inside = prefix_xor(quotes) ^ self.in_string;
+            self.in_string = ((inside as i64) >> 63) as u64;
+            self.quotes += u64::from(quotes.count_ones());
+            self.opens += u64::from((m.open & !inside).count_ones());
+            self.closes += u64::from((m.close & !inside).count_ones());
+        }
+        b.len() - chunks.remainder().len()
+    }
+
+    /// Scans the text's last bytes (under 64), padded with spaces, which change nothing.
+    pub fn end(&mut self, rest: &[u8]) {
+        let mut block = [b' '; 64];
+        let n = rest.len().min(64);
+        block[..n].copy_from_slice(&rest[..n]);
+        self.blocks(&block);
+    }
+}
+
 /// The reference for [`container_end`]: memchr to the next quote or bracket, strings skipped
 /// by their escapes.
 pub fn container_end_scalar(b: &[u8], open: u8, close: u8) -> Option<usize> {
@@ -238,6 +283,42 @@ mod tests {
                 both(&nested, b'[', b']');
                 assert_eq!(container_end(&nested, b'[', b']'), Some(nested.len()));
             }
+        }
+    }
+
+    /// The scan alone, fed in random pieces, against a byte loop with the same rule (a
+    /// backslash escapes the next byte, in a string or not, unless it is escaped itself).
+    #[test]
+    fn structure_counts_what_a_byte_loop_counts() {
+        let mut rng = Rng(99);
+        let pieces: &[&[u8]] = &[b"\"", b"\\", b"\\\\", b"{", b"}", b"[", b"ab", b" ", b",", "é😀".as_bytes()];
+        for _ in 0..300 {
+            let len = (rng.next() % 2000) as usize;
+            let mut b = Vec::new();
+            while b.len() < len {
+                b.extend_from_slice(rng.pick(pieces));
+            }
+            let (mut want, mut in_string, mut escaped) = ((0u64, 0u64, 0u64), false, false);
+            for &c in &b {
+                match c {
+                    b'"' if !escaped => (in_string, want.0) = (!in_string, want.0 + 1),
+                    b'{' if !in_string => want.1 += 1,
+                    b'}' if !in_string => want.2 += 1,
+                    _ => {}
+                }
+                escaped = c == b'\\' && !escaped;
+            }
+            // Fed in pieces of random length, each one's unscanned rest handed again.
+            let (mut s, mut at, mut rest) = (Structure::default(), 0, Vec::new());
+            while at < b.len() {
+                let to = (at + 1 + (rng.next() % 200) as usize).min(b.len());
+                rest.extend_from_slice(&b[at..to]);
+                let read = s.blocks(&rest);
+                rest.drain(..read);
+                at = to;
+            }
+            s.end(&rest);
+            assert_eq!((s.quotes, s.opens, s.closes), want, "{:?}", String::from_utf8_lossy(&b));
         }
     }
 
