@@ -128,6 +128,7 @@ impl Structure {
 
     /// Scans the text's last bytes (under 64), padded with spaces, which change nothing.
     pub fn end(&mut self, rest: &[u8]) {
+        debug_assert!(rest.len() < 64, "the rest `blocks` left");
         let mut block = [b' '; 64];
         let n = rest.len().min(64);
         block[..n].copy_from_slice(&rest[..n]);
