@@ -33,19 +33,21 @@ impl Progress {
     pub fn make_room_for<T>(self, v: &mut Vec<T>, more: usize) {
         let need = v.len().saturating_add(more);
         if need > v.capacity() && self.total > 0 && self.read > 0 {
-            let estimate = need as f64 * (self.total as f64 / self.read as f64) * 1.05;
-            // `as` saturates; at least what is needed, at most twice it.
-            v.reserve_exact((estimate as usize).clamp(need, need.saturating_mul(2)) - v.len());
+            v.reserve_exact(self.estimate(need).clamp(need, need.saturating_mul(2)) - v.len());
         }
     }
 
     /// How many items a full list of `len` grows by.
     #[cold]
     fn room(self, len: usize) -> usize {
-        let estimate = len as f64 * (self.total as f64 / self.read as f64) * 1.05;
-        // `as` saturates (a huge estimate is 2x); the smallest lists grow by 16 at least.
-        let target = (estimate as usize).clamp(len + len / 4 + 16, 2 * len + 16);
-        target - len
+        // The smallest lists grow by 16 at least.
+        self.estimate(len).clamp(len + len / 4 + 16, 2 * len + 16) - len
+    }
+
+    /// A list's length `len` now, extrapolated to the whole input, plus 5% (`as` saturates:
+    /// a huge estimate is then clamped by the caller).
+    fn estimate(self, len: usize) -> usize {
+        (len as f64 * (self.total as f64 / self.read as f64) * 1.05) as usize
     }
 }
 

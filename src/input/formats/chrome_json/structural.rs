@@ -38,6 +38,17 @@ fn prefix_xor(mut x: u64) -> u64 {
     x
 }
 
+/// A block's unescaped quotes and the bytes inside strings (an opening quote counts as
+/// inside, a closing one not), given its masks and the escape and in-string state the block
+/// before left (both updated for the next block).
+#[inline(always)]
+fn strings(m: &blocks::Masks, prev_escape: &mut u64, in_string: &mut u64) -> (u64, u64) {
+    let quotes = m.quote & !escaped(m.backslash, prev_escape);
+    let inside = prefix_xor(quotes) ^ *in_string;
+    *in_string = ((inside as i64) >> 63) as u64;
+    (quotes, inside)
+}
+
 /// The position just after the `close` that ends the container opening at `b[0]` (== `open`),
 /// counting only brackets of its own kind outside strings (in valid JSON the other kind nests
 /// inside); None when `b` ends first.
@@ -60,9 +71,7 @@ pub fn container_end(b: &[u8], open: u8, close: u8) -> Option<usize> {
             }
         };
         let m = blocks::classify(block, open, close);
-        let quotes = m.quote & !escaped(m.backslash, &mut prev_escape);
-        let inside = prefix_xor(quotes) ^ in_string;
-        in_string = ((inside as i64) >> 63) as u64;
+        let (_, inside) = strings(&m, &mut prev_escape, &mut in_string);
         let (opens, closes) = (m.open & !inside, m.close & !inside);
         // A backslash outside a string (not JSON) escapes nothing for the scalar scan but
         // would here: up to the first such byte both agree, after it the reference decides.
@@ -116,9 +125,7 @@ impl Structure {
         for block in &mut chunks {
             let block: &[u8; 64] = block.try_into().expect("chunks_exact gives 64 bytes");
             let m = blocks::classify(block, b'{', b'}');
-            let quotes = m.quote & !escaped(m.backslash, &mut self.prev_escape);
-            let inside = prefix_xor(quotes) ^ self.in_string;
-            self.in_string = ((inside as i64) >> 63) as u64;
+            let (quotes, inside) = strings(&m, &mut self.prev_escape, &mut self.in_string);
             self.quotes += u64::from(quotes.count_ones());
             self.opens += u64::from((m.open & !inside).count_ones());
             self.closes += u64::from((m.close & !inside).count_ones());
