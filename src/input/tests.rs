@@ -75,7 +75,8 @@ fn the_chrome_json_edge_hands_on_typed_events_and_metadata() {
         seen(Phase::Complete, Kind::Runtime, "cudaLaunchKernel", 2, (Some(1000), Some(250))),
         // Times are read for spans and memory events only.
         seen(Phase::Memory, Kind::Missing, "[memory]", 2, (Some(3000), None)),
-        seen(Phase::Flow, Kind::Ignored, "flow", 2, (None, None)),
+        // Flow events are read for their phase and category alone (chrome_json/flow.rs).
+        Seen { thread: None, ..seen(Phase::Flow, Kind::Ignored, "", 0, (None, None)) },
         seen(Phase::Metadata, Kind::Missing, "thread_name", 2, (None, None)),
         seen(Phase::Complete, Kind::Unknown, "n", 2, (Some(5000), None)),
     ];

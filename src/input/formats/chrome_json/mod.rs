@@ -11,6 +11,7 @@
 mod blocks;
 mod edge;
 pub mod event;
+mod flow;
 mod importer;
 mod push;
 mod runs;
@@ -23,6 +24,9 @@ pub use importer::ChromeJson;
 pub use push::PushReader;
 pub use sink::JsonSink;
 
+/// The flow events' reader, for the differential fuzz target (not a stable API).
+#[doc(hidden)]
+pub use flow::flow as scan_flow;
 /// The hand-written event scanner, for the differential fuzz target (not a stable API).
 #[doc(hidden)]
 pub use scan::{event as scan_event, Miss as ScanMiss};

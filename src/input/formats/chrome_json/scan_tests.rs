@@ -33,7 +33,7 @@ fn scanner_matches_serde_on_every_event() {
         #[serde(borrow, rename = "traceEvents")]
         events: Vec<&'a RawValue>,
     }
-    let mut compared = 0;
+    let (mut compared, mut flows) = (0, 0);
     for f in files.into_iter().filter(|f| f.to_string_lossy().contains(".json")) {
         let raw = std::fs::read(&f).unwrap();
         let mut bytes = Vec::new();
@@ -53,9 +53,17 @@ fn scanner_matches_serde_on_every_event() {
             assert_eq!(n, text.len());
             assert_eq!(fast, reference, "{}: {}", f.display(), e.get());
             compared += 1;
+            // Where the flow reader takes an event, it reads what both read into ph and cat.
+            let mut ev = RawEvent::default();
+            if let Some(read) = flow::flow(text, &mut ev) {
+                assert_eq!(read, Ok(text.len()), "{}: {}", f.display(), e.get());
+                assert_eq!((&ev.ph, &ev.cat), (&reference.ph, &reference.cat), "{}: {}", f.display(), e.get());
+                flows += 1;
+            }
         }
     }
     assert!(compared > 50);
+    assert!(flows > 0, "the fixtures hold flow events");
 }
 
 #[test]
@@ -556,4 +564,103 @@ fn indentation_is_counted_a_word_at_a_time_and_exactly() {
             }
         }
     }
+}
+
+/// The flow reader's `ph` and `cat` for `text`, or why it left the event to the full scanner.
+fn flow_read(text: &str) -> Option<Result<(String, String, usize), scan::Miss>> {
+    let mut ev = RawEvent::default();
+    let read = flow::flow(text.as_bytes(), &mut ev)?;
+    Some(read.map(|n| (ev.ph.to_str().into_owned(), ev.cat.to_str().into_owned(), n)))
+}
+
+#[test]
+fn flow_events_are_read_for_their_phase_and_category_only() {
+    let whole =
+        |t: &str, ph: &str, cat: &str| assert_eq!(flow_read(t), Some(Ok((ph.into(), cat.into(), t.len()))), "{t}");
+    whole(
+        r#"{"ph": "s", "id": 1, "pid": 1000, "tid": 1000, "ts": 1000002.0, "cat": "ac2g", "name": "ac2g"}"#,
+        "s",
+        "ac2g",
+    );
+    // Kineto's own layout: a line break and indentation after the brace and before `cat`.
+    whole("{\n    \"ph\": \"f\", \"id\": 14, \"pid\": 0, \"tid\": 7, \"ts\": 1.5,\n    \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"\n  }", "f", "ac2g");
+    whole(r#"{"ph":"t","cat":"fwdbwd"}"#, "t", "fwdbwd");
+    // No category; the last of two (as the full scanner keeps); `cat` or `ph` as a value, and a
+    // colon inside a string, are not keys.
+    whole(r#"{"ph": "s", "id": 1}"#, "s", "");
+    whole(r#"{"ph": "s", "cat": "a", "cat": "b"}"#, "s", "b");
+    whole(r#"{"ph": "s", "v": "cat", "w": "ph", "cat": "z", "n": "cat:"}"#, "s", "z");
+    // Braces, brackets and colons inside strings are text.
+    whole(r#"{"ph": "s", "name": "a}{:[cat: ]", "cat": "c"}"#, "s", "c");
+    // Longer than a block: strings and keys across the 64-byte boundaries.
+    let long = format!(r#"{{"ph": "f", "name": "{}", "cat" :  "{}", "id": 7}}"#, "n".repeat(61), "c".repeat(70));
+    whole(&long, "f", &"c".repeat(70));
+    // Left to the full scanner: other phases or layouts, escapes, a second ph, a cat that is
+    // not a string, nested values (a `cat` there is not the event's) and brackets even inside
+    // strings.
+    for other in [
+        r#"{"ph": "s", "args": {"cat": "x"}}"#,
+        r#"{"ph": "s", "l": ["cat"], "cat": "z"}"#,
+        r#"{"ph": "X", "cat": "kernel"}"#,
+        r#"{"ph": "sf", "cat": "ac2g"}"#,
+        r#"{"id": 1, "ph": "s"}"#,
+        r#"{"ph": "s", "name": "a\"b"}"#,
+        r#"{"ph": "s", "ph": "X"}"#,
+        r#"{"ph": "s", "cat": 5}"#,
+        r#"{"ph": "s", "cat": null}"#,
+        r#"{"ph": "s", "x": [}"#,
+        r#"[{"ph": "s"}]"#,
+        r#" {"ph": "s"}"#,
+    ] {
+        assert_eq!(flow_read(other), None, "{other}");
+    }
+    // Cut by the window's end: more input is needed (or, before the phase is known, the full
+    // scanner says so).
+    assert_eq!(flow_read(r#"{"ph": "s", "id": 1, "cat": "ac"#), Some(Err(scan::Miss::NeedMore)));
+    assert_eq!(flow_read(r#"{"ph": "s"#), None);
+    assert_eq!(scanned(br#"{"ph": "s"#).map(|(_, n)| n), Err(scan::Miss::NeedMore));
+}
+
+/// Flow events of many shapes (members in any order, nested values, spacing, strings holding
+/// brackets and keys' names): where the flow reader takes one, serde_json reads the same phase
+/// and category from it.
+#[test]
+fn flow_reader_matches_serde_json_on_generated_events() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let words = ["ac2g", "cat", "ph", "{", "}:", "[x]", "fwdbwd", ""];
+    let (mut taken, mut left) = (0, 0);
+    for _ in 0..4000 {
+        let mut members = vec![format!(r#""ph": "{}""#, ["s", "f", "t"][next(3) as usize])];
+        for _ in 0..next(6) {
+            let w = words[next(words.len() as u64) as usize];
+            let key = ["id", "pid", "cat", "name", "args", "ts", "cat"][next(7) as usize];
+            let value = match next(6) {
+                0 => format!("{}", next(100_000)),
+                1 => format!(r#"{{"cat": "{w}", "n": [1, {{"ph": "X"}}]}}"#),
+                4 => format!(r#"{{"n": [1], "cat": "{w}"}}"#),
+                2 => format!(r#"["{w}", {{"cat": 1}}]"#),
+                3 if key == "cat" => "null".to_string(),
+                _ => format!(r#""{w}""#),
+            };
+            members.push(format!(r#""{key}":{}{value}"#, [" ", "", "\n   "][next(3) as usize]));
+        }
+        let text = format!("{{{}{}}}", ["", "\n    "][next(2) as usize], members.join(", "));
+        let Some(read) = flow_read(&text) else {
+            left += 1;
+            continue;
+        };
+        let (ph, cat, n) = read.unwrap_or_else(|m| panic!("{m:?}: {text}"));
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(n, text.len(), "{text}");
+        assert_eq!(value["ph"].as_str(), Some(ph.as_str()), "{text}");
+        assert_eq!(value.get("cat").and_then(|c| c.as_str()).unwrap_or(""), cat, "{text}");
+        taken += 1;
+    }
+    assert!(taken > 500 && left > 500, "taken {taken}, left {left}");
 }

@@ -28,7 +28,7 @@ fn escaped(backslash: u64, prev: &mut u64) -> u64 {
 
 /// Bit i set when an odd number of bits at or below i are set in `x`.
 #[inline(always)]
-fn prefix_xor(mut x: u64) -> u64 {
+pub(super) fn prefix_xor(mut x: u64) -> u64 {
     x ^= x << 1;
     x ^= x << 2;
     x ^= x << 4;

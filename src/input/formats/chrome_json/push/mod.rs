@@ -3,8 +3,8 @@
 mod step;
 
 use super::event::RawEvent;
-use super::scan;
 use super::sink::JsonSink as Sink;
+use super::{flow, scan};
 use crate::input::gzip as input;
 use crate::limits;
 use crate::trace::Failure;

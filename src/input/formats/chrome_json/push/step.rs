@@ -60,9 +60,11 @@ impl PushReader {
                     _ => *after_comma = false,
                 }
                 let in_object = *in_object;
-                // The fast path; serde_json decides whatever it cannot read.
+                // The fast paths (a flow event read for its phase and category alone, else the
+                // event scanner); serde_json decides whatever they cannot read.
                 let mut ev = RawEvent::default();
-                match scan::event(window, &mut ev) {
+                let read = flow::flow(window, &mut ev).unwrap_or_else(|| scan::event(window, &mut ev));
+                match read {
                     Ok(n) => {
                         sink.event(&ev, at);
                         self.out.events += 1;
