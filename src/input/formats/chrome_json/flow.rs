@@ -19,7 +19,7 @@ use super::blocks;
 use super::event::{RawEvent, Text};
 use super::runs::is_ws;
 use super::scan::Miss;
-use super::structural::prefix_xor;
+use super::structural::{block_at, prefix_xor};
 use std::borrow::Cow;
 
 /// The flow event at the start of `window`, when its first member is `ph` with a flow phase
@@ -71,14 +71,7 @@ fn members(b: &[u8], from: usize) -> Option<Result<(usize, Option<usize>), Miss>
     let (mut pos, mut in_string, mut cat) = (0, 0u64, None);
     let mut tail = [b' '; 64];
     while pos < b.len() {
-        let block: &[u8; 64] = match b.get(pos..pos + 64) {
-            Some(s) => s.try_into().ok()?,
-            None => {
-                // The last bytes, padded with spaces (which change nothing).
-                tail[..b.len() - pos].copy_from_slice(&b[pos..]);
-                &tail
-            }
-        };
+        let block = block_at(b, pos, &mut tail);
         let braces = blocks::classify(block, b'{', b'}');
         let brackets = blocks::classify(block, b'[', b']');
         let inside = prefix_xor(braces.quote) ^ in_string;

@@ -49,6 +49,20 @@ fn strings(m: &blocks::Masks, prev_escape: &mut u64, in_string: &mut u64) -> (u6
     (quotes, inside)
 }
 
+/// The 64 bytes of `b` from `pos` (< `b.len()`); the last ones copied into `tail` and padded
+/// with spaces, which change nothing that is classified.
+#[inline(always)]
+pub(super) fn block_at<'b>(b: &'b [u8], pos: usize, tail: &'b mut [u8; 64]) -> &'b [u8; 64] {
+    match b.get(pos..pos + 64).and_then(|s| <&[u8; 64]>::try_from(s).ok()) {
+        Some(block) => block,
+        None => {
+            *tail = [b' '; 64];
+            tail[..b.len() - pos].copy_from_slice(&b[pos..]);
+            tail
+        }
+    }
+}
+
 /// The position just after the `close` that ends the container opening at `b[0]` (== `open`),
 /// counting only brackets of its own kind outside strings (in valid JSON the other kind nests
 /// inside); None when `b` ends first.
@@ -62,14 +76,7 @@ pub fn container_end(b: &[u8], open: u8, close: u8) -> Option<usize> {
     let mut pos = 0;
     let mut tail = [b' '; 64];
     while pos < b.len() {
-        let block: &[u8; 64] = match b.get(pos..pos + 64) {
-            Some(s) => s.try_into().ok()?,
-            None => {
-                // The last bytes, padded with spaces (which change nothing).
-                tail[..b.len() - pos].copy_from_slice(&b[pos..]);
-                &tail
-            }
-        };
+        let block = block_at(b, pos, &mut tail);
         let m = blocks::classify(block, open, close);
         let (_, inside) = strings(&m, &mut prev_escape, &mut in_string);
         let (opens, closes) = (m.open & !inside, m.close & !inside);
