@@ -19,7 +19,7 @@ use super::blocks;
 use super::event::{RawEvent, Text};
 use super::runs::is_ws;
 use super::scan::Miss;
-use super::structural::{block_at, prefix_xor};
+use super::structural::{block_at, strings};
 use std::borrow::Cow;
 
 /// The flow event at the start of `window`, when its first member is `ph` with a flow phase
@@ -68,14 +68,15 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 /// quote), the keys looked for from `from` on (after the phase): 64 bytes at a time, from the
 /// object's `{` (so that quotes pair from the start). None where the full scanner must decide.
 fn members(b: &[u8], from: usize) -> Option<Result<(usize, Option<usize>), Miss>> {
-    let (mut pos, mut in_string, mut cat) = (0, 0u64, None);
+    let (mut pos, mut in_string, mut prev_escape, mut cat) = (0, 0u64, 0u64, None);
     let mut tail = [b' '; 64];
     while pos < b.len() {
         let block = block_at(b, pos, &mut tail);
         let braces = blocks::classify(block, b'{', b'}');
         let brackets = blocks::classify(block, b'[', b']');
-        let inside = prefix_xor(braces.quote) ^ in_string;
-        in_string = ((inside as i64) >> 63) as u64;
+        // Any backslash before the end sends the event to the full scanner (below), so the
+        // quotes are all unescaped where they are read.
+        let (quotes, inside) = strings(&braces, &mut prev_escape, &mut in_string);
         // The object's own `{` is its first byte; any other brace or bracket outside strings
         // is a nested value, or the end.
         let first = if pos == 0 { !1u64 } else { !0 };
@@ -87,7 +88,7 @@ fn members(b: &[u8], from: usize) -> Option<Result<(usize, Option<usize>), Miss>
             return None;
         }
         // Strings that end here: a key's when a colon follows (after any spaces).
-        let mut ended = braces.quote & !inside & before_end;
+        let mut ended = quotes & !inside & before_end;
         while ended != 0 {
             let q = pos + ended.trailing_zeros() as usize;
             ended &= ended - 1;

@@ -28,7 +28,7 @@ fn escaped(backslash: u64, prev: &mut u64) -> u64 {
 
 /// Bit i set when an odd number of bits at or below i are set in `x`.
 #[inline(always)]
-pub(super) fn prefix_xor(mut x: u64) -> u64 {
+fn prefix_xor(mut x: u64) -> u64 {
     x ^= x << 1;
     x ^= x << 2;
     x ^= x << 4;
@@ -42,7 +42,7 @@ pub(super) fn prefix_xor(mut x: u64) -> u64 {
 /// inside, a closing one not), given its masks and the escape and in-string state the block
 /// before left (both updated for the next block).
 #[inline(always)]
-fn strings(m: &blocks::Masks, prev_escape: &mut u64, in_string: &mut u64) -> (u64, u64) {
+pub(super) fn strings(m: &blocks::Masks, prev_escape: &mut u64, in_string: &mut u64) -> (u64, u64) {
     let quotes = m.quote & !escaped(m.backslash, prev_escape);
     let inside = prefix_xor(quotes) ^ *in_string;
     *in_string = ((inside as i64) >> 63) as u64;
