@@ -21,9 +21,8 @@ pub struct Masks {
     pub close: u64,
 }
 
-/// The reference: one byte at a time (what `classify` is on targets without SIMD; elsewhere
-/// only the tests call it).
-#[cfg_attr(any(target_arch = "x86_64", target_arch = "aarch64"), allow(dead_code))]
+/// The reference for [`classify`]: one byte at a time.
+#[cfg(test)]
 pub fn classify_scalar(b: &[u8; 64], open: u8, close: u8) -> Masks {
     let mut m = Masks::default();
     for (i, &c) in b.iter().enumerate() {
@@ -83,6 +82,20 @@ mod simd128 {
         let hit = v128_or(u8x16_eq(v, u8x16_splat(b'"')), u8x16_eq(v, u8x16_splat(b'\\')));
         u8x16_bitmask(hit) as u32
     }
+
+    #[inline(always)]
+    pub fn bytes_in<const N: usize>(b: &[u8; 64], chars: [u8; N]) -> [u64; N] {
+        let mut m = [0u64; N];
+        for k in 0..4 {
+            // SAFETY: the load reads 16 bytes at offset 16k < 64 of a 64-byte array; wasm's
+            // loads need no alignment.
+            let v = unsafe { v128_load(b.as_ptr().add(16 * k) as *const v128) };
+            for (m, &x) in m.iter_mut().zip(&chars) {
+                *m |= u64::from(u8x16_bitmask(u8x16_eq(v, u8x16_splat(x)))) << (16 * k);
+            }
+        }
+        m
+    }
 }
 
 /// The reference for [`first_quote_or_backslash`].
@@ -120,33 +133,55 @@ pub(crate) mod swar {
 }
 
 /// Whether [`classify`] uses vector instructions on this target (else it is the scalar one,
-/// and the caller does better with memchr).
-///
-/// Not in wasm, though the page is built with simd128 (`scripts/build-web.sh`): this
-/// classification in simd128 (as SSE2 below) read a 500 MB trace no faster than the scalar
-/// path's memchr, which searches with simd128 there (docs/performance.md).
-pub const VECTOR: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
+/// and a caller may do better with memchr): SSE2 on x86_64, NEON on aarch64, simd128 in wasm
+/// built with it (the page, `scripts/build-web.sh`).
+pub const VECTOR: bool =
+    cfg!(any(target_arch = "x86_64", target_arch = "aarch64", all(target_arch = "wasm32", target_feature = "simd128")));
 
 /// [`classify_scalar`], 16 bytes per instruction where the target has SIMD.
 #[inline(always)]
 pub fn classify(b: &[u8; 64], open: u8, close: u8) -> Masks {
+    let [quote, backslash, open, close] = bytes_in(b, [b'"', b'\\', open, close]);
+    Masks { quote, backslash, open, close }
+}
+
+/// One mask per byte value of `chars` (bit i = `b[i]` is that value), each 64-byte block
+/// loaded once for them all: SIMD where [`VECTOR`], else one byte at a time.
+#[inline(always)]
+pub fn bytes_in<const N: usize>(b: &[u8; 64], chars: [u8; N]) -> [u64; N] {
     #[cfg(target_arch = "x86_64")]
     {
-        sse2::classify(b, open, close)
+        sse2::bytes_in(b, chars)
     }
     #[cfg(target_arch = "aarch64")]
     {
-        neon::classify(b, open, close)
+        neon::bytes_in(b, chars)
     }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     {
-        classify_scalar(b, open, close)
+        simd128::bytes_in(b, chars)
     }
+    #[cfg(not(any(
+        target_arch = "x86_64",
+        target_arch = "aarch64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    )))]
+    {
+        bytes_in_scalar(b, chars)
+    }
+}
+
+/// The reference for [`bytes_in`].
+#[cfg_attr(
+    any(target_arch = "x86_64", target_arch = "aarch64", all(target_arch = "wasm32", target_feature = "simd128")),
+    allow(dead_code)
+)]
+pub fn bytes_in_scalar<const N: usize>(b: &[u8; 64], chars: [u8; N]) -> [u64; N] {
+    chars.map(|x| b.iter().enumerate().filter(|&(_, &c)| c == x).fold(0, |m, (i, _)| m | 1 << i))
 }
 
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
-    use crate::input::formats::chrome_json::blocks::Masks;
     use core::arch::x86_64::*;
 
     #[inline(always)]
@@ -164,20 +199,17 @@ mod sse2 {
     }
 
     #[inline(always)]
-    pub fn classify(b: &[u8; 64], open: u8, close: u8) -> Masks {
-        let mut m = Masks::default();
+    pub fn bytes_in<const N: usize>(b: &[u8; 64], chars: [u8; N]) -> [u64; N] {
+        let mut m = [0u64; N];
         for k in 0..4 {
             // SAFETY: SSE2 is always present on x86_64; the load reads 16 bytes at offset
             // 16k < 64 of a 64-byte array (unaligned loads are allowed by loadu).
-            let (q, s, o, c) = unsafe {
-                let v = _mm_loadu_si128(b.as_ptr().add(16 * k) as *const __m128i);
-                let eq = |x: u8| _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(x as i8))) as u16 as u64;
-                (eq(b'"'), eq(b'\\'), eq(open), eq(close))
-            };
-            m.quote |= q << (16 * k);
-            m.backslash |= s << (16 * k);
-            m.open |= o << (16 * k);
-            m.close |= c << (16 * k);
+            let v = unsafe { _mm_loadu_si128(b.as_ptr().add(16 * k) as *const __m128i) };
+            for (m, &x) in m.iter_mut().zip(&chars) {
+                // SAFETY: SSE2 is always present on x86_64; register-only operations.
+                let hits = unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(x as i8))) };
+                *m |= (hits as u16 as u64) << (16 * k);
+            }
         }
         m
     }
@@ -190,7 +222,6 @@ mod sse2 {
 /// ARM64 kernel does both).
 #[cfg(target_arch = "aarch64")]
 mod neon {
-    use crate::input::formats::chrome_json::blocks::Masks;
     use core::arch::aarch64::*;
 
     /// Each byte of a compare's result (0 or 0xFF) as four bits of a u64, in byte order.
@@ -229,12 +260,11 @@ mod neon {
     }
 
     #[inline(always)]
-    pub fn classify(b: &[u8; 64], open: u8, close: u8) -> Masks {
+    pub fn bytes_in<const N: usize>(b: &[u8; 64], chars: [u8; N]) -> [u64; N] {
         // SAFETY: NEON is always present on aarch64; each load reads 16 bytes at offset
         // 16k < 64 of a 64-byte array.
         let v: [uint8x16_t; 4] = core::array::from_fn(|k| unsafe { vld1q_u8(b.as_ptr().add(16 * k)) });
         // SAFETY: register-only NEON operations.
-        let eq = |x: u8| bits(v.map(|v| unsafe { vceqq_u8(v, vdupq_n_u8(x)) }));
-        Masks { quote: eq(b'"'), backslash: eq(b'\\'), open: eq(open), close: eq(close) }
+        chars.map(|x| bits(v.map(|v| unsafe { vceqq_u8(v, vdupq_n_u8(x)) })))
     }
 }

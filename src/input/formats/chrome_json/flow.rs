@@ -10,7 +10,8 @@
 //! What this reads is what the full scanner (`scan.rs`) reads into `ph` and `cat`, for any
 //! valid JSON it takes; anything unusual (a backslash anywhere in the event, a nested object or
 //! array, a second `ph`, a `cat` that is not a string) is left to the full scanner, as is
-//! every event where the classification is not vectorised (the page's wasm). The other values
+//! every event where the classification is not vectorised (targets with no SIMD the core
+//! uses; the page's wasm has simd128). The other values
 //! are checked for their structure only, as the full scanner checks the values it skips: a
 //! flow event whose `pid` is a boolean, say, is counted as a flow, where the full reading
 //! counts it as malformed.
@@ -72,15 +73,15 @@ fn members(b: &[u8], from: usize) -> Option<Result<(usize, Option<usize>), Miss>
     let mut tail = [b' '; 64];
     while pos < b.len() {
         let block = block_at(b, pos, &mut tail);
-        let braces = blocks::classify(block, b'{', b'}');
-        let brackets = blocks::classify(block, b'[', b']');
+        let [quote, backslash, open, close, bra, ket] = blocks::bytes_in(block, [b'"', b'\\', b'{', b'}', b'[', b']']);
+        let braces = blocks::Masks { quote, backslash, open, close };
         // Any backslash before the end sends the event to the full scanner (below), so the
         // quotes are all unescaped where they are read.
         let (quotes, inside) = strings(&braces, &mut prev_escape, &mut in_string);
         // The object's own `{` is its first byte; any other brace or bracket outside strings
         // is a nested value, or the end.
         let first = if pos == 0 { !1u64 } else { !0 };
-        let nested = ((braces.open & first) | brackets.open | brackets.close) & !inside;
+        let nested = ((braces.open & first) | bra | ket) & !inside;
         let closes = braces.close & !inside;
         let end = closes & closes.wrapping_neg();
         let before_end = end.wrapping_sub(1) | end;

@@ -7,8 +7,7 @@
 //!
 //! Kineto's `args` are mostly skipped containers (shapes, strides, concrete inputs), so this is
 //! the scanner's hottest loop. [`container_end_scalar`] (memchr and a string skip) is the
-//! reference, and is used where `blocks::VECTOR` is false (wasm, where memchr searches with
-//! simd128, and targets other than x86_64 and aarch64).
+//! reference, and is used where [`BLOCKS`] is false.
 
 use super::blocks;
 
@@ -63,12 +62,17 @@ pub(super) fn block_at<'b>(b: &'b [u8], pos: usize, tail: &'b mut [u8; 64]) -> &
     }
 }
 
+/// Whether [`container_end`] classifies blocks: where that is vectorised, but not in wasm,
+/// where its simd128 version read a 500 MB trace no faster than the reference, whose memchr
+/// searches with simd128 there (docs/performance.md).
+const BLOCKS: bool = blocks::VECTOR && !cfg!(target_arch = "wasm32");
+
 /// The position just after the `close` that ends the container opening at `b[0]` (== `open`),
 /// counting only brackets of its own kind outside strings (in valid JSON the other kind nests
 /// inside); None when `b` ends first.
 #[inline]
 pub fn container_end(b: &[u8], open: u8, close: u8) -> Option<usize> {
-    if !blocks::VECTOR {
+    if !BLOCKS {
         return container_end_scalar(b, open, close);
     }
     debug_assert_eq!(b.first(), Some(&open));
@@ -180,7 +184,7 @@ pub fn container_end_scalar(b: &[u8], open: u8, close: u8) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::blocks::{classify, classify_scalar};
+    use super::blocks::{bytes_in, bytes_in_scalar, classify, classify_scalar};
     use super::*;
 
     /// A small deterministic generator (xorshift64*), so failures reproduce.
@@ -242,6 +246,13 @@ mod tests {
             for (o, c) in [(b'[', b']'), (b'{', b'}')] {
                 assert_eq!(classify(&block, o, c), classify_scalar(&block, o, c));
             }
+            // The flow reader's six masks in one pass, against the byte loop.
+            let six = [b'"', b'\\', b'{', b'}', b'[', b']'];
+            assert_eq!(bytes_in(&block, six), bytes_in_scalar(&block, six));
+            assert_eq!(bytes_in_scalar(&block, six)[..4], {
+                let m = classify_scalar(&block, b'{', b'}');
+                [m.quote, m.backslash, m.open, m.close]
+            });
         }
     }
 
