@@ -1,5 +1,6 @@
 //! The one place in the core that uses `unsafe`: classifying 64 bytes at a time with SIMD
-//! intrinsics (`core::arch`), for the structural scan in `structural.rs`.
+//! intrinsics (`core::arch`), for the structural scan in `structural.rs` and the flow reader
+//! in `flow.rs`.
 //!
 //! Why unsafe: the x86_64 intrinsics are `unsafe fn`s (they assume the CPU feature they are
 //! compiled for; SSE2 is part of x86_64 itself, so they are always sound there), and the

@@ -10,11 +10,10 @@
 //! What this reads is what the full scanner (`scan.rs`) reads into `ph` and `cat`, for any
 //! valid JSON it takes; anything unusual (a backslash anywhere in the event, a nested object or
 //! array, a second `ph`, a `cat` that is not a string) is left to the full scanner, as is
-//! every event where the classification is not vectorised (targets with no SIMD the core
-//! uses; the page's wasm has simd128). The other values
-//! are checked for their structure only, as the full scanner checks the values it skips: a
-//! flow event whose `pid` is a boolean, say, is counted as a flow, where the full reading
-//! counts it as malformed.
+//! every event on a target where the classification is not vectorised (neither SSE2, NEON nor
+//! wasm's simd128, which the page is built with). The other values are checked for their
+//! structure only, as the full scanner checks the values it skips: a flow event whose `pid`
+//! is a boolean, say, is counted as a flow, where the full reading counts it as malformed.
 
 use super::blocks;
 use super::event::{RawEvent, Text};
