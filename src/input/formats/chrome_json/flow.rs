@@ -68,7 +68,7 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 /// quote), the keys looked for from `from` on (after the phase): 64 bytes at a time, from the
 /// object's `{` (so that quotes pair from the start). None where the full scanner must decide.
 fn members(b: &[u8], from: usize) -> Option<Result<(usize, Option<usize>), Miss>> {
-    let (mut pos, mut in_string, mut prev_escape, mut cat) = (0, 0u64, 0u64, None);
+    let (mut pos, mut in_string, mut prev_escape, mut prev_opening, mut cat) = (0, 0u64, 0u64, 0u64, None);
     let mut tail = [b' '; 64];
     while pos < b.len() {
         let block = block_at(b, pos, &mut tail);
@@ -87,8 +87,13 @@ fn members(b: &[u8], from: usize) -> Option<Result<(usize, Option<usize>), Miss>
         if braces.backslash & before_end != 0 || nested & before_end != 0 {
             return None;
         }
-        // Strings that end here: a key's when a colon follows (after any spaces).
-        let mut ended = quotes & !inside & before_end;
+        // Strings that end here: a key's when a colon follows (after any spaces). Only those of
+        // two or three bytes can be `ph` or `cat`: a closing quote three or four bytes after an
+        // opening one (an opening quote is inside), which may be in the block before.
+        let opening = quotes & inside;
+        let short = (opening << 3) | (opening << 4) | (prev_opening >> 61) | (prev_opening >> 60);
+        prev_opening = opening;
+        let mut ended = quotes & !inside & before_end & short;
         while ended != 0 {
             let q = pos + ended.trailing_zeros() as usize;
             ended &= ended - 1;

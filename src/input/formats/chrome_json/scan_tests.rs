@@ -595,6 +595,12 @@ fn flow_events_are_read_for_their_phase_and_category_only() {
     // Longer than a block: strings and keys across the 64-byte boundaries.
     let long = format!(r#"{{"ph": "f", "name": "{}", "cat" :  "{}", "id": 7}}"#, "n".repeat(61), "c".repeat(70));
     whole(&long, "f", &"c".repeat(70));
+    // A key at every offset, so that its quotes fall on both sides of a block's edge.
+    for pad in 0..140 {
+        let name = "n".repeat(pad);
+        whole(&format!(r#"{{"ph": "f", "name": "{name}", "cat": "c"}}"#), "f", "c");
+        assert_eq!(flow_read(&format!(r#"{{"ph": "f", "name": "{name}", "ph": "s"}}"#)), None, "{pad}");
+    }
     // Left to the full scanner: other phases or layouts, escapes, a second ph, a cat that is
     // not a string, nested values (a `cat` there is not the event's) and brackets even inside
     // strings.
