@@ -2,11 +2,20 @@
 
 /// Sorts `v` by `key`, which must order any two items that differ (then the result is the one
 /// `sort_unstable_by_key` gives). A trace's ops and runtime calls come nearly in order: the
-/// exceptions (each step's ProfilerStep span, written when it closes) are taken out, sorted
-/// and merged back from the end, so that only they are sorted, and in place but for them.
-/// Where more than one in 32 items break the order, the whole list is sorted as before (the
-/// items taken out by then, at most a 32nd of the list, are the memory this costs).
+/// exceptions are taken out, sorted and merged back from the end, so that only they are
+/// sorted, and in place but for them. An exception comes late with an early key (a step's
+/// ProfilerStep span, written when it closes) or early with a late key (the same span's
+/// External id, by start: above its step's ops'); the latter is seen as a kept item above the
+/// item after it but not above the one before it. Where more than one in 32 items break the
+/// order, the whole list is sorted as before (the items taken out by then, at most a 32nd of
+/// the list, are the memory this costs).
 pub fn sort_nearly_sorted<T: Copy, K: Ord>(v: &mut [T], key: impl Fn(&T) -> K) {
+    merge_strays(v, key);
+}
+
+/// [`sort_nearly_sorted`]; returns the items taken out and merged back, or None where the
+/// whole list was sorted.
+fn merge_strays<T: Copy, K: Ord>(v: &mut [T], key: impl Fn(&T) -> K) -> Option<usize> {
     let n = v.len();
     let mut strays: Vec<T> = Vec::new();
     let mut last: Option<K> = None;
@@ -19,14 +28,22 @@ pub fn sort_nearly_sorted<T: Copy, K: Ord>(v: &mut [T], key: impl Fn(&T) -> K) {
             last = Some(k);
             continue;
         }
-        strays.push(x);
+        if kept == 1 || key(&v[kept - 2]) <= k {
+            // The last kept item is the one out of order: it makes way for this one.
+            strays.push(v[kept - 1]);
+            v[kept - 1] = x;
+            last = Some(k);
+        } else {
+            strays.push(x);
+        }
         if strays.len() > n / 32 {
             // Back to a permutation of the list (`kept + strays` items fill `..=i`), then sorted.
             v[kept..=i].copy_from_slice(&strays);
             v.sort_unstable_by_key(key);
-            return;
+            return None;
         }
     }
+    let taken = strays.len();
     strays.sort_unstable_by_key(&key);
     let (mut a, mut b) = (kept, strays.len());
     while b > 0 {
@@ -39,6 +56,7 @@ pub fn sort_nearly_sorted<T: Copy, K: Ord>(v: &mut [T], key: impl Fn(&T) -> K) {
             b -= 1;
         }
     }
+    Some(taken)
 }
 
 /// `v.partition_point(pred)`, searched outward from `*hint` (where the previous search ended),
@@ -66,7 +84,7 @@ pub fn partition_point_from<T>(v: &[T], hint: &mut usize, pred: impl Fn(&T) -> b
 
 #[cfg(test)]
 mod tests {
-    use super::{partition_point_from, sort_nearly_sorted};
+    use super::{merge_strays, partition_point_from, sort_nearly_sorted};
 
     /// The same order as a plain sort, whatever the share out of order (the strays merged in,
     /// or the whole list sorted), at lengths from 0 to 1000.
@@ -98,6 +116,28 @@ mod tests {
         let mut v = vec![(2, 'a'), (3, 'b'), (3, 'c'), (1, 'p'), (4, 'd'), (0, 'q'), (5, 'e')];
         sort_nearly_sorted(&mut v, |&(k, _)| k);
         assert_eq!(v, vec![(0, 'q'), (1, 'p'), (2, 'a'), (3, 'b'), (3, 'c'), (4, 'd'), (5, 'e')]);
+    }
+
+    /// Ids by start (a step's span before its ops, its id above theirs: 66, 1, 2, ..., 65,
+    /// 10000066, 10000001, ...): one item taken out a step, not every op after the span.
+    #[test]
+    fn takes_out_an_early_item_with_a_late_key() {
+        let steps = 100i64;
+        let v: Vec<i64> = (0..steps)
+            .flat_map(|s| std::iter::once(s * 10_000_000 + 66).chain((1..=65).map(move |k| s * 10_000_000 + k)))
+            .collect();
+        let mut want = v.clone();
+        want.sort_unstable();
+        let mut got = v.clone();
+        assert_eq!(merge_strays(&mut got, |&x| x), Some(steps as usize));
+        assert_eq!(got, want);
+        // A spike as the first item and as the last but one, and a late item with an early key.
+        let mut got: Vec<i64> = std::iter::once(50).chain((1..=99).filter(|&k| k != 50)).collect();
+        got.extend([500, 100, 0]);
+        let mut want = got.clone();
+        want.sort_unstable();
+        assert_eq!(merge_strays(&mut got, |&x| x), Some(3));
+        assert_eq!(got, want);
     }
 
     /// The point a plain binary search finds, from any hint: before, at, after, past the end.
