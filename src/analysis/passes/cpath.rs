@@ -234,25 +234,32 @@ fn thread_chain(g: &mut Graph, mut items: Vec<Item>) -> (Vec<i64>, u32) {
     items.sort_by_key(|i| (i.start, std::cmp::Reverse(i.end)));
     let pts = instants(&items);
     let base = g.ts.len() as u32;
-    for &t in &pts {
-        g.node(t);
-    }
+    g.ts.extend_from_slice(&pts);
+    // The open items in the order they opened (by start, as sorted), and how many of them are
+    // synchronising calls.
     let mut open: Vec<Item> = Vec::new();
+    let mut blocking = 0usize;
     let mut next = 0;
     for k in 0..pts.len().saturating_sub(1) {
         let (a, b) = (pts[k], pts[k + 1]);
-        open.retain(|i| i.end > a);
-        while next < items.len() && items[next].start <= a {
-            if items[next].end > a {
-                open.push(items[next]);
+        open.retain(|i| {
+            let keep = i.end > a;
+            blocking -= (!keep && i.rank == 2) as usize;
+            keep
+        });
+        while let Some(&i) = items.get(next).filter(|i| i.start <= a) {
+            if i.end > a {
+                open.push(i);
+                blocking += (i.rank == 2) as usize;
             }
             next += 1;
         }
-        let inner = open.iter().max_by_key(|i| (i.rank.min(1), i.start));
-        let blocked = open.iter().any(|i| i.rank == 2);
+        // The innermost: the latest call to start, else the latest op (the open items are in
+        // start order, so the last of a kind started last).
+        let inner = open.iter().rev().find(|i| i.rank >= 1).or(open.last());
         let name = inner.map_or(NO_NAME, |i| i.name);
         let (from, to) = (base + k as u32, base + k as u32 + 1);
-        g.edge(from, to, if blocked { 0 } else { b - a }, Piece::Cpu(name));
+        g.edge(from, to, if blocking > 0 { 0 } else { b - a }, Piece::Cpu(name));
     }
     (pts, base)
 }
