@@ -26,7 +26,15 @@ pub struct Interner {
     /// Occurrences of new names past [`limits::MAX_NAMES`], merged into one placeholder.
     pub over_limit: u64,
     other: Option<u32>,
+    /// The latest name seen per slot of a fingerprint (its length and first and last eight
+    /// bytes), as (fingerprint, id): a name met again is then compared once, not hashed
+    /// through first (a kernel's name, 100-300 bytes, comes again with every launch).
+    #[serde(skip)]
+    recent: Vec<(u64, u32)>,
 }
+
+/// Slots of [`Interner::recent`] (a power of two).
+const RECENT: usize = 256;
 
 impl Interner {
     pub fn intern(&mut self, s: &[u8]) -> u32 {
@@ -42,9 +50,25 @@ impl Interner {
     /// [`Interner::intern`] of `s` (already cut); a new name is stored as `new` says (its text
     /// and flags).
     fn intern_cut(&mut self, s: &[u8], new: impl FnOnce() -> (Box<str>, u8)) -> u32 {
+        let print = fingerprint(s);
+        let slot = print.map(|f| (f >> 56) as usize % RECENT);
+        if let (Some(f), Some(&(g, id))) = (print, slot.and_then(|k| self.recent.get(k))) {
+            if f == g && same_bytes(&self.raw[id as usize], s) {
+                return id;
+            }
+        }
         let mut h = FxHasher::default();
         h.write(s);
-        self.intern_hashed(s, h.finish(), new)
+        let id = self.intern_hashed(s, h.finish(), new);
+        // (The placeholder past the name limit may be kept too: its bytes are empty, so no name
+        // of eight bytes or more is found as it, and each occurrence is still counted.)
+        if let (Some(f), Some(k)) = (print, slot) {
+            if self.recent.is_empty() {
+                self.recent = vec![(0, u32::MAX); RECENT];
+            }
+            self.recent[k] = (f, id);
+        }
+        id
     }
 
     /// [`Interner::intern_cut`] of `s` whose hash is `hash`.
@@ -98,6 +122,16 @@ pub(super) fn remap_names(into: &mut Interner, part: &Interner) -> Vec<u32> {
     // The part's names are cut already, and their text and flags worked out: copied, not
     // worked out again on the thread that joins (a trace names each ProfilerStep#N once).
     part.raw.iter().enumerate().map(|(k, b)| into.intern_cut(b, || (part.names[k].clone(), part.flags[k]))).collect()
+}
+
+/// A name's length and its first and last eight bytes, mixed; None under eight bytes (hashed
+/// as fast as they would be looked up here).
+#[inline]
+fn fingerprint(s: &[u8]) -> Option<u64> {
+    let n = s.len();
+    let first = u64::from_le_bytes(s.get(..8)?.try_into().ok()?);
+    let last = u64::from_le_bytes(s.get(n - 8..)?.try_into().ok()?);
+    Some((first ^ last.rotate_left(29) ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
 /// `a == b`: in wasm eight bytes a step (see [`Interner`]), natively the C library's vectorised
@@ -161,6 +195,33 @@ mod tests {
                 assert!(!same(a, &base[..len + 1]));
             }
         }
+    }
+
+    /// Names alike in their length and first and last eight bytes (one fingerprint, one slot
+    /// of the recent names) and names in other slots, met in a shuffled order with repeats: each
+    /// gets the id of its first meeting, as a map by the bytes gives.
+    #[test]
+    fn recent_names_are_told_apart_by_their_bytes() {
+        let names: Vec<Vec<u8>> = (0..600u32)
+            .map(|k| match k % 3 {
+                0 => format!("void kernel_{:04}<float>(Params)", k / 3).into_bytes(),
+                1 => format!("aten::op_{k}").into_bytes(),
+                _ => format!("short{}", k % 7).into_bytes(),
+            })
+            .collect();
+        let mut n = Interner::default();
+        let mut want: std::collections::HashMap<Vec<u8>, u32> = Default::default();
+        let mut seed = 5u64;
+        for _ in 0..20_000 {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let name = &names[(seed >> 33) as usize % names.len()];
+            let next = want.len() as u32;
+            let id = *want.entry(name.clone()).or_insert(next);
+            assert_eq!(n.intern(name), id, "{}", String::from_utf8_lossy(name));
+        }
+        assert_eq!(n.names.len(), want.len());
+        let (a, b) = (b"void kernel_0001<float>(Params)", b"void kernel_0002<float>(Params)");
+        assert_eq!(fingerprint(a), fingerprint(b));
     }
 
     #[test]
