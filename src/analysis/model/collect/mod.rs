@@ -64,6 +64,9 @@ pub struct Collector {
     #[serde(default)]
     pub ops_with_shapes: u64,
     pub threads: FxHashMap<(i64, i64), u32>,
+    /// The thread [`Collector::thread_key`] found last: events come in runs on one thread.
+    #[serde(skip)]
+    last_thread: Option<((i64, i64), u32)>,
     /// Replayed rows' graph and node ids, in row order (only rows that carry them).
     #[serde(default)]
     pub gpu_graph: Vec<GraphNode>,
@@ -223,10 +226,16 @@ impl Collector {
     /// A stable key for (pid, tid): numeric ids as numbers ("123" and 123 are one thread),
     /// other strings interned.
     fn thread_key(&mut self, pid: &Id, tid: &Id) -> u32 {
-        let pk = self.id_key(pid);
-        let tk = self.id_key(tid);
+        let key = (self.id_key(pid), self.id_key(tid));
+        if let Some((last, id)) = self.last_thread {
+            if last == key {
+                return id;
+            }
+        }
         let next = self.threads.len() as u32;
-        *self.threads.entry((pk, tk)).or_insert(next)
+        let id = *self.threads.entry(key).or_insert(next);
+        self.last_thread = Some((key, id));
+        id
     }
 
     fn id_key(&mut self, id: &Id) -> i64 {
@@ -249,5 +258,27 @@ impl Collector {
         } else if self.counters.unknown_cats.len() < 64 {
             self.counters.unknown_cats.push((cat.to_string(), 1));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Collector;
+    use crate::trace::Id;
+
+    /// A thread met again, after others or at once, keeps its first id (the last one looked up
+    /// is remembered); "7" and 7 are one thread, a name another.
+    #[test]
+    fn a_thread_keeps_its_id_however_it_is_met_again() {
+        let mut c = Collector::default();
+        let (one, two, name) = (Id::Int(1), Id::Int(2), Id::Str("main".into()));
+        let seven = Id::Str("7".into());
+        let got: Vec<u32> = [(&one, &one), (&one, &one), (&one, &two), (&one, &one), (&name, &two), (&one, &two)]
+            .into_iter()
+            .map(|(p, t)| c.thread_key(p, t))
+            .collect();
+        assert_eq!(got, [0, 0, 1, 0, 2, 1]);
+        assert_eq!((c.thread_key(&Id::Int(7), &one), c.thread_key(&seven, &one)), (3, 3));
+        assert_eq!(c.threads.len(), 4);
     }
 }
