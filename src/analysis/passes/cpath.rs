@@ -189,11 +189,12 @@ fn gpu_rows<'r>(
         let mut prev: Option<(i64, u32)> = None;
         for k in list {
             let (k, i) = (k as usize, rows[k as usize] as usize);
-            let r = x.c.gpu.get(i);
-            let (a, b) = (g.node(r.start), g.node(r.start + r.dur));
-            g.edge(a, b, r.dur, Piece::Gpu(i as u32));
-            longest_row = longest_row.max(r.dur);
-            end = end.max(r.start + r.dur);
+            // Its start and length alone: the rest of the row is not needed here.
+            let (start, dur) = (x.c.gpu.start(i), x.c.gpu.dur(i));
+            let (a, b) = (g.node(start), g.node(start + dur));
+            g.edge(a, b, dur, Piece::Gpu(i as u32));
+            longest_row = longest_row.max(dur);
+            end = end.max(start + dur);
             let call = (x.at.runtime[i] != NO).then(|| x.runtime[x.at.runtime[i] as usize]);
             // Queued: launched before the stream was free, so the stream order holds it.
             let queued = prev.is_some_and(|(pe, _)| call.is_none_or(|c| c.start < pe));
@@ -203,17 +204,17 @@ fn gpu_rows<'r>(
                 g.edge(
                     pn,
                     a,
-                    if queued { r.start - pe } else { 0 },
+                    if queued { start - pe } else { 0 },
                     if queued { Piece::Gap(i as u32) } else { Piece::Dep },
                 );
             }
             if let Some(c) = call {
                 if let Some(n) = at_point(c.thread, c.start) {
-                    g.edge(n, a, if queued || held { 0 } else { r.start - c.start }, Piece::Launch);
+                    g.edge(n, a, if queued || held { 0 } else { start - c.start }, Piece::Launch);
                 }
             }
             nodes.nodes[k] = (a, b);
-            prev = Some((r.start + r.dur, b));
+            prev = Some((start + dur, b));
         }
     }
     for &(from, to) in events {

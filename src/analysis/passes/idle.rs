@@ -91,31 +91,33 @@ pub fn idle_causes(m: &Model, streams: &[Stream]) -> (IdleCauses, StepWaits, i64
         let mut totals = [0i64; 3];
         let (mut end, mut hint) = (i64::MIN, 0);
         for &i in rows.iter() {
-            let g = c.gpu.get(i as usize);
+            // The row's start and length; its kind only where a gap ends at it (the start is
+            // the costly column, the rest of the row not needed).
+            let (start, dur) = (c.gpu.start(i as usize), c.gpu.dur(i as usize));
             let call = match at.runtime[i as usize] {
                 NO => None,
                 r => Some(&runtime[r as usize]),
             };
-            if end != i64::MIN && g.start > end {
-                let gap = g.start - end;
+            if end != i64::MIN && start > end {
+                let gap = start - end;
                 out.gaps += 1;
                 totals[IdleCause::of_gap(end, gap, call.map(|x| x.start)) as usize] += gap;
             }
-            if let Some(k) = idle.ending_at(g.start, &mut hint) {
+            if let Some(k) = idle.ending_at(start, &mut hint) {
                 if !taken[k] {
                     let gap = idle.get(k);
                     taken[k] = true;
                     // A kernel an op launched one by one ends this gap: idle between such kernels.
                     let eager = call.is_some_and(|x| !c.names.is(x.name, NAME_GRAPH_LAUNCH))
-                        && g.kind == GpuKind::Kernel
+                        && c.gpu.kind(i as usize) == GpuKind::Kernel
                         && at.leaf[i as usize] != NO;
-                    gaps.add(m, gap, call, g.start, eager);
+                    gaps.add(m, gap, call, start, eager);
                     if eager {
                         gaps.eager_ns += gap.1 - gap.0;
                     }
                 }
             }
-            end = end.max(g.start + g.dur);
+            end = end.max(start + dur);
         }
         out.streams.push(StreamIdle {
             device: key.0 as i64,

@@ -82,13 +82,13 @@ pub(crate) fn time_pass(
     let mut step_extent: Vec<(i64, i64)> = vec![(i64::MAX, i64::MIN); steps.len()];
     for (i, row) in c.gpu.iter().enumerate() {
         let bucket = classes.get(i).0;
-        lanes.add(&row, bucket);
+        lanes.add((row.start, row.dur), row.kind, bucket);
         if several_devices {
             match device_lanes.iter_mut().find(|(d, _)| *d == row.device) {
-                Some((_, l)) => l.add(&row, bucket),
+                Some((_, l)) => l.add((row.start, row.dur), row.kind, bucket),
                 None => {
                     let mut l = Lanes::default();
-                    l.add(&row, bucket);
+                    l.add((row.start, row.dur), row.kind, bucket);
                     device_lanes.push((row.device, l));
                 }
             }

@@ -2,7 +2,7 @@
 //! of GPU rows, and the ProfilerStep windows they are split by. Exact integer nanoseconds.
 
 use crate::analysis::model::attribution::NO;
-use crate::analysis::model::collect::{GpuKind, GpuRow};
+use crate::analysis::model::collect::GpuKind;
 use crate::analysis::model::frozen::Model;
 use crate::analysis::model::intervals::{self, Span};
 use crate::analysis::rules::taxonomy::Bucket;
@@ -43,15 +43,17 @@ impl Merging {
 }
 
 impl Lanes {
-    pub fn add(&mut self, row: &GpuRow, bucket: Bucket) {
-        let span = (row.start, row.start + row.dur);
+    /// A row by its start, length and kind (not the whole row: its start is the costly column
+    /// to decode, and the rest is not needed).
+    pub fn add(&mut self, (start, dur): (i64, i64), kind: GpuKind, bucket: Bucket) {
+        let span = (start, start + dur);
         self.extent = Some(match self.extent {
             Some((a, b)) => (a.min(span.0), b.max(span.1)),
             None => span,
         });
-        self.kernel_ns += row.dur;
+        self.kernel_ns += dur;
         self.count += 1;
-        if row.kind != GpuKind::Kernel {
+        if kind != GpuKind::Kernel {
             self.memory.push(span);
         } else if bucket == Bucket::Communication {
             self.comm.push(span);
@@ -131,7 +133,8 @@ pub fn step_times(m: &Model) -> Vec<GpuTime> {
         .map(|k| {
             let mut lanes = Lanes::default();
             for &i in &grouped[begin[k]..begin[k + 1]] {
-                lanes.add(&c.gpu.get(i as usize), buckets[i as usize]);
+                let i = i as usize;
+                lanes.add((c.gpu.start(i), c.gpu.dur(i)), c.gpu.kind(i), buckets[i]);
             }
             lanes.time()
         })
