@@ -59,6 +59,21 @@ fn merge_strays<T: Copy, K: Ord>(v: &mut [T], key: impl Fn(&T) -> K) -> Option<u
     Some(taken)
 }
 
+/// `v.sort_unstable_by_key(key)` (keys distinct, so the one order), after a pass that computes
+/// each key once: a list already in order (a stream's rows, mostly) is left as it is, where the
+/// sort's own check computes two keys a comparison (a row's start is decoded for each).
+pub fn sort_unless_sorted<T, K: Ord>(v: &mut [T], key: impl Fn(&T) -> K) {
+    let mut last: Option<K> = None;
+    for x in v.iter() {
+        let k = key(x);
+        if last.as_ref().is_some_and(|l| *l > k) {
+            v.sort_unstable_by_key(key);
+            return;
+        }
+        last = Some(k);
+    }
+}
+
 /// `v.partition_point(pred)`, searched outward from `*hint` (where the previous search ended),
 /// and left there: where searches come nearly in order (a stream's rows, a thread's launches),
 /// each takes a few steps instead of a binary search over the whole list.
@@ -84,7 +99,7 @@ pub fn partition_point_from<T>(v: &[T], hint: &mut usize, pred: impl Fn(&T) -> b
 
 #[cfg(test)]
 mod tests {
-    use super::{merge_strays, partition_point_from, sort_nearly_sorted};
+    use super::{merge_strays, partition_point_from, sort_nearly_sorted, sort_unless_sorted};
 
     /// The same order as a plain sort, whatever the share out of order (the strays merged in,
     /// or the whole list sorted), at lengths from 0 to 1000.
@@ -105,6 +120,29 @@ mod tests {
                 let mut got = v.clone();
                 sort_nearly_sorted(&mut got, |&x| x);
                 assert_eq!(got, want, "n {n}, {out_of_order}% out of order");
+            }
+        }
+    }
+
+    /// In order already, out of order at the start, the middle or the end: the plain sort's
+    /// order.
+    #[test]
+    fn sorts_unless_sorted_as_a_plain_sort_does() {
+        let sorted: Vec<u32> = (0..50).collect();
+        for swap in [None, Some(0), Some(24), Some(48)] {
+            let mut v = sorted.clone();
+            if let Some(k) = swap {
+                v.swap(k, k + 1);
+            }
+            let calls = std::cell::Cell::new(0);
+            sort_unless_sorted(&mut v, |&x| {
+                calls.set(calls.get() + 1);
+                x
+            });
+            assert_eq!(v, sorted);
+            // In order: one key a item, and no sort.
+            if swap.is_none() {
+                assert_eq!(calls.get(), sorted.len());
             }
         }
     }

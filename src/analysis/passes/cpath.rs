@@ -24,6 +24,7 @@ use super::steps::us;
 use crate::analysis::model::attribution::NO;
 use crate::analysis::model::collect::NO_NAME;
 use crate::analysis::model::frozen::Model;
+use crate::analysis::model::sort::sort_unless_sorted;
 pub use crate::analysis::options::WhatIfSpec;
 use crate::limits::MAX_PATH_ITEMS;
 use crate::report::{CriticalPath, StepTooLarge, WhatIf};
@@ -185,7 +186,7 @@ fn gpu_rows<'r>(
     let (mut longest_row, mut end) = (0, i64::MIN);
     for (_, mut list) in streams {
         // The keys are distinct (the index is one), so the unstable sort gives the one order.
-        list.sort_unstable_by_key(|&k| (x.c.gpu.start(rows[k as usize] as usize), rows[k as usize]));
+        sort_unless_sorted(&mut list, |&k| (x.c.gpu.start(rows[k as usize] as usize), rows[k as usize]));
         let mut prev: Option<(i64, u32)> = None;
         for k in list {
             let (k, i) = (k as usize, rows[k as usize] as usize);

@@ -11,7 +11,7 @@ use crate::analysis::model::attribution::NO;
 use crate::analysis::model::collect::{Call, Collector, GpuKind, NAME_GRAPH_LAUNCH};
 use crate::analysis::model::frozen::{step_of, Model};
 use crate::analysis::model::intervals::Span;
-use crate::analysis::model::sort::partition_point_from;
+use crate::analysis::model::sort::{partition_point_from, sort_unless_sorted};
 use crate::report::{IdleCauses, NameTime, StreamIdle};
 pub use crate::vocab::IdleCause;
 use rustc_hash::FxHashMap;
@@ -60,7 +60,7 @@ pub fn streams(c: &Collector) -> Vec<Stream> {
         c.gpu.lanes().iter().copied().zip(by_lane).filter(|(_, rows)| !rows.is_empty()).collect();
     out.sort_unstable_by_key(|x| x.0);
     for (_, rows) in &mut out {
-        rows.sort_unstable_by_key(|&i| (c.gpu.start(i as usize), i));
+        sort_unless_sorted(rows, |&i| (c.gpu.start(i as usize), i));
     }
     out
 }
