@@ -140,7 +140,7 @@ mod tests {
                 x
             });
             assert_eq!(v, sorted);
-            // In order: one key a item, and no sort.
+            // In order: one key an item, and no sort.
             if swap.is_none() {
                 assert_eq!(calls.get(), sorted.len());
             }
