@@ -115,22 +115,29 @@ fn step_graph<'a>(x: &'a Inputs<'a>, ids: &Ids, inw: &InWindows, w: usize, (s, e
     // Rows by index, decoded on use: a copy of each (40 bytes) cost more memory than the graph.
     let rows = &inw.rows[w];
     let waits = step_waits(x, ids, (rows, &inw.runtime[w], &inw.syncs[w]), e);
+    let cpu_items = inw.spans[w].len() + inw.runtime[w].len() + waits.waits.len();
     let mut threads: FxHashMap<u32, Vec<Item>> = FxHashMap::default();
+    // The first thread's list (the step's main thread, as a rule) sized for all its items at
+    // once, the others grown as they come: grown from nothing, the lists were copied about six
+    // times over.
+    let mut room = cpu_items;
+    let mut add = |t: u32, item: Item| {
+        threads.entry(t).or_insert_with(|| Vec::with_capacity(std::mem::take(&mut room))).push(item);
+    };
     let clip = |a: i64, b: i64| (a.max(s), b.min(e));
     for o in inw.spans[w].iter().map(|&i| &x.at.ops.spans[i as usize]) {
         let (start, end) = clip(o.start, o.end);
-        threads.entry(o.thread).or_default().push(Item { start, end, name: o.name, rank: 0 });
+        add(o.thread, Item { start, end, name: o.name, rank: 0 });
     }
     for r in inw.runtime[w].iter().map(|&i| &x.runtime[i as usize]) {
         let (start, end) = clip(r.start, r.start + r.dur);
-        threads.entry(r.thread).or_default().push(Item { start, end, name: r.name, rank: 1 });
+        add(r.thread, Item { start, end, name: r.name, rank: 1 });
     }
     for w in &waits.waits {
-        threads.entry(w.thread).or_default().push(Item { start: w.start, end: w.end, name: w.name, rank: 2 });
+        add(w.thread, Item { start: w.start, end: w.end, name: w.name, rank: 2 });
     }
     // Sized ahead (at most two instants an item, two nodes and three edges a row): grown by
     // doubling, the lists were copied about twice over.
-    let cpu_items = inw.spans[w].len() + inw.runtime[w].len() + waits.waits.len();
     let mut g =
         Graph::with_capacity(2 * cpu_items + 2 * rows.len(), 2 * cpu_items + 3 * rows.len() + waits.events.len());
     let mut points: FxHashMap<u32, Points> = FxHashMap::default();
@@ -179,8 +186,11 @@ fn gpu_rows<'r>(
     }
     // Each stream's rows by their place in `rows` (4 bytes a row: a step can hold millions).
     let mut streams: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+    // The first stream's list sized for every row, as the threads' lists are.
+    let mut room = rows.len();
     for (k, &i) in rows.iter().enumerate() {
-        streams.entry(x.c.gpu.lane_of(i as usize)).or_default().push(k as u32);
+        let lane = x.c.gpu.lane_of(i as usize);
+        streams.entry(lane).or_insert_with(|| Vec::with_capacity(std::mem::take(&mut room))).push(k as u32);
     }
     let mut nodes = RowNodes { rows, nodes: vec![(u32::MAX, u32::MAX); rows.len()] };
     let (mut longest_row, mut end) = (0, i64::MIN);
