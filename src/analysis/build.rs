@@ -140,6 +140,7 @@ pub fn build(mut c: Collector, opts: &Options, capture: Option<Capture>) -> (Bui
         buckets: &row_buckets,
         row_step: &time.row_step,
         step_extent: &time.step_extent,
+        gpu_extent: time.gpu_extent,
         busy_union: &time.busy_union,
         sums: &sums,
         window,

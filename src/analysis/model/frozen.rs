@@ -29,6 +29,8 @@ pub struct Model<'a> {
     pub row_step: &'a [u32],
     /// Per step: the GPU extent of its rows.
     pub step_extent: &'a [(i64, i64)],
+    /// First start and last end of any GPU row; None without rows.
+    pub gpu_extent: Option<(i64, i64)>,
     /// The busy union of every stream.
     pub busy_union: &'a [Span],
     /// The rows' time by (kernel, leaf op, bucket, rule) and per op.

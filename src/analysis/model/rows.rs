@@ -116,6 +116,12 @@ impl GpuRows {
         self.start.get(i)
     }
 
+    /// Row `i`'s start and duration, without the rest of the row (its lane, name and kind), for
+    /// the passes that read only these.
+    pub fn start_dur(&self, i: usize) -> (i64, i64) {
+        (self.start.get(i), self.dur(i))
+    }
+
     /// Row `i`'s end, without decoding the rest of the row.
     pub fn end(&self, i: usize) -> i64 {
         self.start.get(i) + self.dur(i)

@@ -200,8 +200,7 @@ fn gpu_rows<'r>(
         let mut prev: Option<(i64, u32)> = None;
         for k in list {
             let (k, i) = (k as usize, rows[k as usize] as usize);
-            // Its start and length alone: the rest of the row is not needed here.
-            let (start, dur) = (x.c.gpu.start(i), x.c.gpu.dur(i));
+            let (start, dur) = x.c.gpu.start_dur(i);
             let (a, b) = (g.node(start), g.node(start + dur));
             g.edge(a, b, dur, Piece::Gpu(i as u32));
             longest_row = longest_row.max(dur);

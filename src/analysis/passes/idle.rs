@@ -93,7 +93,7 @@ pub fn idle_causes(m: &Model, streams: &[Stream]) -> (IdleCauses, StepWaits, i64
         for &i in rows.iter() {
             // The row's start and length; its kind only where a gap ends at it (the start is
             // the costly column, the rest of the row not needed).
-            let (start, dur) = (c.gpu.start(i as usize), c.gpu.dur(i as usize));
+            let (start, dur) = c.gpu.start_dur(i as usize);
             let call = match at.runtime[i as usize] {
                 NO => None,
                 r => Some(&runtime[r as usize]),

@@ -61,6 +61,8 @@ pub(crate) struct TimePass {
     pub(crate) row_step: Vec<u32>,
     /// Per step: the GPU extent of its rows (the timeline's step marks).
     pub(crate) step_extent: Vec<(i64, i64)>,
+    /// First start and last end of any row (the timeline's extent); None without rows.
+    pub(crate) gpu_extent: Option<(i64, i64)>,
 }
 
 pub(crate) fn time_pass(
@@ -107,14 +109,14 @@ pub(crate) fn time_pass(
             }
         }
     }
-    let total_ns = lanes.kernel_ns;
+    let (total_ns, gpu_extent) = (lanes.kernel_ns, lanes.extent());
     let (gpu, idle_gaps, busy_union) = lanes.time_and_union();
     let devices = if device_lanes.len() > 1 {
         device_lanes.into_iter().map(|(d, l)| DeviceTime { device: d as i64, time: l.time() }).collect()
     } else {
         Vec::new()
     };
-    TimePass { total_ns, gpu, idle_gaps, busy_union, devices, row_step, step_extent }
+    TimePass { total_ns, gpu, idle_gaps, busy_union, devices, row_step, step_extent, gpu_extent }
 }
 
 /// The rows' totals: per (kernel, op, class) for the tables, per op, and the launch, copy,

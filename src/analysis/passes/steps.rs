@@ -62,6 +62,11 @@ impl Lanes {
         }
     }
 
+    /// First start and last end of any row added (zero-length ones included).
+    pub fn extent(&self) -> Option<(i64, i64)> {
+        self.extent
+    }
+
     pub fn time(self) -> GpuTime {
         self.time_and_gaps().0
     }
@@ -134,7 +139,7 @@ pub fn step_times(m: &Model) -> Vec<GpuTime> {
             let mut lanes = Lanes::default();
             for &i in &grouped[begin[k]..begin[k + 1]] {
                 let i = i as usize;
-                lanes.add((c.gpu.start(i), c.gpu.dur(i)), c.gpu.kind(i), buckets[i]);
+                lanes.add(c.gpu.start_dur(i), c.gpu.kind(i), buckets[i]);
             }
             lanes.time()
         })

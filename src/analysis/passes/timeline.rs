@@ -21,11 +21,7 @@ pub const MAX_STEP_MARKS: usize = BINS;
 
 /// The strip: each drawn stream's time per bin, by bucket and wait, from the rows per stream.
 pub fn timeline(m: &Model, streams: &[Stream]) -> Option<Timeline> {
-    let c = m.c;
-    // The rows' extent in one pass, each row's start decoded once and nothing else.
-    let (first, last) = (0..c.gpu.len())
-        .map(|i| (c.gpu.start(i), c.gpu.dur(i)))
-        .fold(None, |x: Option<(i64, i64)>, (s, d)| Some(x.map_or((s, s + d), |(a, b)| (a.min(s), b.max(s + d)))))?;
+    let (first, last) = m.gpu_extent?;
     let (from, to) = match m.window {
         // An open end (`--range 100..`) stops at the last row.
         Some(w) => (w.start_ns, if w.end_ns >= i64::MAX / 4 { last.max(w.start_ns + 1) } else { w.end_ns }),
@@ -65,7 +61,7 @@ fn busiest_streams(m: &Model, streams: &[Stream]) -> (StreamBusy, StreamBusy) {
             let mut end = i64::MIN;
             let mut total = 0;
             for &i in rows {
-                let (start, dur) = (m.c.gpu.start(i as usize), m.c.gpu.dur(i as usize));
+                let (start, dur) = m.c.gpu.start_dur(i as usize);
                 let (a, b) = (start.max(end), start + dur);
                 if b > a {
                     total += b - a;
